@@ -1,0 +1,81 @@
+import Foundation
+
+/// The app groups a process may use. On iOS these come from the signed entitlements; here the
+/// harness passes them in the environment: `APP_GROUPS=group.a,group.b`.
+public struct Entitlements: Sendable, Equatable {
+    public static let environmentVariable = "APP_GROUPS"
+    public var appGroups: Set<String>
+
+    public init(appGroups: Set<String>) { self.appGroups = appGroups }
+
+    public static func fromEnvironment(_ env: [String: String] = ProcessInfo.processInfo.environment) -> Entitlements {
+        let raw = env[environmentVariable] ?? ""
+        return Entitlements(appGroups: Set(raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }))
+    }
+}
+
+/// `containers/<group-id>/` — what `containerURL(forSecurityApplicationGroupIdentifier:)` returns.
+public final class AppGroupContainer: Sendable {
+    public let groupIdentifier: String
+    public let deviceRoot: DeviceRoot
+    public let directory: SafeDirectory
+
+    public var url: URL { URL(fileURLWithPath: directory.path, isDirectory: true) }
+
+    /// Group identifiers: `group.` + 1...200 of `[A-Za-z0-9.-]`, no `..`.
+    public static func validate(groupIdentifier g: String) throws {
+        let ok = g.hasPrefix("group.") && g.utf8.count <= 206 && g.utf8.count > 6 && !g.contains("..")
+            && g.utf8.allSatisfy { c in
+                (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2E || c == 0x2D
+            }
+        if !ok { throw AppGroupError.invalidGroupIdentifier(g) }
+    }
+
+    public init(deviceRoot: DeviceRoot, groupIdentifier: String, entitlements: Entitlements) throws {
+        try Self.validate(groupIdentifier: groupIdentifier)
+        guard entitlements.appGroups.contains(groupIdentifier) else {
+            throw AppGroupError.notEntitled(groupIdentifier: groupIdentifier)
+        }
+        self.groupIdentifier = groupIdentifier
+        self.deviceRoot = deviceRoot
+        self.directory = try deviceRoot.subdirectory("containers/\(groupIdentifier)")
+    }
+
+    /// A subdirectory of the container (created 0700), reached without following symlinks.
+    public func subdirectory(_ relative: String) throws -> SafeDirectory {
+        try directory.directory(relative)
+    }
+}
+
+/// The process's view of the device: its root and entitlements, from the environment.
+/// Mirrors `FileManager.default.containerURL(forSecurityApplicationGroupIdentifier:)`.
+public final class AppGroupEnvironment: Sendable {
+    public let deviceRoot: DeviceRoot
+    public let entitlements: Entitlements
+
+    public init(deviceRoot: DeviceRoot, entitlements: Entitlements) {
+        self.deviceRoot = deviceRoot
+        self.entitlements = entitlements
+    }
+
+    /// From `SCREENTIME_DEVICE_ROOT` (or the default root) and `APP_GROUPS`; nil when the root
+    /// cannot be opened (the reason goes to stderr).
+    public static let current: AppGroupEnvironment? = {
+        do {
+            let root = try DeviceRoot(path: DeviceRoot.resolvePath())
+            return AppGroupEnvironment(deviceRoot: root, entitlements: .fromEnvironment())
+        } catch {
+            FileHandle.standardError.write(Data("screentime: cannot open the device root: \(error)\n".utf8))
+            return nil
+        }
+    }()
+
+    /// nil unless the process is entitled to the group — exactly like iOS.
+    public func containerURL(forSecurityApplicationGroupIdentifier groupIdentifier: String) -> URL? {
+        try? container(groupIdentifier).url
+    }
+
+    public func container(_ groupIdentifier: String) throws -> AppGroupContainer {
+        try AppGroupContainer(deviceRoot: deviceRoot, groupIdentifier: groupIdentifier, entitlements: entitlements)
+    }
+}

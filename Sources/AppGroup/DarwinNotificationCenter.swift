@@ -1,0 +1,231 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Darwin-style notifications across processes sharing a device root (PROTOCOL.md §4).
+///
+/// One file per name under `<root>/notify/`, holding `v1 <generation> <state>`. `post` bumps the
+/// generation under `notify/.lock` and lands it by temp + rename; every process with observers
+/// watches `notify/` for IN_MOVED_TO on its one inotify thread and calls the handlers of a name
+/// whose generation moved. Semantics are Darwin's: no payload, posts may coalesce, every live
+/// registered observer (the poster's own included) gets at least one callback after a post,
+/// processes not running get nothing, and a kernel queue overflow triggers a rescan that still
+/// delivers at least one callback for every observed name whose generation moved.
+///
+/// Handlers run on the watcher thread, one at a time: keep them short, or hop to a queue.
+public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Sendable {
+    public struct ObserverToken: Hashable, Sendable {
+        let id: UInt64
+    }
+    public struct CheckToken: Hashable, Sendable {
+        let id: UInt64
+        public let name: String
+    }
+
+    public typealias Handler = @Sendable (String) -> Void
+
+    public static let directoryName = "notify"
+    static let lockName = ".lock"
+    static let maxFileBytes = 64
+
+    public let deviceRoot: DeviceRoot
+    let directory: SafeDirectory
+    let lock: FileLock
+    public let lockTimeout: Duration
+
+    private let mutex = NSLock()
+    private var nextId: UInt64 = 1
+    private var observers: [String: [UInt64: Handler]] = [:]
+    private var tokenNames: [UInt64: String] = [:]
+    /// Last generation delivered per observed name.
+    private var lastSeen: [String: UInt64] = [:]
+    private var checkLast: [UInt64: UInt64?] = [:]
+    private var watching = false
+
+    public init(deviceRoot: DeviceRoot, lockTimeout: Duration = .seconds(5)) throws {
+        self.deviceRoot = deviceRoot
+        self.lockTimeout = lockTimeout
+        self.directory = try deviceRoot.subdirectory(Self.directoryName)
+        self.lock = try FileLock(directory: directory, name: Self.lockName)
+        directory.sweepDeadTemps()
+    }
+
+    /// The center for this process's device root (`SCREENTIME_DEVICE_ROOT`), like
+    /// `CFNotificationCenterGetDarwinNotifyCenter()`.
+    public static let shared: DarwinNotificationCenter? = {
+        guard let env = AppGroupEnvironment.current else { return nil }
+        return try? DarwinNotificationCenter(deviceRoot: env.deviceRoot)
+    }()
+
+    // MARK: Files
+
+    /// The current record of `name`, or nil if it was never posted. A malformed file reads as nil
+    /// (the next post or setState quarantines it).
+    func readRecord(_ name: String) throws -> NotifyRecord? {
+        guard let bytes = try directory.readFile(name, limitBytes: Self.maxFileBytes * 4) else { return nil }
+        return NotifyRecord.decode(bytes)
+    }
+
+    /// Read-modify-write of one name's record under the namespace lock.
+    private func mutate(_ name: String, _ body: (NotifyRecord) -> NotifyRecord) throws {
+        try NotifyName.validate(name)
+        try lock.withLock(timeout: lockTimeout) {
+            var current = NotifyRecord(generation: 0, state: 0)
+            do {
+                if let bytes = try directory.readFile(name, limitBytes: Self.maxFileBytes * 4) {
+                    if let r = NotifyRecord.decode(bytes) {
+                        current = r
+                    } else {
+                        try quarantine(name, reason: "not a notify record")
+                    }
+                }
+            } catch AppGroupError.malformedFile(_, let reason) {
+                try quarantine(name, reason: reason)
+            }
+            let next = body(current)
+            try directory.writeAtomically(name, bytes: next.encoded, fsync: false)
+        }
+    }
+
+    private func quarantine(_ name: String, reason: String) throws {
+        let aside = ".corrupt-\(Int64(Date().timeIntervalSince1970 * 1000))-\(name)"
+        try directory.rename(name, to: String(aside.utf8.prefix(255))!)
+        deviceRoot.recordQuarantine(file: "\(Self.directoryName)/\(name)", movedTo: "\(Self.directoryName)/\(aside)", reason: reason)
+    }
+
+    // MARK: Posting and state
+
+    /// notify_post: bumps the generation; observers everywhere get at least one callback.
+    public func post(_ name: String) throws {
+        try mutate(name) { NotifyRecord(generation: $0.generation &+ 1, state: $0.state) }
+    }
+
+    /// notify_set_state: stores a 64-bit state without posting.
+    public func setState(_ name: String, _ state: UInt64) throws {
+        try mutate(name) { NotifyRecord(generation: $0.generation, state: state) }
+    }
+
+    /// notify_get_state: 0 for a name never set.
+    public func state(_ name: String) throws -> UInt64 {
+        try NotifyName.validate(name)
+        return try readRecord(name)?.state ?? 0
+    }
+
+    /// The name's current generation (0 = never posted).
+    public func generation(_ name: String) throws -> UInt64 {
+        try NotifyName.validate(name)
+        return try readRecord(name)?.generation ?? 0
+    }
+
+    // MARK: Observers
+
+    /// Registers `handler` for `name`. Posts that land after this returns produce callbacks.
+    @discardableResult
+    public func addObserver(_ name: String, handler: @escaping Handler) throws -> ObserverToken {
+        try NotifyName.validate(name)
+        let gen = try readRecord(name)?.generation ?? 0
+        mutex.lock()
+        let id = nextId
+        nextId += 1
+        if observers[name] == nil || observers[name]!.isEmpty { lastSeen[name] = gen }
+        observers[name, default: [:]][id] = handler
+        tokenNames[id] = name
+        let needWatch = !watching
+        watching = true
+        mutex.unlock()
+        if needWatch {
+            do {
+                try InotifyWatcher.shared.watch(directory: directory.path, sink: self)
+            } catch {
+                mutex.lock()
+                watching = false
+                observers[name]?[id] = nil
+                tokenNames[id] = nil
+                mutex.unlock()
+                throw error
+            }
+            // A post may have landed between reading `gen` and the watch: catch it up.
+            rescan()
+        }
+        return ObserverToken(id: id)
+    }
+
+    public func removeObserver(_ token: ObserverToken) {
+        mutex.lock()
+        defer { mutex.unlock() }
+        guard let name = tokenNames.removeValue(forKey: token.id) else { return }
+        observers[name]?[token.id] = nil
+        if observers[name]?.isEmpty == true {
+            observers[name] = nil
+            lastSeen[name] = nil
+        }
+    }
+
+    /// Stops watching: no more callbacks from this center. Prompt (the watcher is woken).
+    public func shutdown() {
+        mutex.lock()
+        let wasWatching = watching
+        watching = false
+        observers.removeAll()
+        tokenNames.removeAll()
+        lastSeen.removeAll()
+        mutex.unlock()
+        if wasWatching { try? InotifyWatcher.shared.unwatch(directory: directory.path, sink: self) }
+    }
+
+    /// Stops the process's watcher thread altogether (all centers). Returns once it has exited.
+    public static func stopWatcherThread() { InotifyWatcher.shared.stop() }
+
+    // MARK: Check-style (notify_register_check / notify_check)
+
+    public func registerCheck(_ name: String) throws -> CheckToken {
+        try NotifyName.validate(name)
+        mutex.lock()
+        defer { mutex.unlock() }
+        let id = nextId
+        nextId += 1
+        checkLast[id] = .some(nil)
+        return CheckToken(id: id, name: name)
+    }
+
+    /// True on the first call and whenever the name was posted since the previous call.
+    public func check(_ token: CheckToken) throws -> Bool {
+        let gen = try readRecord(token.name)?.generation ?? 0
+        mutex.lock()
+        defer { mutex.unlock() }
+        guard let last = checkLast[token.id] else { return false }
+        checkLast[token.id] = gen
+        return last != gen
+    }
+
+    // MARK: DirectoryEventSink (watcher thread)
+
+    func fileMovedIn(name: String) {
+        mutex.lock()
+        let observed = observers[name] != nil
+        mutex.unlock()
+        if observed { deliverIfMoved(name) }
+    }
+
+    func rescan() {
+        mutex.lock()
+        let names = Array(observers.keys)
+        mutex.unlock()
+        for n in names { deliverIfMoved(n) }
+    }
+
+    private func deliverIfMoved(_ name: String) {
+        guard let gen = (try? readRecord(name))??.generation else { return }
+        mutex.lock()
+        guard let handlers = observers[name], lastSeen[name] != gen else {
+            mutex.unlock()
+            return
+        }
+        lastSeen[name] = gen
+        let list = Array(handlers.values)
+        mutex.unlock()
+        for h in list { h(name) }
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The one clock every stand-in reads (PROTOCOL.md §2).
+///
+/// Real time when `<root>/clock` is absent. When present, virtual time, identical in every process:
+///
+///     now = epochUnixSeconds + offsetSeconds + (CLOCK_MONOTONIC − anchorMonotonicNanos)/1e9 × rate
+///
+/// CLOCK_MONOTONIC is system-wide on Linux, so all processes agree without talking. The harness
+/// moves the clock by rewriting the file (temp + rename); readers re-validate with one `fstatat`.
+public final class DeviceClock: @unchecked Sendable {
+    public struct Configuration: Codable, Equatable, Sendable {
+        public var version: Int = 1
+        /// Virtual unix time at the anchor.
+        public var epochUnixSeconds: Double
+        /// CLOCK_MONOTONIC (ns) at which virtual time was `epochUnixSeconds`.
+        public var anchorMonotonicNanos: UInt64
+        /// Virtual seconds per real second (600 = ten virtual minutes per real second).
+        public var rate: Double
+        /// A jump added on top (the harness "moves the clock").
+        public var offsetSeconds: Double
+        /// IANA identifier, e.g. "Europe/Berlin".
+        public var timeZone: String
+
+        public init(epochUnixSeconds: Double, anchorMonotonicNanos: UInt64 = DeviceClock.monotonicNanos(), rate: Double, offsetSeconds: Double = 0, timeZone: String = "UTC") {
+            self.epochUnixSeconds = epochUnixSeconds
+            self.anchorMonotonicNanos = anchorMonotonicNanos
+            self.rate = rate
+            self.offsetSeconds = offsetSeconds
+            self.timeZone = timeZone
+        }
+
+        /// Bounds: a rate of 0 would freeze time and make every timer wait forever.
+        public static let rateRange: ClosedRange<Double> = 0.001...100_000
+
+        public func validate() throws {
+            guard version == 1 else { throw AppGroupError.malformedFile(path: "clock", reason: "unknown version \(version)") }
+            guard Self.rateRange.contains(rate), epochUnixSeconds.isFinite, offsetSeconds.isFinite else {
+                throw AppGroupError.malformedFile(path: "clock", reason: "rate must be in \(Self.rateRange), times finite")
+            }
+            guard TimeZone(identifier: timeZone) != nil else {
+                throw AppGroupError.malformedFile(path: "clock", reason: "unknown time zone \(timeZone)")
+            }
+        }
+    }
+
+    public static let fileName = "clock"
+    static let maxFileBytes = 4096
+
+    public let deviceRoot: DeviceRoot?
+    private let mutex = NSLock()
+    private var cached: Configuration?
+    private var cachedStamp: (UInt64, Int64, Int64)?
+    private var lastError: String?
+
+    /// A clock reading `<root>/clock`; `nil` root = always real time.
+    public init(deviceRoot: DeviceRoot?) { self.deviceRoot = deviceRoot }
+
+    public static func monotonicNanos() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    /// The configuration in force, or nil for real time. A malformed clock file is reported once
+    /// on stderr and treated as absent (real time): a clock must always answer.
+    public func configuration() -> Configuration? {
+        guard let root = deviceRoot else { return nil }
+        mutex.lock()
+        defer { mutex.unlock() }
+        guard let st = try? root.directory.statEntry(Self.fileName) else {
+            cached = nil
+            cachedStamp = nil
+            return nil
+        }
+        let stamp = (UInt64(st.st_ino), Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec), Int64(st.st_size))
+        if let c = cachedStamp, c == stamp { return cached }
+        do {
+            guard let bytes = try root.directory.readFile(Self.fileName, limitBytes: Self.maxFileBytes) else { return nil }
+            let cfg = try JSONDecoder().decode(Configuration.self, from: Data(bytes))
+            try cfg.validate()
+            cached = cfg
+            cachedStamp = stamp
+            lastError = nil
+            return cfg
+        } catch {
+            let msg = "\(error)"
+            if msg != lastError {
+                FileHandle.standardError.write(Data("screentime: ignoring malformed \(root.path)/clock (using real time): \(msg)\n".utf8))
+                lastError = msg
+            }
+            return nil
+        }
+    }
+
+    /// Virtual (or real) unix time, in seconds.
+    public func nowUnixSeconds() -> Double {
+        guard let c = configuration() else { return Date().timeIntervalSince1970 }
+        let elapsed = Double(Int64(bitPattern: Self.monotonicNanos() &- c.anchorMonotonicNanos)) / 1e9
+        return c.epochUnixSeconds + c.offsetSeconds + elapsed * c.rate
+    }
+
+    public func now() -> Date { Date(timeIntervalSince1970: nowUnixSeconds()) }
+
+    /// Virtual monotonic seconds: real CLOCK_MONOTONIC scaled by the rate (unaffected by offset jumps).
+    public func monotonicSeconds() -> Double {
+        let mono = Double(Self.monotonicNanos()) / 1e9
+        guard let c = configuration() else { return mono }
+        return Double(c.anchorMonotonicNanos) / 1e9 + (mono - Double(c.anchorMonotonicNanos) / 1e9) * c.rate
+    }
+
+    public var rate: Double { configuration()?.rate ?? 1 }
+
+    public var timeZone: TimeZone {
+        configuration().flatMap { TimeZone(identifier: $0.timeZone) } ?? TimeZone(identifier: "UTC")!
+    }
+
+    /// Real seconds that `virtualSeconds` of device time take at the current rate.
+    public func realSeconds(forVirtual virtualSeconds: Double) -> Double { virtualSeconds / rate }
+
+    /// Sleeps until device time reaches `deadline`, re-reading the clock at least every
+    /// `maxSliceSeconds` of real time so a harness jump or rate change takes effect.
+    /// Returns early (false) when `cancelled()` turns true.
+    @discardableResult
+    public func sleep(untilUnixSeconds deadline: Double, maxSliceSeconds: Double = 0.05, cancelled: () -> Bool = { false }) -> Bool {
+        while true {
+            if cancelled() { return false }
+            let remaining = deadline - nowUnixSeconds()
+            if remaining <= 0 { return true }
+            let real = min(realSeconds(forVirtual: remaining), maxSliceSeconds)
+            usleep(UInt32(max(real * 1e6, 50)))
+        }
+    }
+
+    /// Writes `<root>/clock` atomically (the harness's job).
+    public static func write(_ cfg: Configuration, to root: DeviceRoot) throws {
+        try cfg.validate()
+        let enc = JSONEncoder()
+        enc.outputFormatting = [.sortedKeys]
+        let data = try enc.encode(cfg)
+        try root.directory.writeAtomically(fileName, bytes: Array(data), fsync: false)
+    }
+
+    public static func remove(from root: DeviceRoot) { root.directory.remove(fileName) }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An exclusive cross-process lock on a lock file that is never renamed (`flock(2)`).
+///
+/// flock, not POSIX `F_SETLK`: a POSIX lock is silently dropped when the process closes *any*
+/// fd of the file, and the kernel releases a flock ~0.4 ms after its holder is SIGKILLed.
+/// Waiting is bounded (`timeout`): a SIGSTOPped holder turns into `AppGroupError.lockTimeout`,
+/// never a hang.
+public final class FileLock: @unchecked Sendable {
+    public let fd: Int32
+    public let path: String
+
+    /// Backoff while the lock is held elsewhere: first poll after this, doubling up to `maxBackoff`.
+    static let minBackoffMicroseconds: UInt32 = 10
+    static let maxBackoffMicroseconds: UInt32 = 1_000
+
+    public init(directory: SafeDirectory, name: String) throws {
+        self.fd = try directory.openFile(name, flags: O_RDWR | O_CREAT)
+        self.path = directory.child(name)
+    }
+
+    deinit { close(fd) }
+
+    public func lock(timeout: Duration) throws {
+        if flock(fd, LOCK_EX | LOCK_NB) == 0 { return }
+        if errno != EWOULDBLOCK && errno != EINTR { throw AppGroupError.io(operation: "flock", path: path, errno: errno) }
+        let start = ContinuousClock.now
+        let deadline = start.advanced(by: timeout)
+        var backoff = Self.minBackoffMicroseconds
+        while true {
+            usleep(backoff)
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return }
+            if errno != EWOULDBLOCK && errno != EINTR { throw AppGroupError.io(operation: "flock", path: path, errno: errno) }
+            if ContinuousClock.now >= deadline {
+                let waited = ContinuousClock.now - start
+                let ms = Int(waited.components.seconds * 1000 + waited.components.attoseconds / 1_000_000_000_000_000)
+                throw AppGroupError.lockTimeout(path: path, waitedMilliseconds: ms)
+            }
+            backoff = min(backoff * 2, Self.maxBackoffMicroseconds)
+        }
+    }
+
+    public func unlock() { flock(fd, LOCK_UN) }
+
+    public func withLock<T>(timeout: Duration, _ body: () throws -> T) throws -> T {
+        try lock(timeout: timeout)
+        defer { unlock() }
+        return try body()
+    }
+
+    /// The 8-byte little-endian counter stored at offset 0 of the lock file (0 when absent).
+    public func readCounter() -> UInt64 {
+        var v: UInt64 = 0
+        let n = pread(fd, &v, 8, 0)
+        return n == 8 ? UInt64(littleEndian: v) : 0
+    }
+
+    /// Writes the counter; call only while holding the lock.
+    public func writeCounter(_ value: UInt64) {
+        var v = value.littleEndian
+        _ = pwrite(fd, &v, 8, 0)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// Reads every writer's heartbeat file in a container and classifies it (alive / late / dead /
+/// restarted), emitting transitions with timestamps.
+public final class HeartbeatMonitor: @unchecked Sendable {
+    let directory: SafeDirectory
+    let clock: DeviceClock
+    private var classifier: HeartbeatClassifier
+    private let mutex = NSLock()
+    private var stopRequested = false
+    private var thread: Thread?
+    private let finished = DispatchSemaphore(value: 0)
+    /// Files that could not be parsed (a writer mid-upgrade, a planted file): reported, skipped.
+    public private(set) var unreadable: [String: String] = [:]
+
+    public init(container: AppGroupContainer, detector: HeartbeatDetector, clock: DeviceClock) throws {
+        self.directory = try container.subdirectory(HeartbeatRecord.directoryName)
+        self.clock = clock
+        self.classifier = HeartbeatClassifier(detector: detector)
+    }
+
+    public func status(of writer: String) -> HeartbeatStatus? {
+        mutex.lock()
+        defer { mutex.unlock() }
+        return classifier.status(of: writer)
+    }
+
+    /// One pass: read all heartbeat files, then judge every writer at the current device time.
+    public func poll() -> [HeartbeatTransition] {
+        var records: [HeartbeatRecord] = []
+        var bad: [String: String] = [:]
+        for name in ((try? directory.entries(limit: 10_000)) ?? []).sorted() where name.hasSuffix(".json") && !name.hasPrefix(".") {
+            do {
+                guard let bytes = try directory.readFile(name, limitBytes: HeartbeatRecord.maxFileBytes) else { continue }
+                records.append(try JSONDecoder().decode(HeartbeatRecord.self, from: Data(bytes)))
+            } catch {
+                bad[name] = "\(error)"
+            }
+        }
+        let wall = clock.nowUnixSeconds()
+        let mono = clock.monotonicSeconds()
+        mutex.lock()
+        defer { mutex.unlock() }
+        unreadable = bad
+        var out: [HeartbeatTransition] = []
+        for r in records { out += classifier.observe(r, wallTime: wall, monotonicTime: mono) }
+        out += classifier.evaluate(wallTime: wall, monotonicTime: mono)
+        return out
+    }
+
+    /// Polls every `pollIntervalSeconds` of device time on its own thread until `stop()`.
+    public func start(pollIntervalSeconds: Double, onTransition: @escaping @Sendable (HeartbeatTransition) -> Void) {
+        mutex.lock()
+        defer { mutex.unlock() }
+        guard thread == nil else { return }
+        let t = Thread { [self] in
+            while !isStopRequested {
+                for tr in poll() { onTransition(tr) }
+                clock.sleep(untilUnixSeconds: clock.nowUnixSeconds() + pollIntervalSeconds, maxSliceSeconds: 0.02) { self.isStopRequested }
+            }
+            finished.signal()
+        }
+        t.name = "screentime.heartbeat-monitor"
+        thread = t
+        t.start()
+    }
+
+    private var isStopRequested: Bool {
+        mutex.lock()
+        defer { mutex.unlock() }
+        return stopRequested
+    }
+
+    public func stop() {
+        mutex.lock()
+        let running = thread != nil && !stopRequested
+        stopRequested = true
+        mutex.unlock()
+        if running { _ = finished.wait(timeout: .now() + .seconds(2)) }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Stamps `{pid, launch id, sequence, wall time, monotonic time}` into the container every
+/// `intervalSeconds` of device time, by temp + rename, from a thread of its own.
+public final class HeartbeatWriter: @unchecked Sendable {
+    public let writer: String
+    public let intervalSeconds: Double
+    public let launchId: String
+    let directory: SafeDirectory
+    let clock: DeviceClock
+    private let mutex = NSLock()
+    private var sequence: UInt64 = 0
+    private var stopRequested = false
+    private var thread: Thread?
+    private let finished = DispatchSemaphore(value: 0)
+    public var onError: (@Sendable (Error) -> Void)?
+
+    public init(container: AppGroupContainer, writer: String, intervalSeconds: Double, clock: DeviceClock) throws {
+        try SafeDirectory.validate(component: writer + ".json")
+        precondition(intervalSeconds > 0, "heartbeat interval must be positive")
+        self.writer = writer
+        self.intervalSeconds = intervalSeconds
+        self.clock = clock
+        self.launchId = UUID().uuidString.lowercased()
+        self.directory = try container.subdirectory(HeartbeatRecord.directoryName)
+    }
+
+    /// Writes one heartbeat now.
+    public func beat() throws {
+        mutex.lock()
+        let seq = sequence
+        sequence += 1
+        mutex.unlock()
+        let r = HeartbeatRecord(
+            writer: writer, pid: getpid(), launchId: launchId, sequence: seq,
+            wallTime: clock.nowUnixSeconds(), monotonicTime: clock.monotonicSeconds(), intervalSeconds: intervalSeconds)
+        let enc = JSONEncoder()
+        enc.outputFormatting = [.sortedKeys]
+        try directory.writeAtomically(writer + ".json", bytes: Array(try enc.encode(r)), fsync: false)
+    }
+
+    public func start() {
+        mutex.lock()
+        defer { mutex.unlock() }
+        guard thread == nil else { return }
+        let t = Thread { [self] in
+            var next = clock.nowUnixSeconds()
+            while !isStopRequested {
+                do { try beat() } catch { onError?(error) }
+                next += intervalSeconds
+                // If we fell far behind (stopped, clock jump), resume from now instead of bursting.
+                let now = clock.nowUnixSeconds()
+                if next < now - intervalSeconds { next = now + intervalSeconds }
+                clock.sleep(untilUnixSeconds: next, maxSliceSeconds: 0.02) { self.isStopRequested }
+            }
+            finished.signal()
+        }
+        t.name = "screentime.heartbeat.\(writer)"
+        thread = t
+        t.start()
+    }
+
+    private var isStopRequested: Bool {
+        mutex.lock()
+        defer { mutex.unlock() }
+        return stopRequested
+    }
+
+    /// Stops the writer; returns within ~20 ms.
+    public func stop() {
+        mutex.lock()
+        let running = thread != nil && !stopRequested
+        stopRequested = true
+        mutex.unlock()
+        if running { _ = finished.wait(timeout: .now() + .seconds(2)) }
+    }
+}

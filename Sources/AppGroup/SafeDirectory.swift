@@ -1,0 +1,238 @@
+import CSystemShims
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An open directory inside the device root. Every operation is relative to its fd (`openat`
+/// family) with `O_NOFOLLOW`, so no symlink is ever followed and no path leaves the root: a
+/// planted symlink is reported as `AppGroupError.symlinkRefused` (PROTOCOL.md §1).
+public final class SafeDirectory: @unchecked Sendable {
+    public let fd: Int32
+    /// Human-readable path, for messages only; never used to open anything.
+    public let path: String
+
+    init(fd: Int32, path: String) {
+        self.fd = fd
+        self.path = path
+    }
+
+    deinit { close(fd) }
+
+    /// Opens `path` as a root directory (creating it 0700 if needed). The root itself is opened
+    /// by path; everything below it is reached through fds.
+    public static func openRoot(_ path: String, create: Bool = true) throws -> SafeDirectory {
+        if create {
+            // mkdir -p for the root path: the root is given by the user, so normal resolution applies.
+            var prefix = path.hasPrefix("/") ? "" : "."
+            for comp in path.split(separator: "/") {
+                prefix += "/" + comp
+                if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
+                    throw AppGroupError.io(operation: "mkdir", path: prefix, errno: errno)
+                }
+            }
+        }
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
+        if fd < 0 {
+            let e = errno
+            if e == ELOOP { throw AppGroupError.symlinkRefused(path: path) }
+            if e == ENOTDIR { throw AppGroupError.notADirectory(path: path) }
+            throw AppGroupError.io(operation: "open", path: path, errno: e)
+        }
+        return SafeDirectory(fd: fd, path: path)
+    }
+
+    static func validate(component c: String) throws {
+        if c.isEmpty || c == "." || c == ".." || c.contains("/") || c.utf8.contains(0) || c.utf8.count > 255 {
+            throw AppGroupError.invalidComponent(c)
+        }
+    }
+
+    func child(_ name: String) -> String { path.hasSuffix("/") ? path + name : path + "/" + name }
+
+    /// Classifies an `openat` failure: a symlink in the way is a clear error of its own.
+    func openError(_ op: String, _ name: String, _ e: Int32) -> AppGroupError {
+        if e == ELOOP || e == EMLINK { return .symlinkRefused(path: child(name)) }
+        if e == ENOTDIR {
+            var st = stat()
+            if fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && (st.st_mode & S_IFMT) == S_IFLNK {
+                return .symlinkRefused(path: child(name))
+            }
+            return .notADirectory(path: child(name))
+        }
+        return .io(operation: op, path: child(name), errno: e)
+    }
+
+    /// Opens (creating 0700 when `create`) the subdirectory at a relative path like `a/b/c`.
+    public func directory(_ relativePath: String, create: Bool = true) throws -> SafeDirectory {
+        var current: SafeDirectory = self
+        for comp in relativePath.split(separator: "/", omittingEmptySubsequences: true).map(String.init) {
+            try Self.validate(component: comp)
+            if create {
+                if mkdirat(current.fd, comp, 0o700) != 0 && errno != EEXIST {
+                    throw current.openError("mkdir", comp, errno)
+                }
+            }
+            let nfd = sth_openat(current.fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
+            if nfd < 0 { throw current.openError("open", comp, errno) }
+            current = SafeDirectory(fd: nfd, path: current.child(comp))
+        }
+        return current
+    }
+
+    /// Opens a file in this directory without following symlinks.
+    public func openFile(_ name: String, flags: Int32, mode: UInt32 = 0o600) throws -> Int32 {
+        try Self.validate(component: name)
+        let f = sth_openat(fd, name, flags | O_NOFOLLOW | O_CLOEXEC, mode)
+        if f < 0 { throw openError("open", name, errno) }
+        return f
+    }
+
+    /// Reads a whole file, or nil if it does not exist. Files over `limitBytes` are an error.
+    public func readFile(_ name: String, limitBytes: Int) throws -> [UInt8]? {
+        let f: Int32
+        do {
+            f = try openFile(name, flags: O_RDONLY)
+        } catch AppGroupError.io(_, _, let e) where e == ENOENT {
+            return nil
+        }
+        defer { close(f) }
+        return try readAll(fd: f, name: name, limitBytes: limitBytes)
+    }
+
+    func readAll(fd f: Int32, name: String, limitBytes: Int) throws -> [UInt8] {
+        var st = stat()
+        if fstat(f, &st) != 0 { throw AppGroupError.io(operation: "fstat", path: child(name), errno: errno) }
+        if (st.st_mode & S_IFMT) != S_IFREG { throw AppGroupError.malformedFile(path: child(name), reason: "not a regular file") }
+        if Int(st.st_size) > limitBytes {
+            throw AppGroupError.malformedFile(path: child(name), reason: "\(st.st_size) bytes exceeds the \(limitBytes)-byte limit")
+        }
+        var buf = [UInt8](repeating: 0, count: max(Int(st.st_size) + 1, 64))
+        var total = 0
+        while true {
+            if total == buf.count {
+                if total > limitBytes {
+                    throw AppGroupError.malformedFile(path: child(name), reason: "grew past the \(limitBytes)-byte limit")
+                }
+                buf.append(contentsOf: repeatElement(0, count: buf.count))
+            }
+            let n = buf.withUnsafeMutableBytes { read(f, $0.baseAddress! + total, $0.count - total) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw AppGroupError.io(operation: "read", path: child(name), errno: errno)
+            }
+            if n == 0 { break }
+            total += n
+        }
+        buf.removeSubrange(total...)
+        return buf
+    }
+
+    nonisolated(unsafe) private static var tempCounter: UInt64 = 0
+    private static let tempLock = NSLock()
+
+    /// A temp name no other writer uses: `.tmp.<pid>.<counter>.<name>` (dot-prefixed so watchers
+    /// ignore it; the pid lets a later writer sweep temps of dead processes).
+    static func tempName(for name: String) -> String {
+        tempLock.lock()
+        tempCounter &+= 1
+        let c = tempCounter
+        tempLock.unlock()
+        let base = ".tmp.\(getpid()).\(c)."
+        return base + String(decoding: name.utf8.prefix(255 - base.utf8.count), as: UTF8.self)
+    }
+
+    /// Writes `bytes` to `name` as temp + (fsync) + rename: a SIGKILL at any instruction leaves
+    /// either the old file or the new one, never a torn one.
+    public func writeAtomically(_ name: String, bytes: UnsafeRawBufferPointer, fsync doSync: Bool) throws {
+        try Self.validate(component: name)
+        let tmp = Self.tempName(for: name)
+        let f = sth_openat(fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        if f < 0 { throw openError("create", tmp, errno) }
+        var ok = false
+        defer {
+            if !ok { unlinkat(fd, tmp, 0) }
+        }
+        var off = 0
+        while off < bytes.count {
+            let n = write(f, bytes.baseAddress! + off, bytes.count - off)
+            if n < 0 {
+                if errno == EINTR { continue }
+                let e = errno
+                close(f)
+                throw AppGroupError.io(operation: "write", path: child(tmp), errno: e)
+            }
+            off += n
+        }
+        if doSync && fsync(f) != 0 {
+            let e = errno
+            close(f)
+            throw AppGroupError.io(operation: "fsync", path: child(tmp), errno: e)
+        }
+        close(f)
+        if renameat(fd, tmp, fd, name) != 0 {
+            throw AppGroupError.io(operation: "rename", path: child(name), errno: errno)
+        }
+        ok = true
+    }
+
+    public func writeAtomically(_ name: String, bytes: [UInt8], fsync doSync: Bool) throws {
+        try bytes.withUnsafeBytes { try writeAtomically(name, bytes: $0, fsync: doSync) }
+    }
+
+    /// lstat-style metadata (never follows a symlink), or nil when absent.
+    public func statEntry(_ name: String) throws -> stat? {
+        var st = stat()
+        if fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 {
+            if errno == ENOENT { return nil }
+            throw AppGroupError.io(operation: "stat", path: child(name), errno: errno)
+        }
+        return st
+    }
+
+    public func rename(_ from: String, to: String) throws {
+        if renameat(fd, from, fd, to) != 0 {
+            throw AppGroupError.io(operation: "rename", path: child(from), errno: errno)
+        }
+    }
+
+    public func remove(_ name: String) {
+        unlinkat(fd, name, 0)
+    }
+
+    /// Entry names of this directory (bounded: at most `limit`).
+    public func entries(limit: Int = 100_000) throws -> [String] {
+        let dupfd = dup(fd)
+        if dupfd < 0 { throw AppGroupError.io(operation: "dup", path: path, errno: errno) }
+        guard let dir = fdopendir(dupfd) else {
+            let e = errno
+            close(dupfd)
+            throw AppGroupError.io(operation: "opendir", path: path, errno: e)
+        }
+        defer { closedir(dir) }
+        rewinddir(dir)
+        var out: [String] = []
+        while out.count < limit, let ent = readdir(dir) {
+            let name = withUnsafeBytes(of: ent.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name == "." || name == ".." { continue }
+            out.append(name)
+        }
+        return out
+    }
+
+    /// Removes temp files (`.tmp.<pid>.*`) left by writers that died, whose pid is gone.
+    /// Bounded by `entries(limit:)`; best effort.
+    public func sweepDeadTemps(matching suffix: String? = nil) {
+        guard let names = try? entries(limit: 10_000) else { return }
+        for n in names where n.hasPrefix(".tmp.") {
+            if let suffix, !n.hasSuffix(suffix) { continue }
+            let parts = n.split(separator: ".", maxSplits: 3, omittingEmptySubsequences: true)
+            guard parts.count >= 2, let pid = Int32(parts[1]) else { continue }
+            if pid == getpid() { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { unlinkat(fd, n, 0) }
+        }
+    }
+}

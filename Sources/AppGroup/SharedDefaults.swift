@@ -1,0 +1,298 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Cross-process shared defaults with UserDefaults' method names (PROTOCOL.md §3).
+///
+/// One XML plist per suite at `containers/<group>/Library/Preferences/<suite>.plist`. Every
+/// mutation is read-modify-write under `<suite>.plist.lock` (flock) and lands as temp + fsync +
+/// rename, so a SIGKILL at any instruction leaves the old or the new file and no concurrent
+/// writer's update is lost. After the rename the writer bumps the generation counter stored in
+/// the lock file; readers serve from a per-process cache validated by that counter plus an
+/// `fstatat` of the plist (inode, size, mtime, ctime) — two syscalls, no parse.
+///
+/// A corrupt or truncated suite is moved aside to `<suite>.plist.corrupt-<unix ms>`, recorded in
+/// `<root>/quarantine.jsonl`, printed to stderr, and the suite starts empty.
+public final class SharedDefaults: @unchecked Sendable {
+    /// A single value's encoded size limit (UserDefaults has none on iOS, but multi-megabyte
+    /// defaults are a bug; a clear error beats a slow device).
+    public static let maxValueBytes = 512 * 1024
+    /// The whole suite file's limit after a write.
+    public static let maxSuiteBytes = 4 * 1024 * 1024
+    /// Files above this are not read at all (treated as corrupt).
+    static let maxReadBytes = 8 * 1024 * 1024
+
+    public let suiteName: String
+    public let container: AppGroupContainer
+    public let lockTimeout: Duration
+    /// fsync the temp file before rename (survives power loss, not just process death).
+    public let durable: Bool
+    /// Called with every error the non-throwing UserDefaults-shaped methods swallow.
+    public var onError: (@Sendable (AppGroupError) -> Void)?
+
+    let fileName: String
+    let directory: SafeDirectory
+    let fileLock: FileLock
+    private let mutex = NSLock()
+    private var cache: [String: PropertyListValue] = [:]
+    private var cacheStamp: Stamp?
+    private var registered: [String: PropertyListValue] = [:]
+
+    /// What the cache was read from. Equal stamps mean the file has not changed.
+    struct Stamp: Equatable {
+        var generation: UInt64
+        var inode: UInt64
+        var size: Int64
+        var mtimeNanos: Int64
+        var ctimeNanos: Int64
+        var exists: Bool
+    }
+
+    static func validate(suiteName s: String) throws {
+        if s.isEmpty || s.hasPrefix(".") || s.contains("/") || s.utf8.contains(0) || s.utf8.count > 200 {
+            throw AppGroupError.invalidSuiteName(s)
+        }
+    }
+
+    public init(container: AppGroupContainer, suiteName: String, lockTimeout: Duration = .seconds(5), durable: Bool = true) throws {
+        try Self.validate(suiteName: suiteName)
+        self.suiteName = suiteName
+        self.container = container
+        self.lockTimeout = lockTimeout
+        self.durable = durable
+        self.fileName = suiteName + ".plist"
+        self.directory = try container.subdirectory("Library/Preferences")
+        self.fileLock = try FileLock(directory: directory, name: fileName + ".lock")
+        directory.sweepDeadTemps(matching: "." + fileName)
+    }
+
+    /// UserDefaults(suiteName:) for an app group suite: nil unless this process is entitled to it.
+    public convenience init?(suiteName: String) {
+        guard let env = AppGroupEnvironment.current, let c = try? env.container(suiteName) else { return nil }
+        try? self.init(container: c, suiteName: suiteName)
+    }
+
+    // MARK: Reading
+
+    private func currentStamp() throws -> Stamp {
+        let gen = fileLock.readCounter()
+        guard let st = try directory.statEntry(fileName) else {
+            return Stamp(generation: gen, inode: 0, size: 0, mtimeNanos: 0, ctimeNanos: 0, exists: false)
+        }
+        return Stamp(
+            generation: gen, inode: UInt64(st.st_ino), size: Int64(st.st_size),
+            mtimeNanos: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
+            ctimeNanos: Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec), exists: true)
+    }
+
+    /// Brings the cache up to date. Caller holds `mutex`. `underFileLock`: may quarantine directly.
+    private func refresh(underFileLock: Bool) throws {
+        let stamp = try currentStamp()
+        if stamp == cacheStamp { return }
+        guard stamp.exists else {
+            cache = [:]
+            cacheStamp = stamp
+            return
+        }
+        do {
+            guard let bytes = try directory.readFile(fileName, limitBytes: Self.maxReadBytes) else {
+                cache = [:]
+                cacheStamp = try currentStamp()
+                return
+            }
+            cache = try PropertyListCodec.decodeDictionary(bytes)
+            // Stamp taken before the read: if the file changed meanwhile, the next read reloads.
+            cacheStamp = stamp
+        } catch let e as PropertyListCodec.Malformed {
+            try quarantine(reason: e.reason, underFileLock: underFileLock)
+        } catch AppGroupError.malformedFile(_, let reason) {
+            try quarantine(reason: reason, underFileLock: underFileLock)
+        }
+    }
+
+    /// Moves the corrupt file aside (under the file lock, after re-checking it is still the
+    /// corrupt one), records it, and starts the suite empty.
+    private func quarantine(reason: String, underFileLock: Bool) throws {
+        if !underFileLock { try fileLock.lock(timeout: lockTimeout) }
+        defer { if !underFileLock { fileLock.unlock() } }
+        // Another process may have replaced or quarantined it meanwhile: re-validate under the lock.
+        if let bytes = try? directory.readFile(fileName, limitBytes: Self.maxReadBytes),
+            let d = try? PropertyListCodec.decodeDictionary(bytes)
+        {
+            cache = d
+            cacheStamp = try currentStamp()
+            return
+        }
+        if try directory.statEntry(fileName) != nil {
+            let aside = "\(fileName).corrupt-\(Int64(Date().timeIntervalSince1970 * 1000))"
+            try directory.rename(fileName, to: aside)
+            fileLock.writeCounter(fileLock.readCounter() &+ 1)
+            container.deviceRoot.recordQuarantine(
+                file: "containers/\(container.groupIdentifier)/Library/Preferences/\(fileName)",
+                movedTo: aside, reason: reason)
+        }
+        cache = [:]
+        cacheStamp = try currentStamp()
+    }
+
+    /// The suite's persisted values (no registered defaults). Throws on I/O trouble.
+    public func snapshot() throws -> [String: PropertyListValue] {
+        mutex.lock()
+        defer { mutex.unlock() }
+        try refresh(underFileLock: false)
+        return cache
+    }
+
+    public func value(forKey key: String) throws -> PropertyListValue? {
+        mutex.lock()
+        defer { mutex.unlock() }
+        try refresh(underFileLock: false)
+        return cache[key] ?? registered[key]
+    }
+
+    private func lookup(_ key: String) -> PropertyListValue? {
+        do {
+            return try value(forKey: key)
+        } catch {
+            report(error)
+            mutex.lock()
+            defer { mutex.unlock() }
+            return cache[key] ?? registered[key]
+        }
+    }
+
+    private func report(_ error: Error) {
+        let e = (error as? AppGroupError) ?? .malformedFile(path: fileName, reason: "\(error)")
+        FileHandle.standardError.write(Data("screentime: defaults \(suiteName): \(e)\n".utf8))
+        onError?(e)
+    }
+
+    // MARK: UserDefaults' read methods
+
+    public func object(forKey key: String) -> Any? { lookup(key)?.anyValue }
+    public func string(forKey key: String) -> String? { lookup(key)?.stringValue }
+    public func bool(forKey key: String) -> Bool { lookup(key)?.boolValue ?? false }
+    public func integer(forKey key: String) -> Int { lookup(key)?.integerValue ?? 0 }
+    public func double(forKey key: String) -> Double { lookup(key)?.doubleValue ?? 0 }
+    public func float(forKey key: String) -> Float { Float(double(forKey: key)) }
+    public func data(forKey key: String) -> Data? {
+        if case .data(let d)? = lookup(key) { return d }
+        return nil
+    }
+    public func array(forKey key: String) -> [Any]? {
+        if case .array(let a)? = lookup(key) { return a.map(\.anyValue) }
+        return nil
+    }
+    public func dictionary(forKey key: String) -> [String: Any]? {
+        if case .dictionary(let d)? = lookup(key) { return d.mapValues(\.anyValue) }
+        return nil
+    }
+    public func stringArray(forKey key: String) -> [String]? {
+        guard case .array(let a)? = lookup(key) else { return nil }
+        var out: [String] = []
+        for e in a {
+            guard case .string(let s) = e else { return nil }
+            out.append(s)
+        }
+        return out
+    }
+
+    public func register(defaults: [String: Any]) {
+        mutex.lock()
+        defer { mutex.unlock() }
+        for (k, v) in defaults {
+            if let pv = PropertyListValue(any: v) { registered[k] = pv }
+        }
+    }
+
+    public func dictionaryRepresentation() -> [String: Any] {
+        let persisted: [String: PropertyListValue]
+        do { persisted = try snapshot() } catch {
+            report(error)
+            mutex.lock()
+            persisted = cache
+            mutex.unlock()
+        }
+        mutex.lock()
+        defer { mutex.unlock() }
+        return registered.merging(persisted) { _, p in p }.mapValues(\.anyValue)
+    }
+
+    /// Documented as unnecessary on iOS; here it re-validates the cache and reports whether the
+    /// suite could be read.
+    @discardableResult
+    public func synchronize() -> Bool {
+        do {
+            _ = try snapshot()
+            return true
+        } catch {
+            report(error)
+            return false
+        }
+    }
+
+    // MARK: Writing
+
+    /// The atomic multi-key write: `body` edits the current contents; all its changes land in one
+    /// rename or none do. Runs under the cross-process lock — keep it short.
+    @discardableResult
+    public func update<T>(_ body: (inout [String: PropertyListValue]) throws -> T) throws -> T {
+        mutex.lock()
+        defer { mutex.unlock() }
+        try fileLock.lock(timeout: lockTimeout)
+        defer { fileLock.unlock() }
+        try refresh(underFileLock: true)
+        var next = cache
+        let result = try body(&next)
+        if next == cache { return result }
+        for (k, v) in next where cache[k] != v {
+            let size = PropertyListCodec.encodedSize(v)
+            if size > Self.maxValueBytes { throw AppGroupError.valueTooLarge(key: k, bytes: size, limitBytes: Self.maxValueBytes) }
+        }
+        let bytes = PropertyListCodec.encode(next)
+        if bytes.count > Self.maxSuiteBytes {
+            throw AppGroupError.suiteTooLarge(suite: suiteName, bytes: bytes.count, limitBytes: Self.maxSuiteBytes)
+        }
+        try directory.writeAtomically(fileName, bytes: bytes, fsync: durable)
+        fileLock.writeCounter(fileLock.readCounter() &+ 1)
+        cache = next
+        cacheStamp = try currentStamp()
+        return result
+    }
+
+    /// Sets several keys in one atomic write (a nil value removes the key).
+    public func setValues(_ values: [String: Any?]) throws {
+        var converted: [String: PropertyListValue?] = [:]
+        for (k, v) in values {
+            if let v {
+                guard let pv = PropertyListValue(any: v) else {
+                    throw AppGroupError.notAPropertyListValue(key: k, type: String(describing: type(of: v)))
+                }
+                converted[k] = pv
+            } else {
+                converted[k] = .some(nil)
+            }
+        }
+        try update { d in
+            for (k, v) in converted { d[k] = v }
+        }
+    }
+
+    /// Throwing single-key set (nil removes).
+    public func store(_ value: Any?, forKey key: String) throws {
+        try setValues([key: value])
+    }
+
+    // UserDefaults' write methods: never throw; failures go to stderr and `onError`.
+    public func set(_ value: Any?, forKey key: String) {
+        do { try store(value, forKey: key) } catch { report(error) }
+    }
+    public func set(_ value: Int, forKey key: String) { set(value as Any?, forKey: key) }
+    public func set(_ value: Double, forKey key: String) { set(value as Any?, forKey: key) }
+    public func set(_ value: Bool, forKey key: String) { set(value as Any?, forKey: key) }
+    public func set(_ value: Float, forKey key: String) { set(value as Any?, forKey: key) }
+    public func set(_ url: URL?, forKey key: String) { set(url.map { $0 as Any }, forKey: key) }
+    public func removeObject(forKey key: String) { set(nil as Any?, forKey: key) }
+}

@@ -1,0 +1,26 @@
+#ifndef CSYSTEMSHIMS_H
+#define CSYSTEMSHIMS_H
+// Thin C seams for calls Swift's Glibc overlay imports badly (variadic fcntl/openat, prctl)
+// or that must run between fork and exec (only async-signal-safe calls there).
+#include <stdint.h>
+#include <sys/types.h>
+
+/// openat(2) with an explicit mode (the Glibc overlay's variadic import is awkward).
+int sth_openat(int dirfd, const char *path, int flags, unsigned int mode);
+/// pipe2(O_CLOEXEC [| O_NONBLOCK]): not exported by the Glibc overlay.
+int sth_pipe_cloexec(int fds[2], int nonblock);
+/// Set FD_CLOEXEC on an fd. Returns 0 or -1 (errno set).
+int sth_set_cloexec(int fd);
+/// prctl(PR_SET_PDEATHSIG, sig): this process gets `sig` when the thread that forked it exits.
+int sth_set_pdeathsig(int sig);
+/// The filesystem magic of the filesystem holding `fd` (statfs f_type), or -1.
+long sth_fs_type(int fd);
+
+/// fork + exec with the child in its own process group (`new_pgroup` = 1) or in group `pgid` (> 0),
+/// PR_SET_PDEATHSIG(SIGKILL) set in the child, stdin from /dev/null, stdout/stderr dup'ed from
+/// the given fds (-1 = inherit), and a bail-out if the parent already died before prctl.
+/// Returns the child's pid, or -1 with errno set. `envp` may be NULL (inherit environ).
+pid_t sth_spawn(const char *path, char *const argv[], char *const envp[],
+                int new_pgroup, pid_t pgid, int stdout_fd, int stderr_fd, const char *cwd);
+
+#endif

@@ -1,0 +1,137 @@
+import AppGroup
+import Foundation
+import Supervision
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Notify round trip between two processes through `DarwinNotificationCenter`, beside the C
+/// ping-pong (temp + rename + raw inotify) on the same filesystem, in the same run. The two are
+/// interleaved in rounds so that machine noise hits both alike.
+public enum NotifyBenchmark {
+    public struct Result: Codable, Sendable {
+        public var benchmark = "notify"
+        public var filesystem: String
+        public var directory: String
+        public var rounds: Int
+        public var iterationsPerRound: Int
+        public var ours: LatencyStats
+        public var baselineC: LatencyStats
+        public var ratioP50: Double
+        public var ratioP99: Double
+        public var targets: [String: String]
+    }
+
+    /// Per round trip, the most we wait before declaring the peer dead.
+    static let roundTripTimeout: Duration = .seconds(2)
+
+    public static func run(
+        rootPath: String, iterations: Int, warmup: Int, rounds: Int,
+        pongExecutable: String, pongArguments: (String) -> [String], baselineExecutable: String,
+        progress: (String) -> Void
+    ) throws -> Result {
+        precondition(iterations > 0 && rounds > 0)
+        let base = rootPath + "/bench-notify-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let perRound = max(1, iterations / rounds)
+        var ours: [Int64] = []
+        var theirs: [Int64] = []
+        var fs = "unknown"
+        for r in 0..<rounds {
+            progress("notify round \(r + 1)/\(rounds): C baseline")
+            theirs += try runBaseline(executable: baselineExecutable, directory: "\(base)/c\(r)", iterations: perRound, warmup: warmup)
+            progress("notify round \(r + 1)/\(rounds): DarwinNotificationCenter")
+            let (samples, fsType) = try runOurs(directory: "\(base)/ours\(r)", iterations: perRound, warmup: warmup, pongExecutable: pongExecutable, pongArguments: pongArguments)
+            ours += samples
+            fs = fsType
+        }
+        let o = LatencyStats(samplesNanos: ours)
+        let b = LatencyStats(samplesNanos: theirs)
+        return Result(
+            filesystem: fs, directory: rootPath, rounds: rounds, iterationsPerRound: perRound, ours: o, baselineC: b,
+            ratioP50: Double(o.p50Nanos) / Double(b.p50Nanos), ratioP99: Double(o.p99Nanos) / Double(b.p99Nanos),
+            targets: ["ratioP50": "<= 1.3", "oursP99Micros(tmpfs)": "<= 1000"])
+    }
+
+    static func runBaseline(executable: String, directory: String, iterations: Int, warmup: Int) throws -> [Int64] {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let child = try ChildProcess.spawn(executable, [directory, String(iterations), String(warmup)])
+        var out: [Int64] = []
+        let budget = Duration.seconds(5) + roundTripTimeout * Double(min(iterations + warmup, 1000))
+        let deadline = ContinuousClock.now.advanced(by: budget)
+        while out.count < iterations, ContinuousClock.now < deadline, let line = child.readLine(timeout: deadline - ContinuousClock.now) {
+            if let v = Int64(line) { out.append(v) }
+        }
+        let status = child.wait(timeout: .seconds(5)) ?? child.killAndReap()
+        guard out.count == iterations, status == .exited(0) else {
+            throw BenchError("C baseline produced \(out.count)/\(iterations) samples (\(status.map { "\($0)" } ?? "still running"))")
+        }
+        return out
+    }
+
+    final class PingState: @unchecked Sendable {
+        let mutex = NSLock()
+        var samples: [Int64] = []
+        var sent: UInt64 = 0
+        var remaining: Int
+        let warmup: Int
+        let done = DispatchSemaphore(value: 0)
+        init(total: Int, warmup: Int) {
+            remaining = total
+            self.warmup = warmup
+            samples.reserveCapacity(total)
+        }
+    }
+
+    static func runOurs(directory: String, iterations: Int, warmup: Int, pongExecutable: String, pongArguments: (String) -> [String]) throws -> ([Int64], String) {
+        let root = try DeviceRoot(path: directory)
+        let center = try DarwinNotificationCenter(deviceRoot: root)
+        defer { center.shutdown() }
+        let pong = try ChildProcess.spawn(pongExecutable, pongArguments(directory))
+        defer { pong.killAndReap() }
+        guard pong.readLine(timeout: .seconds(10)) == "ready" else { throw BenchError("pong process did not start") }
+        let total = iterations + warmup
+        let st = PingState(total: total, warmup: warmup)
+        // The loop runs in the callback: pong arrives → record → post the next ping. This is the
+        // round trip an app sees; a thread hop per message would measure the hop instead.
+        try center.addObserver("bench.pong") { _ in
+            let t = DispatchTime.now().uptimeNanoseconds
+            st.mutex.lock()
+            let idx = total - st.remaining
+            if idx >= st.warmup { st.samples.append(Int64(t - st.sent)) }
+            st.remaining -= 1
+            let more = st.remaining > 0
+            if more { st.sent = DispatchTime.now().uptimeNanoseconds }
+            st.mutex.unlock()
+            if more { try? center.post("bench.ping") } else { st.done.signal() }
+        }
+        st.mutex.lock()
+        st.sent = DispatchTime.now().uptimeNanoseconds
+        st.mutex.unlock()
+        try center.post("bench.ping")
+        let budgetMs = 10_000 + total * 20
+        guard st.done.wait(timeout: .now() + .milliseconds(budgetMs)) == .success else {
+            st.mutex.lock()
+            let left = st.remaining
+            st.mutex.unlock()
+            throw BenchError("notify ping-pong stalled with \(left) of \(total) round trips left")
+        }
+        return (st.samples, root.filesystemType)
+    }
+
+    /// The other side: observe `bench.ping`, post `bench.pong`. Runs until killed.
+    public static func pong(rootPath: String) throws -> Never {
+        let root = try DeviceRoot(path: rootPath)
+        let center = try DarwinNotificationCenter(deviceRoot: root)
+        try center.addObserver("bench.ping") { _ in try? center.post("bench.pong") }
+        let line = "ready\n"
+        _ = line.utf8CString.withUnsafeBufferPointer { write(1, $0.baseAddress!, $0.count - 1) }
+        while true { sleep(1000) }
+    }
+}
+
+public struct BenchError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ d: String) { description = d }
+}

@@ -1,0 +1,15 @@
+import ArgumentParser
+
+@main
+struct Harness: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "harness",
+        abstract: "ScreenTimeHarness: runs iOS Screen Time app protocols as real processes and checks them.",
+        subcommands: [DoctorCommand.self, BenchCommand.self, BenchPongCommand.self])
+}
+
+/// Shared `--device-root` option.
+struct DeviceRootOptions: ParsableArguments {
+    @Option(name: .customLong("device-root"), help: "Device root directory (default: $SCREENTIME_DEVICE_ROOT, else /dev/shm/screentime-harness-<uid>/device).")
+    var deviceRoot: String?
+}

@@ -1,0 +1,25 @@
+# Shared by scripts/harness and scripts/test: find Swift, install what the build needs.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
+    export PATH="/opt/swift/usr/bin:$PATH"
+fi
+command -v swift >/dev/null 2>&1 || { echo "error: swift not found (expected /opt/swift/usr/bin/swift)" >&2; exit 2; }
+
+# libinotifytools ships no pkg-config file; the header is how we know it is installed.
+ensure_packages() {
+    local missing=()
+    [ -f /usr/include/inotifytools/inotifytools.h ] || missing+=(libinotifytools0-dev)
+    [ ${#missing[@]} -eq 0 ] && return 0
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null 2>&1 || { echo "error: need root or sudo to install: ${missing[*]}" >&2; exit 2; }
+        sudo="sudo"
+    fi
+    echo "installing ${missing[*]} with apt-get ..." >&2
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 || { echo "error: apt-get update failed" >&2; exit 2; }
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2 \
+        || { echo "error: apt-get install ${missing[*]} failed" >&2; exit 2; }
+}
