@@ -89,6 +89,22 @@ do {
         let n = Int(opt("count")) ?? 0
         for _ in 0..<n { try center.post(opt("name")) }
         emit("done")
+    case "watcher-stop":
+        let center = try DarwinNotificationCenter(deviceRoot: root)
+        let sem = DispatchSemaphore(value: 0)
+        try center.addObserver("w") { _ in sem.signal() }
+        try center.post("w")
+        guard sem.wait(timeout: .now() + .seconds(5)) == .success else { fail("no callback before stop") }
+        // The thread is now blocked in inotifytools_next_event(0), i.e. forever.
+        usleep(200_000)
+        let t0 = DispatchTime.now().uptimeNanoseconds
+        DarwinNotificationCenter.stopWatcherThread()
+        emit("stopped \((DispatchTime.now().uptimeNanoseconds - t0) / 1000)")
+        let c2 = try DarwinNotificationCenter(deviceRoot: root)
+        try c2.addObserver("w2") { _ in sem.signal() }
+        try c2.post("w2")
+        guard sem.wait(timeout: .now() + .seconds(5)) == .success else { fail("no callback after restart") }
+        emit("restarted")
     case "heartbeat":
         let c = try AppGroupContainer(deviceRoot: root, groupIdentifier: group, entitlements: Entitlements(appGroups: [group]))
         let w = try HeartbeatWriter(container: c, writer: opt("writer"), intervalSeconds: Double(opt("interval")) ?? 1, clock: DeviceClock(deviceRoot: root))

@@ -16,6 +16,16 @@ public struct HeartbeatRecord: Codable, Equatable, Sendable {
     /// The writer's declared interval, in device seconds.
     public var intervalSeconds: Double
 
+    public init(writer: String, pid: Int32, launchId: String, sequence: UInt64, wallTime: Double, monotonicTime: Double, intervalSeconds: Double) {
+        self.writer = writer
+        self.pid = pid
+        self.launchId = launchId
+        self.sequence = sequence
+        self.wallTime = wallTime
+        self.monotonicTime = monotonicTime
+        self.intervalSeconds = intervalSeconds
+    }
+
     public static let directoryName = "Heartbeats"
     static let maxFileBytes = 4096
 }

@@ -1,0 +1,101 @@
+import AppGroup
+import Foundation
+import Supervision
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Real processes, real signals: the store under concurrent writers and SIGKILL.
+@Suite struct CrossProcessDefaultsTests {
+    @Test func threeProcessesIncrementWithoutLosingAnUpdate() throws {
+        let t = try TestRoot()
+        let perProcess = 2000
+        let procs = try (0..<3).map { _ in
+            try t.helper(["increment", "--root", t.path, "--key", "counter", "--count", String(perProcess)])
+        }
+        for p in procs {
+            let line = p.readLine(timeout: .seconds(240))
+            #expect(line?.hasPrefix("done ") == true, "helper said \(line ?? "nothing")")
+            #expect(p.wait(timeout: .seconds(10)) == .exited(0))
+        }
+        #expect(try t.defaults().integer(forKey: "counter") == 3 * perProcess)
+    }
+
+    /// A reader that parses the raw suite file as fast as it can, counting unparseable reads.
+    final class RawReader: @unchecked Sendable {
+        let path: String
+        let lock = NSLock()
+        var reads = 0
+        var bad: [String] = []
+        var stop = false
+        let done = DispatchSemaphore(value: 0)
+        init(path: String) { self.path = path }
+        func start() {
+            Thread { [self] in
+                while true {
+                    lock.lock()
+                    if stop { lock.unlock(); break }
+                    lock.unlock()
+                    if let bytes = FileManager.default.contents(atPath: path) {
+                        let ok = (try? PropertyListCodec.decodeDictionary(Array(bytes))) != nil
+                        lock.lock()
+                        reads += 1
+                        if !ok { bad.append(String(decoding: bytes.prefix(80), as: UTF8.self)) }
+                        lock.unlock()
+                    }
+                }
+                done.signal()
+            }.start()
+        }
+        func finish() -> (Int, [String]) {
+            lock.lock()
+            stop = true
+            lock.unlock()
+            done.wait()
+            return (reads, bad)
+        }
+    }
+
+    @Test func writerKilledAtRandomPointsNeverTearsTheFileNorLosesAnAck() throws {
+        let t = try TestRoot()
+        try t.defaults().set(0, forKey: "n")
+        let reader = RawReader(path: t.suitePath)
+        reader.start()
+        var rng = SystemRandomNumberGenerator()
+        var lastAck = 0
+        var kills = 0
+        for _ in 0..<500 {
+            let w = try t.helper(["writer", "--root", t.path, "--key", "n"])
+            // Let it write for a random while (0-3 ms after its first ack), then SIGKILL it
+            // wherever it is: inside a write, between temp and rename, holding the lock...
+            guard let first = w.readLine(timeout: .seconds(10)), first.hasPrefix("ack ") else {
+                Issue.record("writer did not start")
+                w.killAndReap()
+                break
+            }
+            usleep(UInt32.random(in: 0...3000, using: &rng))
+            w.signal(SIGKILL)
+            #expect(w.wait(timeout: .seconds(5)) == .signalled(SIGKILL))
+            kills += 1
+            // Every ack the writer printed before dying must be in the file.
+            var acks = [first]
+            while let l = w.readLine(timeout: .milliseconds(1)) { acks.append(l) }
+            for a in acks { if let v = Int(a.dropFirst(4)) { lastAck = max(lastAck, v) } }
+            let stored = try t.defaults().integer(forKey: "n")
+            #expect(stored >= lastAck, "acknowledged \(lastAck) but the file has \(stored)")
+            lastAck = max(lastAck, stored)
+        }
+        let (reads, bad) = reader.finish()
+        #expect(kills == 500)
+        #expect(bad.isEmpty, "unparseable reads: \(bad.prefix(3))")
+        #expect(reads > 500)
+        #expect(t.root.quarantineRecords().isEmpty)
+        // Temp files of the dead writers are swept by the next writer to open the suite.
+        _ = try t.defaults()
+        let dir = (t.suitePath as NSString).deletingLastPathComponent
+        let temps = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix(".tmp.") }
+        #expect(temps.isEmpty, "left behind: \(temps.prefix(3))")
+    }
+}

@@ -1,0 +1,147 @@
+import AppGroup
+import Foundation
+import Supervision
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct NotificationCenterTests {
+    @Test func posterItselfAndOtherObserversGetCallbacks() throws {
+        let t = try TestRoot()
+        let a = try DarwinNotificationCenter(deviceRoot: t.root)
+        let b = try DarwinNotificationCenter(deviceRoot: t.root)
+        defer { a.shutdown(); b.shutdown() }
+        let gotA = Box<String>(), gotB = Box<String>()
+        try a.addObserver("com.example.ping") { gotA.append($0) }
+        try b.addObserver("com.example.ping") { gotB.append($0) }
+        try a.post("com.example.ping")
+        #expect(eventually(timeout: .seconds(2)) { gotA.count >= 1 && gotB.count >= 1 })
+        #expect(gotA.all.allSatisfy { $0 == "com.example.ping" })
+    }
+
+    @Test func stateIsStoredWithoutPosting() throws {
+        let t = try TestRoot()
+        let c = try DarwinNotificationCenter(deviceRoot: t.root)
+        defer { c.shutdown() }
+        let got = Box<String>()
+        try c.addObserver("s") { got.append($0) }
+        #expect(try c.state("s") == 0)
+        try c.setState("s", 0xDEAD_BEEF_0000_0001)
+        #expect(try c.state("s") == 0xDEAD_BEEF_0000_0001)
+        try c.post("s")
+        #expect(try c.state("s") == 0xDEAD_BEEF_0000_0001)  // a post keeps the state
+        #expect(eventually(timeout: .seconds(2)) { got.count == 1 })
+        usleep(100_000)
+        #expect(got.count == 1)  // setState produced no callback
+    }
+
+    @Test func checkStyleRegistration() throws {
+        let t = try TestRoot()
+        let c = try DarwinNotificationCenter(deviceRoot: t.root)
+        let tok = try c.registerCheck("chk")
+        #expect(try c.check(tok) == true)  // first check is true, as with notify_check
+        #expect(try c.check(tok) == false)
+        try c.post("chk")
+        try c.post("chk")
+        #expect(try c.check(tok) == true)  // coalesced
+        #expect(try c.check(tok) == false)
+    }
+
+    @Test(arguments: ["", "a/b", "..", ".", ".hidden", "nul\u{0}name", "tab\tname", String(repeating: "x", count: 201)])
+    func hostileNamesAreRefused(name: String) throws {
+        let t = try TestRoot()
+        let c = try DarwinNotificationCenter(deviceRoot: t.root)
+        #expect(throws: AppGroupError.self) { try c.post(name) }
+        #expect(throws: AppGroupError.self) { try c.addObserver(name) { _ in } }
+        #expect(throws: AppGroupError.self) { try c.setState(name, 1) }
+        #expect(throws: AppGroupError.self) { _ = try c.registerCheck(name) }
+        // Nothing was created outside notify/.
+        let top = try FileManager.default.contentsOfDirectory(atPath: t.path).sorted()
+        #expect(top == ["notify"])
+    }
+
+    @Test func corruptNotifyFileIsQuarantinedByTheNextPost() throws {
+        let t = try TestRoot()
+        let c = try DarwinNotificationCenter(deviceRoot: t.root)
+        try c.post("n")
+        try Data("rubbish".utf8).write(to: URL(fileURLWithPath: t.path + "/notify/n"))
+        #expect(try c.generation("n") == 0)
+        try c.post("n")
+        #expect(try c.generation("n") == 1)
+        #expect(t.root.quarantineRecords().count == 1)
+    }
+
+    @Test func observerInAnotherProcessSurvivesOverflowWhileStopped() throws {
+        let t = try TestRoot()
+        let obs = try t.helper(["observer", "--root", t.path, "--name", "watched"])
+        defer { obs.killAndReap() }
+        #expect(obs.readLine(timeout: .seconds(10)) == "ready")
+        let c = try DarwinNotificationCenter(deviceRoot: t.root)
+        try c.post("watched")
+        #expect(obs.readLine(timeout: .seconds(5)) == "cb watched")
+        // Stop it, flood its inotify queue (limit 16384) past overflow, resume.
+        #expect(obs.signal(SIGSTOP))
+        for _ in 0..<20_000 { try c.post("watched") }
+        for _ in 0..<100 { try c.post("unwatched") }
+        #expect(obs.signal(SIGCONT))
+        var lines: [String] = []
+        while let l = obs.readLine(timeout: .seconds(3)) { lines.append(l) }
+        #expect(lines.contains("cb watched"), "no callback after overflow; got \(lines.prefix(5))")
+        #expect(!lines.contains("cb unwatched"))
+        #expect(obs.poll() == nil)  // still alive
+        // And it still works normally afterwards.
+        try c.post("watched")
+        #expect(obs.readLine(timeout: .seconds(5)) == "cb watched")
+    }
+
+    @Test func processesThatAreNotRunningGetNothing() throws {
+        let t = try TestRoot()
+        let c = try DarwinNotificationCenter(deviceRoot: t.root)
+        try c.post("later")
+        try c.post("later")
+        // A process started after the posts registers and gets no callback for them.
+        let obs = try t.helper(["observer", "--root", t.path, "--name", "later"])
+        defer { obs.killAndReap() }
+        #expect(obs.readLine(timeout: .seconds(10)) == "ready")
+        #expect(obs.readLine(timeout: .milliseconds(300)) == nil)
+        try c.post("later")
+        #expect(obs.readLine(timeout: .seconds(5)) == "cb later")
+    }
+
+    @Test func removedObserverGetsNothingAndShutdownIsPrompt() throws {
+        let t = try TestRoot()
+        let c = try DarwinNotificationCenter(deviceRoot: t.root)
+        let got = Box<String>()
+        let tok = try c.addObserver("x") { got.append($0) }
+        let kept = Box<String>()
+        try c.addObserver("y") { kept.append($0) }
+        c.removeObserver(tok)
+        try c.post("x")
+        try c.post("y")
+        #expect(eventually(timeout: .seconds(2)) { kept.count >= 1 })
+        #expect(got.count == 0)
+        c.shutdown()
+        try c.post("y")
+        usleep(100_000)
+        #expect(kept.count == 1 || kept.count == 2)
+        let before = kept.count
+        usleep(100_000)
+        #expect(kept.count == before)
+    }
+
+    /// The watcher thread is process-global, so this runs in a helper process: stopping it must
+    /// wake the blocked thread at once (not after a next_event timeout), and it must restart.
+    @Test func watcherThreadStopsPromptlyAndRestarts() throws {
+        let t = try TestRoot()
+        let p = try t.helper(["watcher-stop", "--root", t.path])
+        defer { p.killAndReap() }
+        let line = p.readLine(timeout: .seconds(20)) ?? ""
+        #expect(line.hasPrefix("stopped "), "helper said \(line)")
+        let micros = Int(line.split(separator: " ").dropFirst().first ?? "") ?? .max
+        #expect(micros < 200_000, "stop took \(micros) µs")
+        #expect(p.readLine(timeout: .seconds(10)) == "restarted")
+        #expect(p.wait(timeout: .seconds(5)) == .exited(0))
+    }
+}
