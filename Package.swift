@@ -31,7 +31,7 @@ let package = Package(
         ),
         .target(
             name: "HarnessKit",
-            dependencies: ["AppGroup", "Supervision", "CInotifyTools"],
+            dependencies: ["AppGroup", "Supervision", "CInotifyTools", "CSystemShims"],
             path: "Sources/HarnessKit"
         ),
         .executableTarget(

@@ -64,8 +64,12 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
     /// The current record of `name`, or nil if it was never posted. A malformed file reads as nil
     /// (the next post or setState quarantines it).
     func readRecord(_ name: String) throws -> NotifyRecord? {
-        guard let bytes = try directory.readFile(name, limitBytes: Self.maxFileBytes * 4) else { return nil }
-        return NotifyRecord.decode(bytes)
+        do {
+            guard let bytes = try directory.readSmallFile(name, maxBytes: Self.maxFileBytes) else { return nil }
+            return NotifyRecord.decode(bytes)
+        } catch AppGroupError.malformedFile {
+            return nil
+        }
     }
 
     /// Read-modify-write of one name's record under the namespace lock.
@@ -74,7 +78,7 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
         try lock.withLock(timeout: lockTimeout) {
             var current = NotifyRecord(generation: 0, state: 0)
             do {
-                if let bytes = try directory.readFile(name, limitBytes: Self.maxFileBytes * 4) {
+                if let bytes = try directory.readSmallFile(name, maxBytes: Self.maxFileBytes) {
                     if let r = NotifyRecord.decode(bytes) {
                         current = r
                     } else {
@@ -85,7 +89,9 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
                 try quarantine(name, reason: reason)
             }
             let next = body(current)
-            try directory.writeAtomically(name, bytes: next.encoded, fsync: false)
+            // The temp name carries the new generation ("g<gen>"), so an observer that sees the
+            // rename's IN_MOVED_FROM learns it without opening the file (PROTOCOL.md §4.3).
+            try directory.writeAtomically(name, bytes: next.encoded, fsync: false, tempTag: "g\(next.generation)")
         }
     }
 
@@ -202,11 +208,27 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
 
     // MARK: DirectoryEventSink (watcher thread)
 
-    func fileMovedIn(name: String) {
+    func fileMovedIn(name: String, from: String?) {
         mutex.lock()
         let observed = observers[name] != nil
         mutex.unlock()
-        if observed { deliverIfMoved(name) }
+        guard observed else { return }
+        if let from, let gen = Self.generation(fromTempName: from, name: name) {
+            deliver(name, generation: gen)
+        } else {
+            deliverIfMoved(name)
+        }
+    }
+
+    /// `.tmp.<pid>.<n>.g<gen>.<name>` → gen. Nil for any other shape (then the file is read).
+    static func generation(fromTempName t: String, name: String) -> UInt64? {
+        let parts = t.split(separator: ".", maxSplits: 4, omittingEmptySubsequences: false)
+        guard parts.count == 5, parts[0].isEmpty, parts[1] == "tmp", parts[3].allSatisfy(\.isNumber) else { return nil }
+        // parts: "", "tmp", pid, counter, "g<gen>.<name>"
+        let rest = parts[4]
+        guard rest.first == "g", let dot = rest.firstIndex(of: ".") else { return nil }
+        guard rest[rest.index(after: dot)...] == name[...] else { return nil }
+        return UInt64(rest[rest.index(after: rest.startIndex)..<dot])
     }
 
     func rescan() {
@@ -218,6 +240,10 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
 
     private func deliverIfMoved(_ name: String) {
         guard let gen = (try? readRecord(name))??.generation else { return }
+        deliver(name, generation: gen)
+    }
+
+    private func deliver(_ name: String, generation gen: UInt64) {
         mutex.lock()
         guard let handlers = observers[name], lastSeen[name] != gen else {
             mutex.unlock()

@@ -9,7 +9,8 @@ import Glibc
 /// Receives events for one watched directory, on the watcher thread.
 protocol DirectoryEventSink: AnyObject, Sendable {
     /// A complete file arrived under `name` (IN_MOVED_TO: only a rename means "complete").
-    func fileMovedIn(name: String)
+    /// `from` is the temp name it was renamed from, when the paired IN_MOVED_FROM was seen.
+    func fileMovedIn(name: String, from: String?)
     /// The kernel queue overflowed: events were lost; re-read everything of interest.
     func rescan()
 }
@@ -47,6 +48,9 @@ final class InotifyWatcher: @unchecked Sendable {
     // Touched only by the watcher thread:
     private var sinks: [Int32: (path: String, sinks: [ObjectIdentifier: DirectoryEventSink])] = [:]
     private var wakeWd: Int32 = -1
+    /// IN_MOVED_FROM temp names by rename cookie, awaiting their IN_MOVED_TO (bounded).
+    private var movedFrom: [UInt32: String] = [:]
+    static let maxPendingMoves = 1024
 
     /// Starts the thread if needed. Caller holds `mutex`.
     private func ensureRunningLocked() throws {
@@ -169,7 +173,7 @@ final class InotifyWatcher: @unchecked Sendable {
             for c in pending {
                 switch c {
                 case .watch(let path, let sink, let done):
-                    if inotifytools_watch_file(path, Int32(IN_MOVED_TO | IN_ONLYDIR)) != 0 {
+                    if inotifytools_watch_file(path, Int32(IN_MOVED_TO | IN_MOVED_FROM | IN_ONLYDIR)) != 0 {
                         // libinotifytools files directories under "path/" in its table.
                         var wd = Int32(inotifytools_wd_from_filename(path + "/"))
                         if wd < 0 { wd = Int32(inotifytools_wd_from_filename(path)) }
@@ -214,16 +218,26 @@ final class InotifyWatcher: @unchecked Sendable {
                 continue
             }
             if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                movedFrom.removeAll()
                 for s in sinks.values { for k in s.sinks.values { k.rescan() } }
+                continue
+            }
+            if mask & UInt32(IN_MOVED_FROM) != 0 {
+                // A rename's IN_MOVED_FROM is queued right before its IN_MOVED_TO, same cookie.
+                if movedFrom.count >= Self.maxPendingMoves { movedFrom.removeAll() }
+                movedFrom[ev.pointee.cookie] = String(cString: sth_inotify_event_name(ev))
                 continue
             }
             if mask & UInt32(IN_IGNORED) != 0 {
                 sinks[wd] = nil  // the directory went away
                 continue
             }
-            if mask & UInt32(IN_MOVED_TO) != 0, let s = sinks[wd] {
-                let name = String(cString: sth_inotify_event_name(ev))
-                if !name.isEmpty && !name.hasPrefix(".") { for k in s.sinks.values { k.fileMovedIn(name: name) } }
+            if mask & UInt32(IN_MOVED_TO) != 0 {
+                let from = movedFrom.removeValue(forKey: ev.pointee.cookie)
+                if let s = sinks[wd] {
+                    let name = String(cString: sth_inotify_event_name(ev))
+                    if !name.isEmpty && !name.hasPrefix(".") { for k in s.sinks.values { k.fileMovedIn(name: name, from: from) } }
+                }
             }
         }
         sinks.removeAll()

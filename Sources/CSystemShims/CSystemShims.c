@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CSystemShims.h"
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -80,4 +81,17 @@ pid_t sth_spawn(const char *path, char *const argv[], char *const envp[],
 
 int sth_pipe_cloexec(int fds[2], int nonblock) {
     return pipe2(fds, O_CLOEXEC | (nonblock ? O_NONBLOCK : 0));
+}
+
+int sth_pin_to_cpu(int cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return sched_setaffinity(0, sizeof set, &set);
+}
+
+int sth_cpu_count(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+    return CPU_COUNT(&set);
 }

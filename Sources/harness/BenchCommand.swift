@@ -14,6 +14,7 @@ struct BenchOptions: ParsableArguments {
     @OptionGroup var root: DeviceRootOptions
     @Flag(help: "Print JSON instead of a table.") var json = false
     @Option(help: "Measured iterations (after warm-up).") var iterations: Int = 5000
+    @Flag(inversion: .prefixedNo, help: "Pin ping and pong to separate CPUs (both sides alike).") var pin = true
 
     func validate() throws {
         guard (10...10_000_000).contains(iterations) else { throw ValidationError("--iterations must be 10...10000000") }
@@ -32,8 +33,8 @@ func runNotify(_ o: BenchOptions) throws -> NotifyBenchmark.Result {
     let path = DeviceRoot.resolvePath(flag: o.root.deviceRoot)
     let me = Executables.directory + "/harness"
     return try NotifyBenchmark.run(
-        rootPath: path, iterations: o.iterations, warmup: 200, rounds: 5,
-        pongExecutable: me, pongArguments: { ["bench-pong", "--device-root", $0] },
+        rootPath: path, iterations: o.iterations, warmup: 200, rounds: 5, pin: o.pin,
+        pongExecutable: me, pongArguments: { ["bench-pong", "--device-root", $0] + ($1 ? ["--cpu", "1"] : []) },
         baselineExecutable: try Executables.path(of: "notify-pingpong-c"), progress: progress)
 }
 
@@ -42,7 +43,7 @@ func notifyTable(_ r: NotifyBenchmark.Result) -> String {
         "\(n.padding(toLength: 28, withPad: " ", startingAt: 0)) \(LatencyStats.micros(s.p50Nanos).leftPad(8)) \(LatencyStats.micros(s.p99Nanos).leftPad(8)) \(LatencyStats.micros(s.p999Nanos).leftPad(8)) \(LatencyStats.micros(s.maxNanos).leftPad(8))"
     }
     return """
-        notify round trip, two processes, \(r.filesystem) (\(r.rounds) interleaved rounds x \(r.iterationsPerRound))
+        notify round trip, two processes, \(r.filesystem), \(r.pinnedCPUs ? "ping on CPU 0 / pong on CPU 1" : "unpinned") (\(r.rounds) interleaved rounds x \(r.iterationsPerRound))
         \("".padding(toLength: 28, withPad: " ", startingAt: 0))  p50 µs   p99 µs  p99.9 µs   max µs
         \(row("DarwinNotificationCenter", r.ours))
         \(row("C temp+rename+inotify", r.baselineC))
@@ -105,8 +106,9 @@ struct AllBench: ParsableCommand {
 struct BenchPongCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "bench-pong", abstract: "Internal: the far side of `bench notify`.", shouldDisplay: false)
     @OptionGroup var root: DeviceRootOptions
+    @Option(help: "Pin to this CPU.") var cpu: Int?
     func run() throws {
         Executables.dieWithParent()
-        try NotifyBenchmark.pong(rootPath: DeviceRoot.resolvePath(flag: root.deviceRoot))
+        try NotifyBenchmark.pong(rootPath: DeviceRoot.resolvePath(flag: root.deviceRoot), pinToCPU: cpu)
     }
 }

@@ -2,10 +2,12 @@
 // through the same mechanism our API uses — write a temp file, rename it into a watched
 // directory, wake the other process on IN_MOVED_TO — with raw inotify, no library.
 //
-// usage: notify-pingpong-c <dir> <iterations> <warmup>
+// usage: notify-pingpong-c <dir> <iterations> <warmup> [pin]
+// With "pin", the parent (ping) runs on CPU 0 and the child (pong) on CPU 1, as the Swift side does.
 // Prints one round-trip time in nanoseconds per line (iterations lines) on stdout.
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -52,7 +54,8 @@ static void await(int ifd, const char *name) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4) { fprintf(stderr, "usage: %s <dir> <iterations> <warmup>\n", argv[0]); return 2; }
+    if (argc != 4 && argc != 5) { fprintf(stderr, "usage: %s <dir> <iterations> <warmup> [pin]\n", argv[0]); return 2; }
+    int pin = argc == 5 && strcmp(argv[4], "pin") == 0;
     const char *dir = argv[1];
     long iterations = atol(argv[2]), warmup = atol(argv[3]);
     if (iterations <= 0 || iterations > 10000000 || warmup < 0) { fprintf(stderr, "bad counts\n"); return 2; }
@@ -67,11 +70,13 @@ int main(int argc, char **argv) {
     long total = iterations + warmup;
     if (child == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (pin) { cpu_set_t s; CPU_ZERO(&s); CPU_SET(1, &s); sched_setaffinity(0, sizeof s, &s); }
         close(pifd);
         for (long i = 0; i < total; i++) { await(cifd, "ping"); post(dir, "pong", (unsigned long long)i + 1); }
         _exit(0);
     }
     close(cifd);
+    if (pin) { cpu_set_t s; CPU_ZERO(&s); CPU_SET(0, &s); sched_setaffinity(0, sizeof s, &s); }
     long long *samples = malloc(sizeof(long long) * (size_t)iterations);
     if (!samples) return 2;
     for (long i = 0; i < total; i++) {

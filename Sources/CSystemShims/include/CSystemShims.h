@@ -13,6 +13,10 @@ int sth_pipe_cloexec(int fds[2], int nonblock);
 int sth_set_cloexec(int fd);
 /// prctl(PR_SET_PDEATHSIG, sig): this process gets `sig` when the thread that forked it exits.
 int sth_set_pdeathsig(int sig);
+/// Pins the calling thread (and threads it creates later) to one CPU; -1 if unavailable.
+int sth_pin_to_cpu(int cpu);
+/// Number of CPUs this process may run on.
+int sth_cpu_count(void);
 /// The filesystem magic of the filesystem holding `fd` (statfs f_type), or -1.
 long sth_fs_type(int fd);
 

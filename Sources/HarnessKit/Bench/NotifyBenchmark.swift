@@ -1,4 +1,5 @@
 import AppGroup
+import CSystemShims
 import Foundation
 import Supervision
 
@@ -14,6 +15,9 @@ public enum NotifyBenchmark {
         public var benchmark = "notify"
         public var filesystem: String
         public var directory: String
+        /// Ping on CPU 0 and pong on CPU 1 (both sides alike). Unpinned, the scheduler sometimes
+        /// puts both on one core, and then latency is the summed CPU work of both sides.
+        public var pinnedCPUs: Bool
         public var rounds: Int
         public var iterationsPerRound: Int
         public var ours: LatencyStats
@@ -27,8 +31,8 @@ public enum NotifyBenchmark {
     static let roundTripTimeout: Duration = .seconds(2)
 
     public static func run(
-        rootPath: String, iterations: Int, warmup: Int, rounds: Int,
-        pongExecutable: String, pongArguments: (String) -> [String], baselineExecutable: String,
+        rootPath: String, iterations: Int, warmup: Int, rounds: Int, pin: Bool,
+        pongExecutable: String, pongArguments: (String, Bool) -> [String], baselineExecutable: String,
         progress: (String) -> Void
     ) throws -> Result {
         precondition(iterations > 0 && rounds > 0)
@@ -38,25 +42,28 @@ public enum NotifyBenchmark {
         var ours: [Int64] = []
         var theirs: [Int64] = []
         var fs = "unknown"
+        let pin = pin && sth_cpu_count() >= 2
+        if pin { _ = sth_pin_to_cpu(0) }
         for r in 0..<rounds {
             progress("notify round \(r + 1)/\(rounds): C baseline")
-            theirs += try runBaseline(executable: baselineExecutable, directory: "\(base)/c\(r)", iterations: perRound, warmup: warmup)
+            theirs += try runBaseline(executable: baselineExecutable, directory: "\(base)/c\(r)", iterations: perRound, warmup: warmup, pin: pin)
             progress("notify round \(r + 1)/\(rounds): DarwinNotificationCenter")
-            let (samples, fsType) = try runOurs(directory: "\(base)/ours\(r)", iterations: perRound, warmup: warmup, pongExecutable: pongExecutable, pongArguments: pongArguments)
+            let (samples, fsType) = try runOurs(directory: "\(base)/ours\(r)", iterations: perRound, warmup: warmup, pongExecutable: pongExecutable, pongArguments: { pongArguments($0, pin) })
             ours += samples
             fs = fsType
+            progress("notify round \(r + 1)/\(rounds): ours p50 \(LatencyStats.micros(LatencyStats(samplesNanos: samples).p50Nanos)) µs, C p50 \(LatencyStats.micros(LatencyStats(samplesNanos: Array(theirs.suffix(perRound))).p50Nanos)) µs")
         }
         let o = LatencyStats(samplesNanos: ours)
         let b = LatencyStats(samplesNanos: theirs)
         return Result(
-            filesystem: fs, directory: rootPath, rounds: rounds, iterationsPerRound: perRound, ours: o, baselineC: b,
+            filesystem: fs, directory: rootPath, pinnedCPUs: pin, rounds: rounds, iterationsPerRound: perRound, ours: o, baselineC: b,
             ratioP50: Double(o.p50Nanos) / Double(b.p50Nanos), ratioP99: Double(o.p99Nanos) / Double(b.p99Nanos),
             targets: ["ratioP50": "<= 1.3", "oursP99Micros(tmpfs)": "<= 1000"])
     }
 
-    static func runBaseline(executable: String, directory: String, iterations: Int, warmup: Int) throws -> [Int64] {
+    static func runBaseline(executable: String, directory: String, iterations: Int, warmup: Int, pin: Bool) throws -> [Int64] {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let child = try ChildProcess.spawn(executable, [directory, String(iterations), String(warmup)])
+        let child = try ChildProcess.spawn(executable, [directory, String(iterations), String(warmup)] + (pin ? ["pin"] : []))
         var out: [Int64] = []
         let budget = Duration.seconds(5) + roundTripTimeout * Double(min(iterations + warmup, 1000))
         let deadline = ContinuousClock.now.advanced(by: budget)
@@ -121,7 +128,8 @@ public enum NotifyBenchmark {
     }
 
     /// The other side: observe `bench.ping`, post `bench.pong`. Runs until killed.
-    public static func pong(rootPath: String) throws -> Never {
+    public static func pong(rootPath: String, pinToCPU: Int?) throws -> Never {
+        if let cpu = pinToCPU { _ = sth_pin_to_cpu(Int32(cpu)) }
         let root = try DeviceRoot(path: rootPath)
         let center = try DarwinNotificationCenter(deviceRoot: root)
         try center.addObserver("bench.ping") { _ in try? center.post("bench.pong") }
