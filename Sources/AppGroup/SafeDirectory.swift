@@ -43,7 +43,7 @@ public final class SafeDirectory: @unchecked Sendable {
         return SafeDirectory(fd: fd, path: path)
     }
 
-    static func validate(component c: String) throws {
+    public static func validate(component c: String) throws {
         if c.isEmpty || c == "." || c == ".." || c.contains("/") || c.utf8.contains(0) || c.utf8.count > 255 {
             throw AppGroupError.invalidComponent(c)
         }

@@ -1,0 +1,39 @@
+/// A checker's verdict on one run's history. "Could not decide" (`decided == false`) is not a
+/// failure of the system under test: the history itself is incomplete.
+public struct CheckReport: Codable, Equatable, Sendable {
+    public var checker: String
+    public var decided: Bool
+    /// Set when `decided` is false.
+    public var undecidedReason: String?
+    public var results: [InvariantResult]
+    public var violations: [InvariantViolation]
+    public var detectionLatency: DetectionLatency
+
+    /// A human reads a violation's history lines; more than this is noise.
+    public static let maxRelevantEvents = 10
+
+    public init(
+        checker: String, decided: Bool, undecidedReason: String? = nil, results: [InvariantResult],
+        violations: [InvariantViolation], detectionLatency: DetectionLatency
+    ) {
+        self.checker = checker
+        self.decided = decided
+        self.undecidedReason = undecidedReason
+        self.results = results
+        self.violations = violations
+        self.detectionLatency = detectionLatency
+    }
+
+    public static func undecided(checker: String, reason: String) -> CheckReport {
+        CheckReport(
+            checker: checker, decided: false, undecidedReason: reason, results: [], violations: [],
+            detectionLatency: DetectionLatency(samplesNanos: []))
+    }
+
+    /// Decided, and every invariant held.
+    public var passed: Bool { decided && violations.isEmpty }
+
+    public func result(_ name: String) -> InvariantResult? { results.first { $0.name == name } }
+
+    public func violations(of name: String) -> [InvariantViolation] { violations.filter { $0.invariant == name } }
+}

@@ -1,0 +1,55 @@
+import History
+
+extension FocusPledgeChecker {
+    /// One incarnation of a stand-in process: from the harness's `spawn` to its `exit` (nil while it
+    /// still ran when the history ends), with the STOP/CONT signals it received.
+    struct ProcessLifetime: Sendable {
+        var pid: Int32
+        var spawn: HistoryEvent
+        var exit: HistoryEvent?
+        var signals: [HistoryEvent] = []
+
+        func isAlive(atMono mono: Int64) -> Bool {
+            spawn.mono <= mono && mono < (exit?.mono ?? .max)
+        }
+
+        /// True if the process was SIGSTOPped at `from` or received a STOP before `to`: a latency
+        /// measured across a suspension measures the nemesis, not the protocol.
+        func wasSuspended(from: Int64, to: Int64) -> Bool {
+            var stopped = false
+            for signal in signals where signal.mono <= to {
+                switch signal["signal"] {
+                case "STOP":
+                    if signal.mono > from { return true }
+                    stopped = true
+                case "CONT": stopped = false
+                default: break
+                }
+            }
+            return stopped
+        }
+
+        /// Lifetimes of every process the harness spawned as `target`, in spawn order.
+        static func lifetimes(of target: String, in events: [HistoryEvent]) -> [ProcessLifetime] {
+            var lives: [ProcessLifetime] = []
+            for event in events where event.process == HistoryEvent.harnessProcessName && event["target"] == target {
+                guard let pid = event.childPid else { continue }
+                let open = lives.lastIndex { $0.pid == pid && $0.exit == nil }
+                switch event.event {
+                case "spawn": lives.append(ProcessLifetime(pid: pid, spawn: event))
+                case "exit": if let i = open { lives[i].exit = event }
+                case "signal": if let i = open { lives[i].signals.append(event) }
+                default: break
+                }
+            }
+            return lives
+        }
+    }
+}
+
+extension Array where Element == FocusPledgeChecker.ProcessLifetime {
+    func alive(atMono mono: Int64) -> Element? { first { $0.isAlive(atMono: mono) } }
+
+    /// The first incarnation spawned after `mono`.
+    func nextSpawn(afterMono mono: Int64) -> Element? { first { $0.spawn.mono > mono } }
+}

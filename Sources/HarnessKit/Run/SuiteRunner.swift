@@ -1,0 +1,90 @@
+import Foundation
+
+/// Runs scenario × variant × seed combinations one after the other and summarises them:
+/// a table for people, JUnit for CI.
+public enum SuiteRunner {
+    public struct Case: Sendable {
+        public var scenarioPath: String
+        public var scenario: Scenario
+        public var variant: ScenarioVariant
+        public var seed: UInt64
+
+        public init(scenarioPath: String, scenario: Scenario, variant: ScenarioVariant, seed: UInt64) {
+            self.scenarioPath = scenarioPath
+            self.scenario = scenario
+            self.variant = variant
+            self.seed = seed
+        }
+    }
+
+    public struct Result: Sendable {
+        public var `case`: Case
+        public var outcome: ScenarioRunner.Outcome
+    }
+
+    public static func run(
+        _ cases: [Case], durationOverride: Duration?, outputDirectory: String, binDirectory: String,
+        progress: @escaping @Sendable (String) -> Void, onResult: (Result) -> Void
+    ) -> [Result] {
+        var out: [Result] = []
+        for (i, c) in cases.enumerated() {
+            progress("[\(i + 1)/\(cases.count)] \(c.scenario.name) \(c.variant.rawValue) seed \(c.seed) ...")
+            let runner = ScenarioRunner(options: .init(
+                scenario: c.scenario, scenarioPath: c.scenarioPath, variant: c.variant, seed: c.seed,
+                durationOverride: durationOverride, outputDirectory: outputDirectory, binDirectory: binDirectory, progress: progress))
+            let r = Result(case: c, outcome: runner.run())
+            onResult(r)
+            out.append(r)
+        }
+        return out
+    }
+
+    static func verdict(_ o: ScenarioRunner.Outcome) -> String {
+        switch o.exitCode {
+        case 0: return "PASS"
+        case 1: return "VIOLATION"
+        default: return "UNDECIDED"
+        }
+    }
+
+    public static func table(_ results: [Result]) -> String {
+        let header = ["scenario", "variant", "seed", "verdict", "faults", "checked", "violated invariants", "latency p50/p99 ms", "wall s"]
+        var rows: [[String]] = []
+        for r in results {
+            let rep = r.outcome.report
+            let sessions = rep?.results.map(\.checkedCount).max().map(String.init) ?? "-"
+            let lat: String
+            if let l = rep?.detectionLatency, l.count > 0, let p50 = l.p50Micros, let p99 = l.p99Micros {
+                lat = String(format: "%.2f / %.2f (n=%d)", p50 / 1000, p99 / 1000, l.count)
+            } else { lat = "-" }
+            let kinds = rep.map { Set($0.violations.map(\.invariant)).sorted().joined(separator: ",") } ?? (r.outcome.setupError ?? "")
+            rows.append([
+                r.case.scenario.name, r.case.variant.rawValue, String(r.case.seed), verdict(r.outcome),
+                String(r.outcome.killsAndStops), sessions, kinds.isEmpty ? "-" : kinds, lat, String(format: "%.1f", r.outcome.wallSeconds),
+            ])
+        }
+        let widths = header.indices.map { i in max(header[i].count, rows.map { $0[i].count }.max() ?? 0) }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { i, c in c.padding(toLength: widths[i], withPad: " ", startingAt: 0) }.joined(separator: "  ")
+        }
+        return ([line(header)] + rows.map(line)).joined(separator: "\n")
+    }
+
+    public static func junit(_ results: [Result], suiteName: String) -> JUnitReport {
+        var cases: [JUnitReport.TestCase] = []
+        for r in results {
+            let name = "\(r.case.scenario.name) [\(r.case.variant.rawValue)] seed \(r.case.seed)"
+            var failure: JUnitReport.Failure?
+            if let err = r.outcome.setupError {
+                failure = .init(message: "could not decide: \(err)", text: "run directory: \(r.outcome.runDirectory)")
+            } else if let rep = r.outcome.report, !rep.passed {
+                let first = rep.violations.first.map { "\($0.invariant): \($0.explanation)" } ?? (rep.undecidedReason ?? "undecided")
+                failure = .init(message: first, text: rep.humanSummary() + "\nrun directory: \(r.outcome.runDirectory)")
+            }
+            cases.append(.init(
+                name: name, classname: "ScreenTimeHarness.\(r.case.scenario.name)", timeSeconds: r.outcome.wallSeconds,
+                failure: failure, systemOut: "faults=\(r.outcome.killsAndStops) history=\(r.outcome.runDirectory)/history.jsonl"))
+        }
+        return JUnitReport(suiteName: suiteName, testCases: cases)
+    }
+}

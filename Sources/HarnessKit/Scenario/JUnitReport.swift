@@ -1,0 +1,233 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `junit.xml` for CI: one `<testsuite>` (the run), one `<testcase>` per check. The format is the
+/// de-facto one Jenkins, GitLab and GitHub reporters read; counts in the suite's attributes are
+/// computed from the cases, never passed in, so they cannot disagree.
+public struct JUnitReport: Sendable, Equatable {
+    public var suiteName: String
+    /// ISO 8601, e.g. from the run's start; left out when nil (keeps golden files stable).
+    public var timestamp: String?
+    /// Suite-level facts worth seeing in CI: seed, variant, scenario.
+    public var properties: [Property]
+    public var testCases: [TestCase]
+
+    public init(suiteName: String, timestamp: String? = nil, properties: [Property] = [], testCases: [TestCase] = []) {
+        self.suiteName = suiteName
+        self.timestamp = timestamp
+        self.properties = properties
+        self.testCases = testCases
+    }
+
+    public struct Property: Sendable, Equatable {
+        public var name: String
+        public var value: String
+
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public struct TestCase: Sendable, Equatable {
+        public var name: String
+        public var classname: String
+        public var timeSeconds: Double
+        public var failure: Failure?
+        public var systemOut: String?
+
+        public init(name: String, classname: String, timeSeconds: Double, failure: Failure? = nil, systemOut: String? = nil) {
+            self.name = name
+            self.classname = classname
+            self.timeSeconds = timeSeconds
+            self.failure = failure
+            self.systemOut = systemOut
+        }
+    }
+
+    public struct Failure: Sendable, Equatable {
+        /// One line, shown in CI summaries.
+        public var message: String
+        /// The details: the offending history lines, expected vs. found.
+        public var text: String
+
+        public init(message: String, text: String = "") {
+            self.message = message
+            self.text = text
+        }
+    }
+
+    public var testCount: Int { testCases.count }
+    public var failureCount: Int { testCases.filter { $0.failure != nil }.count }
+    public var totalTimeSeconds: Double { testCases.reduce(0) { $0 + max(0, $1.timeSeconds) } }
+
+    public func xml() -> String {
+        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        out += "<testsuite name=\"\(Self.escapeAttribute(suiteName))\" tests=\"\(testCount)\""
+        out += " failures=\"\(failureCount)\" errors=\"0\" skipped=\"0\" time=\"\(Self.formatSeconds(totalTimeSeconds))\""
+        if let timestamp { out += " timestamp=\"\(Self.escapeAttribute(timestamp))\"" }
+        out += ">\n"
+        if !properties.isEmpty {
+            out += "  <properties>\n"
+            for property in properties {
+                out += "    <property name=\"\(Self.escapeAttribute(property.name))\" value=\"\(Self.escapeAttribute(property.value))\"/>\n"
+            }
+            out += "  </properties>\n"
+        }
+        for testCase in testCases {
+            out += "  <testcase name=\"\(Self.escapeAttribute(testCase.name))\""
+            out += " classname=\"\(Self.escapeAttribute(testCase.classname))\" time=\"\(Self.formatSeconds(testCase.timeSeconds))\""
+            guard testCase.failure != nil || testCase.systemOut != nil else {
+                out += "/>\n"
+                continue
+            }
+            out += ">\n"
+            if let failure = testCase.failure {
+                out += "    <failure message=\"\(Self.escapeAttribute(failure.message))\" type=\"failure\">"
+                out += Self.escapeText(failure.text)
+                out += "</failure>\n"
+            }
+            if let systemOut = testCase.systemOut {
+                out += "    <system-out>\(Self.escapeText(systemOut))</system-out>\n"
+            }
+            out += "  </testcase>\n"
+        }
+        out += "</testsuite>\n"
+        return out
+    }
+
+    // MARK: - Escaping
+
+    /// Text content: `&`, `<`, `>` as entities; `\r` as a reference so a parser does not fold it into
+    /// `\n`; characters XML 1.0 cannot carry at all (other C0 controls, U+FFFE, U+FFFF) as the visible
+    /// Swift spelling `\u{1B}`, so that e.g. ANSI colours in a failure stay readable.
+    public static func escapeText(_ text: String) -> String {
+        escape(text, inAttribute: false)
+    }
+
+    /// Attribute values: as text, plus quotes, and tab/newline as references (attribute-value
+    /// normalization would turn them into spaces).
+    public static func escapeAttribute(_ text: String) -> String {
+        escape(text, inAttribute: true)
+    }
+
+    static func escape(_ text: String, inAttribute: Bool) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"" where inAttribute: out += "&quot;"
+            case "'" where inAttribute: out += "&apos;"
+            case "\r": out += "&#13;"
+            case "\n" where inAttribute: out += "&#10;"
+            case "\t" where inAttribute: out += "&#9;"
+            case "\n", "\t": out.unicodeScalars.append(scalar)
+            default:
+                if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF {
+                    out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
+    }
+
+    /// Seconds with millisecond precision and a `.` whatever the locale: "1.234". Negative and
+    /// non-finite times (a clock that went backwards) become 0.
+    static func formatSeconds(_ seconds: Double) -> String {
+        guard seconds.isFinite, seconds > 0 else { return "0.000" }
+        let millis = Int((min(seconds, 1e12) * 1000).rounded())
+        let fraction = String(millis % 1000)
+        return "\(millis / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+
+    // MARK: - Writing
+
+    /// Writes `xml()` to `path` atomically: a temp file in the same directory, fsync, then rename, so
+    /// a CI reader (or a killed harness) never sees half a report.
+    public func write(toPath path: String) throws(JUnitWriteError) {
+        try Self.writeAtomically(Array(xml().utf8), toPath: path)
+    }
+
+    static func writeAtomically(_ bytes: [UInt8], toPath path: String) throws(JUnitWriteError) {
+        let directory: String
+        if let slash = path.lastIndex(of: "/") {
+            directory = slash == path.startIndex ? "/" : String(path[..<slash])
+        } else {
+            directory = "."
+        }
+        let fileName = path.split(separator: "/").last.map(String.init) ?? path
+        // docs/PROTOCOL.md's temp name `.tmp.<pid>.<counter>.<final-name>`: watchers ignore dot names,
+        // and anyone may delete it once <pid> is gone. O_EXCL picks the first free counter.
+        let maximumAttempts = 100
+        var fd: Int32 = -1
+        var tempPath = ""
+        for counter in 0..<maximumAttempts {
+            tempPath = "\(directory)/.tmp.\(getpid()).\(counter).\(fileName)"
+            fd = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            if fd >= 0 || errno != EEXIST { break }
+        }
+        guard fd >= 0 else { throw JUnitWriteError(path: path, operation: "open \(tempPath)", errno: errno) }
+        var closed = false
+        defer {
+            if !closed { close(fd) }
+        }
+        func fail(_ operation: String) -> JUnitWriteError {
+            let error = JUnitWriteError(path: path, operation: operation, errno: errno)
+            unlink(tempPath)
+            return error
+        }
+        var written = 0
+        // Bounded: each successful write makes progress; EINTR retries are capped.
+        var interruptions = 0
+        let maximumInterruptions = 1000
+        while written < bytes.count {
+            let result = bytes.withUnsafeBytes { buffer in
+                systemWrite(fd, buffer.baseAddress! + written, buffer.count - written)
+            }
+            if result < 0 {
+                if errno == EINTR && interruptions < maximumInterruptions {
+                    interruptions += 1
+                    continue
+                }
+                throw fail("write")
+            }
+            written += result
+        }
+        guard fsync(fd) == 0 else { throw fail("fsync") }
+        closed = true
+        guard close(fd) == 0 else { throw fail("close") }
+        guard rename(tempPath, path) == 0 else { throw fail("rename") }
+    }
+}
+
+/// A report that could not be written; says which system call failed and why.
+public struct JUnitWriteError: Error, CustomStringConvertible, Equatable, Sendable {
+    public var path: String
+    public var operation: String
+    public var errno: Int32
+
+    public init(path: String, operation: String, errno: Int32) {
+        self.path = path
+        self.operation = operation
+        self.errno = errno
+    }
+
+    public var description: String {
+        "\(path): cannot write JUnit report: \(operation): \(String(cString: strerror(errno)))"
+    }
+}
+
+/// `write(2)`, named apart from `JUnitReport.write(toPath:)`.
+private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    write(fd, buffer, count)
+}

@@ -1,0 +1,509 @@
+// Scenario files: YAML → `Scenario`, strictly. Every problem is a `ScenarioError` pointing at
+// `file:line:column` of the offending node: unknown keys, wrong types, negative numbers, ranges whose
+// min exceeds their max, unknown enum values, bad durations. Keep this comment, the README in
+// harness/scenarios/ and the code in step.
+//
+// Schema (keys not marked "required" may be left out; the value after `=` is the default):
+//
+//   name: focuspledge               required; [A-Za-z0-9._-]+ (it names run directories)
+//   system: focuspledge             required; the known systems are listed in ScenarioSystem
+//   variants: [as-written, hardened]        = all of the system's variants; non-empty, no repeats
+//   clock:
+//     rate: 600                     = 600; device seconds per wall second, 0 < rate <= 1000000
+//     start: "2026-02-17T08:00:00Z" = that; ISO 8601 with a zone (Z or +01:00)
+//     timeZone: Europe/Berlin       = UTC; an IANA time zone identifier
+//   duration: 4h                    required; device time the workload covers: 90s, 15m, 4h, 1h30m,
+//                                   or whole seconds; 0 < duration <= 366 days
+//   workload:                       required
+//     blockedApps: [com.social.feed]        required; 1...50 distinct bundle ids
+//     sessions:
+//       durationMinutes: [20, 60]   = [20, 60]; [min, max], 3 <= min <= max <= 10080 (a week)
+//       gapMinutes: [2, 15]         = [2, 15]; [min, max], 0 <= min <= max <= 10080
+//     violations:
+//       probability: 0.5            = 0.5; chance that a session has violations, 0...1
+//       kinds: [open_blocked_app, press_shield_button]   = both; non-empty, no repeats
+//       maxPerSession: 2            = 1; a violating session has 1...maxPerSession, 1...100
+//     stopSessionProbability: 0.0   = 0; chance the user stops a session by hand, 0...1
+//   nemesis:                        absent = no faults at all
+//     enabled: true                 = true (when the block is present)
+//     intervalMillis: [40, 120]     = [40, 120]; wall time between faults, 1 <= min <= max <= 600000
+//     actions: { kill: 0.5, term: 0.1, stop: 0.4 }     = those; weights >= 0, missing = 0,
+//                                   at least one positive when enabled
+//     stopMillis: [20, 250]         = [20, 250]; SIGSTOP ... SIGCONT, 0 <= min <= max <= 600000
+//     restartDelayMillis: [10, 400] = [10, 400]; down time after kill/term, 0 <= min <= max <= 600000
+//     targets: [host-app, settlement-server, monitor-extension, shield-action-extension]
+//                                   = all four; non-empty when enabled, no repeats
+//   server:
+//     staleAfterMinutes: 15         = 15; 1...10080
+//   host:
+//     pollSeconds: 5                = 5; 0 < pollSeconds <= 3600 (device time)
+//
+// Ranges are two-element lists `[min, max]`. Numbers must be YAML numbers (quoted "600" is a string).
+
+import Foundation
+import Yams
+
+public enum ScenarioParser {
+    public static let maximumBlockedApps = 50
+    public static let maximumMinutes = 7 * 24 * 60
+    public static let maximumMillis = 600_000
+    public static let maximumViolationsPerSession = 100
+    public static let maximumRate = 1_000_000.0
+    public static let maximumPollSeconds = 3600.0
+    /// A scenario file is a page of settings; anything this large is a mistake.
+    public static let maximumFileBytes = 1 << 20
+
+    /// Reads and parses the scenario at `path`; errors name `path`.
+    public static func load(path: String) throws(ScenarioError) -> Scenario {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ScenarioError(file: path, message: "cannot read scenario file: \(error.localizedDescription)")
+        }
+        guard data.count <= maximumFileBytes else {
+            throw ScenarioError(file: path, message: "scenario file is larger than \(maximumFileBytes) bytes")
+        }
+        guard let yaml = String(data: data, encoding: .utf8) else {
+            throw ScenarioError(file: path, message: "scenario file is not UTF-8")
+        }
+        return try parse(yaml: yaml, file: path)
+    }
+
+    /// Parses scenario YAML; `file` is only used to label errors.
+    public static func parse(yaml: String, file: String) throws(ScenarioError) -> Scenario {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: yaml)
+        } catch let error as YamlError {
+            throw ScenarioError(yaml: error, file: file)
+        } catch {
+            throw ScenarioError(file: file, message: "invalid YAML: \(error)")
+        }
+        guard let root else {
+            throw ScenarioError(file: file, line: 1, column: 1, message: "scenario file is empty")
+        }
+        return try NodeReader(file: file).scenario(root)
+    }
+}
+
+extension Scenario {
+    /// `ScenarioParser.load(path:)`.
+    public static func load(path: String) throws(ScenarioError) -> Scenario {
+        try ScenarioParser.load(path: path)
+    }
+
+    /// `ScenarioParser.parse(yaml:file:)`.
+    public static func parse(yaml: String, file: String = "<scenario>") throws(ScenarioError) -> Scenario {
+        try ScenarioParser.parse(yaml: yaml, file: file)
+    }
+}
+
+extension ScenarioError {
+    init(yaml error: YamlError, file: String) {
+        switch error {
+        case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _),
+             let .composer(context, problem, mark, _):
+            let detail = context.map { "\($0.text): " } ?? ""
+            self.init(file: file, line: mark.line, column: mark.column, message: "invalid YAML: \(detail)\(problem)")
+        case let .duplicatedKeysInMapping(duplicates, context):
+            let keys = duplicates.sorted().map { "'\($0)'" }.joined(separator: ", ")
+            self.init(
+                file: file, line: context.mark.line, column: context.mark.column,
+                message: "duplicate key \(keys) in one mapping"
+            )
+        default:
+            self.init(file: file, message: "invalid YAML: \(error)")
+        }
+    }
+}
+
+/// Reads typed values out of composed nodes, turning every mismatch into a positioned error.
+struct NodeReader {
+    let file: String
+
+    func error(_ node: Node?, _ message: String) -> ScenarioError {
+        ScenarioError(file: file, line: node?.mark?.line, column: node?.mark?.column, message: message)
+    }
+
+    // MARK: - The schema
+
+    func scenario(_ root: Node) throws(ScenarioError) -> Scenario {
+        let top = try fields(
+            root, path: "",
+            allowed: ["name", "system", "variants", "clock", "duration", "workload", "nemesis", "server", "host"]
+        )
+        let nameNode = try top.required("name")
+        let name = try string(nameNode, "name")
+        let nameCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+        guard !name.isEmpty, name.count <= 100, name.allSatisfy({ nameCharacters.contains($0) }) else {
+            throw error(nameNode, "name: '\(name)' must be 1...100 characters of A-Z a-z 0-9 . _ -")
+        }
+        let system: ScenarioSystem = try enumValue(try top.required("system"), "system", what: "system")
+
+        var variants = system.knownVariants
+        if let node = top["variants"] {
+            variants = try enumList(node, "variants", what: "variant", nonEmpty: true)
+            for (variant, variantNode) in zip(variants, node.array()) where !system.knownVariants.contains(variant) {
+                let known = system.knownVariants.map(\.rawValue).joined(separator: ", ")
+                throw error(variantNode, "variants: \(system.rawValue) has no variant '\(variant.rawValue)'; known: \(known)")
+            }
+        }
+
+        let clock = try self.clock(top["clock"])
+        let durationSeconds = try duration(try top.required("duration"), "duration")
+        let workload = try self.workload(try top.required("workload"))
+        let nemesis = try self.nemesis(top["nemesis"])
+
+        var server = Scenario.Server(staleAfterMinutes: 15)
+        if let node = top["server"] {
+            let section = try fields(node, path: "server", allowed: ["staleAfterMinutes"])
+            if let value = section["staleAfterMinutes"] {
+                server.staleAfterMinutes = try int(
+                    value, "server.staleAfterMinutes", in: 1...ScenarioParser.maximumMinutes
+                )
+            }
+        }
+        var host = Scenario.Host(pollSeconds: 5)
+        if let node = top["host"] {
+            let section = try fields(node, path: "host", allowed: ["pollSeconds"])
+            if let value = section["pollSeconds"] {
+                host.pollSeconds = try positiveDouble(
+                    value, "host.pollSeconds", maximum: ScenarioParser.maximumPollSeconds
+                )
+            }
+        }
+        return Scenario(
+            name: name, system: system, variants: variants, clock: clock, durationSeconds: durationSeconds,
+            workload: workload, nemesis: nemesis, server: server, host: host
+        )
+    }
+
+    func clock(_ node: Node?) throws(ScenarioError) -> Scenario.Clock {
+        var clock = Scenario.Clock(rate: 600, start: Date(timeIntervalSince1970: 1_771_315_200), timeZone: "UTC")
+        guard let node else { return clock }
+        let section = try fields(node, path: "clock", allowed: ["rate", "start", "timeZone"])
+        if let value = section["rate"] {
+            clock.rate = try positiveDouble(value, "clock.rate", maximum: ScenarioParser.maximumRate)
+        }
+        if let value = section["start"] {
+            // Unquoted, YAML resolves an ISO date to a timestamp; quoted, to a string: take either's text.
+            guard case .scalar(let scalar) = value, [.str, .timestamp].contains(value.tagName),
+                  let date = Self.parseDate(scalar.string)
+            else {
+                throw error(value, "clock.start: expected an ISO 8601 time with a zone like \"2026-02-17T08:00:00Z\", got \(describe(value))")
+            }
+            clock.start = date
+        }
+        if let value = section["timeZone"] {
+            let identifier = try string(value, "clock.timeZone")
+            guard TimeZone(identifier: identifier) != nil else {
+                throw error(value, "clock.timeZone: unknown time zone '\(identifier)' (use an IANA name like Europe/Berlin)")
+            }
+            clock.timeZone = identifier
+        }
+        return clock
+    }
+
+    func workload(_ node: Node) throws(ScenarioError) -> Scenario.Workload {
+        let section = try fields(
+            node, path: "workload", allowed: ["blockedApps", "sessions", "violations", "stopSessionProbability"]
+        )
+        let appsNode = try section.required("blockedApps")
+        let blockedApps = try stringList(appsNode, "workload.blockedApps", nonEmpty: true)
+        guard blockedApps.count <= ScenarioParser.maximumBlockedApps else {
+            throw error(appsNode, "workload.blockedApps: at most \(ScenarioParser.maximumBlockedApps) apps")
+        }
+        var workload = Scenario.Workload(
+            blockedApps: blockedApps, sessionDurationMinutes: 20...60, gapMinutes: 2...15,
+            violationProbability: 0.5, violationKinds: ViolationKind.allCases, maxViolationsPerSession: 1,
+            stopSessionProbability: 0
+        )
+        if let node = section["sessions"] {
+            let sessions = try fields(node, path: "workload.sessions", allowed: ["durationMinutes", "gapMinutes"])
+            if let value = sessions["durationMinutes"] {
+                // Violations keep out of a session's first and last minute, so it needs room between them.
+                workload.sessionDurationMinutes = try intRange(
+                    value, "workload.sessions.durationMinutes", in: 3...ScenarioParser.maximumMinutes
+                )
+            }
+            if let value = sessions["gapMinutes"] {
+                workload.gapMinutes = try intRange(value, "workload.sessions.gapMinutes", in: 0...ScenarioParser.maximumMinutes)
+            }
+        }
+        if let node = section["violations"] {
+            let violations = try fields(
+                node, path: "workload.violations", allowed: ["probability", "kinds", "maxPerSession"]
+            )
+            if let value = violations["probability"] {
+                workload.violationProbability = try probability(value, "workload.violations.probability")
+            }
+            if let value = violations["kinds"] {
+                workload.violationKinds = try enumList(value, "workload.violations.kinds", what: "violation kind", nonEmpty: true)
+            }
+            if let value = violations["maxPerSession"] {
+                workload.maxViolationsPerSession = try int(
+                    value, "workload.violations.maxPerSession", in: 1...ScenarioParser.maximumViolationsPerSession
+                )
+            }
+        }
+        if let value = section["stopSessionProbability"] {
+            workload.stopSessionProbability = try probability(value, "workload.stopSessionProbability")
+        }
+        return workload
+    }
+
+    func nemesis(_ node: Node?) throws(ScenarioError) -> Scenario.Nemesis {
+        guard let node else { return .disabled }
+        let section = try fields(
+            node, path: "nemesis",
+            allowed: ["enabled", "intervalMillis", "actions", "stopMillis", "restartDelayMillis", "targets"]
+        )
+        var nemesis = Scenario.Nemesis.disabled
+        nemesis.enabled = true
+        if let value = section["enabled"] {
+            nemesis.enabled = try bool(value, "nemesis.enabled")
+        }
+        let millis = 0...ScenarioParser.maximumMillis
+        if let value = section["intervalMillis"] {
+            // At least 1 ms apart: a zero interval would schedule unboundedly many faults.
+            nemesis.intervalMillis = try intRange(value, "nemesis.intervalMillis", in: 1...ScenarioParser.maximumMillis)
+        }
+        if let value = section["stopMillis"] {
+            nemesis.stopMillis = try intRange(value, "nemesis.stopMillis", in: millis)
+        }
+        if let value = section["restartDelayMillis"] {
+            nemesis.restartDelayMillis = try intRange(value, "nemesis.restartDelayMillis", in: millis)
+        }
+        if let value = section["actions"] {
+            let actions = try fields(value, path: "nemesis.actions", allowed: FaultKind.allCases.map(\.rawValue))
+            var weights = Scenario.FaultWeights(kill: 0, term: 0, stop: 0)
+            if let weight = actions["kill"] { weights.kill = try nonNegativeDouble(weight, "nemesis.actions.kill") }
+            if let weight = actions["term"] { weights.term = try nonNegativeDouble(weight, "nemesis.actions.term") }
+            if let weight = actions["stop"] { weights.stop = try nonNegativeDouble(weight, "nemesis.actions.stop") }
+            if nemesis.enabled && weights.kill + weights.term + weights.stop <= 0 {
+                throw error(value, "nemesis.actions: at least one weight must be positive while the nemesis is enabled")
+            }
+            nemesis.weights = weights
+        }
+        if let value = section["targets"] {
+            nemesis.targets = try enumList(value, "nemesis.targets", what: "target", nonEmpty: nemesis.enabled)
+        }
+        return nemesis
+    }
+
+    // MARK: - Mappings
+
+    struct Fields {
+        let node: Node
+        let path: String
+        let reader: NodeReader
+        let values: [String: Node]
+
+        subscript(key: String) -> Node? { values[key] }
+
+        func required(_ key: String) throws(ScenarioError) -> Node {
+            guard let value = values[key] else {
+                let place = path.isEmpty ? "the scenario" : path
+                throw reader.error(node, "missing required key '\(key)' in \(place)")
+            }
+            return value
+        }
+    }
+
+    func fields(_ node: Node, path: String, allowed: [String]) throws(ScenarioError) -> Fields {
+        guard case .mapping(let mapping) = node else {
+            let place = path.isEmpty ? "the scenario" : path
+            throw error(node, "\(place): expected a mapping of keys to values, got \(describe(node))")
+        }
+        var values: [String: Node] = [:]
+        for (keyNode, value) in mapping {
+            guard case .scalar(let key) = keyNode, keyNode.tagName == .str else {
+                throw error(keyNode, "keys must be plain names, got \(describe(keyNode))")
+            }
+            let qualified = path.isEmpty ? key.string : "\(path).\(key.string)"
+            guard allowed.contains(key.string) else {
+                throw error(keyNode, "unknown key '\(qualified)'; expected one of: \(allowed.joined(separator: ", "))")
+            }
+            guard values[key.string] == nil else {
+                throw error(keyNode, "duplicate key '\(qualified)'")
+            }
+            values[key.string] = value
+        }
+        return Fields(node: node, path: path, reader: self, values: values)
+    }
+
+    // MARK: - Scalars
+
+    func describe(_ node: Node) -> String {
+        switch node {
+        case .mapping: return "a mapping"
+        case .sequence: return "a list"
+        case .alias: return "an alias"
+        case .scalar(let scalar):
+            switch node.tagName {
+            case .null: return "null"
+            case .bool: return "the boolean \(scalar.string)"
+            case .int, .float: return "the number \(scalar.string)"
+            default: return "the string '\(scalar.string)'"
+            }
+        }
+    }
+
+    func string(_ node: Node, _ path: String) throws(ScenarioError) -> String {
+        guard case .scalar(let scalar) = node, node.tagName == .str else {
+            throw error(node, "\(path): expected a string, got \(describe(node))")
+        }
+        return scalar.string
+    }
+
+    func bool(_ node: Node, _ path: String) throws(ScenarioError) -> Bool {
+        guard node.tagName == .bool, let value = node.bool else {
+            throw error(node, "\(path): expected true or false, got \(describe(node))")
+        }
+        return value
+    }
+
+    func int(_ node: Node, _ path: String, in bounds: ClosedRange<Int>) throws(ScenarioError) -> Int {
+        guard case .scalar(let scalar) = node, node.tagName == .int || node.tagName == .float,
+              let value = Int(scalar.string)
+        else {
+            throw error(node, "\(path): expected a whole number, got \(describe(node))")
+        }
+        try check(value, node, path, in: bounds)
+        return value
+    }
+
+    func check(_ value: Int, _ node: Node, _ path: String, in bounds: ClosedRange<Int>) throws(ScenarioError) {
+        if value < 0 && bounds.lowerBound >= 0 {
+            throw error(node, "\(path): must not be negative, got \(value)")
+        }
+        guard bounds.contains(value) else {
+            throw error(node, "\(path): must be in \(bounds.lowerBound)...\(bounds.upperBound), got \(value)")
+        }
+    }
+
+    func double(_ node: Node, _ path: String) throws(ScenarioError) -> Double {
+        guard case .scalar(let scalar) = node, node.tagName == .int || node.tagName == .float,
+              let value = Double(scalar.string), value.isFinite
+        else {
+            throw error(node, "\(path): expected a number, got \(describe(node))")
+        }
+        return value
+    }
+
+    func nonNegativeDouble(_ node: Node, _ path: String) throws(ScenarioError) -> Double {
+        let value = try double(node, path)
+        guard value >= 0 else { throw error(node, "\(path): must not be negative, got \(value)") }
+        return value
+    }
+
+    func positiveDouble(_ node: Node, _ path: String, maximum: Double) throws(ScenarioError) -> Double {
+        let value = try double(node, path)
+        guard value >= 0 else { throw error(node, "\(path): must not be negative, got \(value)") }
+        guard value > 0, value <= maximum else {
+            throw error(node, "\(path): must be greater than 0 and at most \(maximum), got \(value)")
+        }
+        return value
+    }
+
+    func probability(_ node: Node, _ path: String) throws(ScenarioError) -> Double {
+        let value = try nonNegativeDouble(node, path)
+        guard value <= 1 else { throw error(node, "\(path): a probability is at most 1, got \(value)") }
+        return value
+    }
+
+    func duration(_ node: Node, _ path: String) throws(ScenarioError) -> Int {
+        let usage = "use e.g. 90s, 15m, 4h, 1h30m or a whole number of seconds"
+        guard case .scalar(let scalar) = node, [.int, .str].contains(node.tagName) else {
+            throw error(node, "\(path): expected a duration (\(usage)), got \(describe(node))")
+        }
+        let text = scalar.string.trimmingWhitespace()
+        if text.hasPrefix("-") {
+            throw error(node, "\(path): a duration must not be negative, got '\(text)'")
+        }
+        guard let seconds = ScenarioDuration.seconds(from: text) else {
+            throw error(node, "\(path): bad duration '\(text)' (\(usage); at most \(ScenarioDuration.maximumSeconds)s)")
+        }
+        guard seconds > 0 else { throw error(node, "\(path): must be longer than 0 seconds") }
+        return seconds
+    }
+
+    static func parseDate(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
+    }
+
+    // MARK: - Lists
+
+    func list(_ node: Node, _ path: String, expected: String) throws(ScenarioError) -> [Node] {
+        guard case .sequence(let sequence) = node else {
+            throw error(node, "\(path): expected \(expected), got \(describe(node))")
+        }
+        return Array(sequence)
+    }
+
+    /// `[min, max]` with `bounds.lowerBound <= min <= max <= bounds.upperBound`.
+    func intRange(_ node: Node, _ path: String, in bounds: ClosedRange<Int>) throws(ScenarioError) -> ClosedRange<Int> {
+        let expected = "a [min, max] list of two whole numbers"
+        let items = try list(node, path, expected: expected)
+        guard items.count == 2 else {
+            throw error(node, "\(path): expected \(expected), got a list of \(items.count)")
+        }
+        let minimum = try int(items[0], "\(path) min", in: bounds)
+        let maximum = try int(items[1], "\(path) max", in: bounds)
+        guard minimum <= maximum else {
+            throw error(node, "\(path): min \(minimum) is greater than max \(maximum)")
+        }
+        return minimum...maximum
+    }
+
+    func stringList(_ node: Node, _ path: String, nonEmpty: Bool) throws(ScenarioError) -> [String] {
+        let items = try list(node, path, expected: "a list of strings")
+        if nonEmpty && items.isEmpty { throw error(node, "\(path): must not be empty") }
+        var values: [String] = []
+        for item in items {
+            let value = try string(item, path)
+            guard !value.isEmpty else { throw error(item, "\(path): empty string") }
+            guard !values.contains(value) else { throw error(item, "\(path): '\(value)' is listed twice") }
+            values.append(value)
+        }
+        return values
+    }
+
+    func enumValue<Value: RawRepresentable & CaseIterable>(
+        _ node: Node, _ path: String, what: String
+    ) throws(ScenarioError) -> Value where Value.RawValue == String {
+        let known = Value.allCases.map(\.rawValue).joined(separator: ", ")
+        guard case .scalar(let scalar) = node, node.tagName == .str else {
+            throw error(node, "\(path): expected one of \(known), got \(describe(node))")
+        }
+        guard let value = Value(rawValue: scalar.string) else {
+            throw error(node, "\(path): unknown \(what) '\(scalar.string)'; known: \(known)")
+        }
+        return value
+    }
+
+    func enumList<Value: RawRepresentable & CaseIterable & Equatable>(
+        _ node: Node, _ path: String, what: String, nonEmpty: Bool
+    ) throws(ScenarioError) -> [Value] where Value.RawValue == String {
+        let known = Value.allCases.map(\.rawValue).joined(separator: ", ")
+        let items = try list(node, path, expected: "a list of: \(known)")
+        if nonEmpty && items.isEmpty { throw error(node, "\(path): must not be empty") }
+        var values: [Value] = []
+        for item in items {
+            let value: Value = try enumValue(item, path, what: what)
+            guard !values.contains(value) else { throw error(item, "\(path): '\(value.rawValue)' is listed twice") }
+            values.append(value)
+        }
+        return values
+    }
+}
+
+extension Node {
+    /// The resolved tag (`Tag.name` is internal to Yams; its raw value is not).
+    var tagName: Tag.Name { Tag.Name(rawValue: tag.rawValue) }
+}

@@ -1,0 +1,39 @@
+/// Everything `SettlementHTTPServer.run` needs besides the clock.
+public struct SettlementServerConfiguration: Sendable {
+    /// The append-only ledger journal (created if absent).
+    public var journalPath: String
+    /// Where to publish the bound port (`<run-dir>/settlement-server.port`); nil = don't.
+    public var portFilePath: String?
+    /// `<run-dir>/trace/settlement-server.jsonl`; nil = no trace.
+    public var tracePath: String?
+    /// Device seconds without a heartbeat after which the stale job settles a session FAILURE.
+    public var staleAfterSeconds: Double
+    /// Wall-clock period of the stale job.
+    public var jobIntervalMillis: Int
+    public var limits: SettlementLimits
+    public var maxJournalBytes: Int
+    public var maxRequestBodyBytes: Int
+
+    public static let defaultJobIntervalMillis = 100
+    public static let defaultMaxRequestBodyBytes = 64 << 10
+
+    public init(
+        journalPath: String,
+        portFilePath: String? = nil,
+        tracePath: String? = nil,
+        staleAfterSeconds: Double,
+        jobIntervalMillis: Int = defaultJobIntervalMillis,
+        limits: SettlementLimits = .standard,
+        maxJournalBytes: Int = LedgerJournal.defaultMaxJournalBytes,
+        maxRequestBodyBytes: Int = defaultMaxRequestBodyBytes
+    ) {
+        self.journalPath = journalPath
+        self.portFilePath = portFilePath
+        self.tracePath = tracePath
+        self.staleAfterSeconds = staleAfterSeconds
+        self.jobIntervalMillis = jobIntervalMillis
+        self.limits = limits
+        self.maxJournalBytes = maxJournalBytes
+        self.maxRequestBodyBytes = maxRequestBodyBytes
+    }
+}
