@@ -82,7 +82,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HarnessKitTests",
-            dependencies: ["HarnessKit", "History", "FocusPledge"],
+            dependencies: ["HarnessKit", "History", "FocusPledge", "Supervision"],
             path: "Tests/HarnessKitTests"
         ),
     ],
