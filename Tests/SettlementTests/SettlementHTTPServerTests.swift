@@ -210,7 +210,11 @@ final class ManualClock: @unchecked Sendable {
         #expect(text.hasSuffix("\n"))
         let port = try #require(UInt16(text.dropLast()))
         #expect(port > 0)
-        let response = try rawHTTPGet(port: port, path: "/health")
+        // A blocking socket call must not sit on the cooperative pool the server's handlers need
+        // (two threads on a two-core machine): run it on a thread of its own.
+        let response = try await withCheckedThrowingContinuation { (c: CheckedContinuation<String, Error>) in
+            Thread { c.resume(with: Result { try rawHTTPGet(port: port, path: "/health") }) }.start()
+        }
         #expect(response.hasPrefix("HTTP/1.1 200"))
         #expect(response.contains(#""status":"ok""#))
         let temporaries = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".tmp-") }

@@ -16,17 +16,18 @@ extension FocusPledgeChecker {
         /// True if the process was SIGSTOPped at `from` or received a STOP before `to`: a latency
         /// measured across a suspension measures the nemesis, not the protocol.
         func wasSuspended(from: Int64, to: Int64) -> Bool {
-            var stopped = false
-            for signal in signals where signal.mono <= to {
+            // Stopped at `from`: the state after every signal up to then (a CONT later in the
+            // window does not undo that the process sat stopped for part of it).
+            var stoppedAtFrom = false
+            for signal in signals where signal.mono <= from {
                 switch signal["signal"] {
-                case "STOP":
-                    if signal.mono > from { return true }
-                    stopped = true
-                case "CONT": stopped = false
+                case "STOP": stoppedAtFrom = true
+                case "CONT": stoppedAtFrom = false
                 default: break
                 }
             }
-            return stopped
+            if stoppedAtFrom { return true }
+            return signals.contains { $0.mono > from && $0.mono <= to && $0["signal"] == "STOP" }
         }
 
         /// Lifetimes of every process the harness spawned as `target`, in spawn order.

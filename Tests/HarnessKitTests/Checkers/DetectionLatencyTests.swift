@@ -74,4 +74,22 @@ struct DetectionLatencyTests {
         #expect(latency.count == 0)
         #expect(latency.suspendedCount == 1)
     }
+
+    /// Found in a real run (seed 7): the host was stopped *before* the failure was recorded and
+    /// resumed 97 ms later; that sample measures the nemesis, not the protocol.
+    @Test func hostAlreadyStoppedWhenTheFailureIsRecordedIsLeftOut() {
+        var b = HistoryBuilder()
+        let host = b.spawnHost()
+        b.startSession("s1", host: host, minutes: 30)
+        b.signalHost(host, "STOP")
+        b.wait(microseconds: 10_000)
+        b.violation("s1")
+        b.wait(microseconds: 90_000)
+        b.signalHost(host, "CONT")
+        b.line("host-app", pid: host, "failure_seen", ["sessionId": "s1", "reason": "app_opened"])
+        b.hostSettles("s1", "FAILURE", host: host)
+        let latency = FocusPledgeChecker.check(b.finish()).detectionLatency
+        #expect(latency.count == 0)
+        #expect(latency.suspendedCount == 1)
+    }
 }
