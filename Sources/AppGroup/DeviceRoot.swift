@@ -45,8 +45,9 @@ public final class DeviceRoot: Sendable {
     /// Appends one JSON line to `<root>/quarantine.jsonl` (O_APPEND, one write: lines never interleave)
     /// and prints it to stderr. Called when a corrupt file was moved aside.
     public func recordQuarantine(file: String, movedTo: String, reason: String) {
-        let t = Date().timeIntervalSince1970
-        let line = "{\"t\":\(t),\"pid\":\(getpid()),\"file\":\(jsonString(file)),\"movedTo\":\(jsonString(movedTo)),\"reason\":\(jsonString(reason))}\n"
+        let record: [String: Any] = ["t": Date().timeIntervalSince1970, "pid": Int(getpid()), "file": file, "movedTo": movedTo, "reason": reason]
+        guard let json = try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+        let line = String(decoding: json, as: UTF8.self) + "\n"
         FileHandle.standardError.write(Data("screentime: quarantined \(file) -> \(movedTo): \(reason)\n".utf8))
         guard let fd = try? directory.openFile(Self.quarantineFileName, flags: O_WRONLY | O_CREAT | O_APPEND) else { return }
         _ = line.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress!, $0.count - 1) }
@@ -72,27 +73,4 @@ public final class DeviceRoot: Sendable {
         default: return "0x" + String(magic, radix: 16)
         }
     }
-}
-
-/// Minimal JSON string escaping for hand-built JSON lines on hot paths.
-public func jsonString(_ s: String) -> String {
-    var out = "\""
-    out.reserveCapacity(s.utf8.count + 2)
-    for u in s.unicodeScalars {
-        switch u {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        default:
-            if u.value < 0x20 {
-                let h = String(u.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
-            } else {
-                out.unicodeScalars.append(u)
-            }
-        }
-    }
-    return out + "\""
 }

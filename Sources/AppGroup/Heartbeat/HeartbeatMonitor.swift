@@ -7,9 +7,7 @@ public final class HeartbeatMonitor: @unchecked Sendable {
     let clock: DeviceClock
     private var classifier: HeartbeatClassifier
     private let mutex = NSLock()
-    private var stopRequested = false
-    private var thread: Thread?
-    private let finished = DispatchSemaphore(value: 0)
+    private let loop = PeriodicThread()
     /// Files that could not be parsed (a writer mid-upgrade, a planted file): reported, skipped.
     public private(set) var unreadable: [String: String] = [:]
 
@@ -50,32 +48,10 @@ public final class HeartbeatMonitor: @unchecked Sendable {
 
     /// Polls every `pollIntervalSeconds` of device time on its own thread until `stop()`.
     public func start(pollIntervalSeconds: Double, onTransition: @escaping @Sendable (HeartbeatTransition) -> Void) {
-        mutex.lock()
-        defer { mutex.unlock() }
-        guard thread == nil else { return }
-        let t = Thread { [self] in
-            while !isStopRequested {
-                for tr in poll() { onTransition(tr) }
-                clock.sleep(untilUnixSeconds: clock.nowUnixSeconds() + pollIntervalSeconds, maxSliceSeconds: 0.02) { self.isStopRequested }
-            }
-            finished.signal()
+        loop.start(name: "screentime.heartbeat-monitor", clock: clock, intervalSeconds: pollIntervalSeconds) { [self] in
+            for tr in poll() { onTransition(tr) }
         }
-        t.name = "screentime.heartbeat-monitor"
-        thread = t
-        t.start()
     }
 
-    private var isStopRequested: Bool {
-        mutex.lock()
-        defer { mutex.unlock() }
-        return stopRequested
-    }
-
-    public func stop() {
-        mutex.lock()
-        let running = thread != nil && !stopRequested
-        stopRequested = true
-        mutex.unlock()
-        if running { _ = finished.wait(timeout: .now() + .seconds(2)) }
-    }
+    public func stop() { loop.stop() }
 }

@@ -14,9 +14,7 @@ public final class HeartbeatWriter: @unchecked Sendable {
     let clock: DeviceClock
     private let mutex = NSLock()
     private var sequence: UInt64 = 0
-    private var stopRequested = false
-    private var thread: Thread?
-    private let finished = DispatchSemaphore(value: 0)
+    private let loop = PeriodicThread()
     public var onError: (@Sendable (Error) -> Void)?
 
     public init(container: AppGroupContainer, writer: String, intervalSeconds: Double, clock: DeviceClock) throws {
@@ -44,38 +42,11 @@ public final class HeartbeatWriter: @unchecked Sendable {
     }
 
     public func start() {
-        mutex.lock()
-        defer { mutex.unlock() }
-        guard thread == nil else { return }
-        let t = Thread { [self] in
-            var next = clock.nowUnixSeconds()
-            while !isStopRequested {
-                do { try beat() } catch { onError?(error) }
-                next += intervalSeconds
-                // If we fell far behind (stopped, clock jump), resume from now instead of bursting.
-                let now = clock.nowUnixSeconds()
-                if next < now - intervalSeconds { next = now + intervalSeconds }
-                clock.sleep(untilUnixSeconds: next, maxSliceSeconds: 0.02) { self.isStopRequested }
-            }
-            finished.signal()
+        loop.start(name: "screentime.heartbeat.\(writer)", clock: clock, intervalSeconds: intervalSeconds) { [self] in
+            do { try beat() } catch { onError?(error) }
         }
-        t.name = "screentime.heartbeat.\(writer)"
-        thread = t
-        t.start()
-    }
-
-    private var isStopRequested: Bool {
-        mutex.lock()
-        defer { mutex.unlock() }
-        return stopRequested
     }
 
     /// Stops the writer; returns within ~20 ms.
-    public func stop() {
-        mutex.lock()
-        let running = thread != nil && !stopRequested
-        stopRequested = true
-        mutex.unlock()
-        if running { _ = finished.wait(timeout: .now() + .seconds(2)) }
-    }
+    public func stop() { loop.stop() }
 }
