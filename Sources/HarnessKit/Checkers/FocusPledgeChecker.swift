@@ -22,5 +22,6 @@ public enum FocusPledgeChecker {
         NoShieldAfterSettlementRule.judge,
         FailureWhileHostDeadRule.judge,
         NoStoreCorruptRule.judge,
+        StaleSettlementEarnedRule.judge,
     ]
 }

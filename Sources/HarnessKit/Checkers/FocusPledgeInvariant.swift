@@ -13,4 +13,7 @@ public enum FocusPledgeInvariant: String, CaseIterable, Codable, Sendable {
     case failureWhileHostDeadSettledAfterRelaunch = "failure-while-host-dead-settled-after-relaunch"
     /// The App Group store was never found corrupt.
     case noStoreCorrupt = "no-store-corrupt"
+    /// Resilience 4, "sessions with stale native.lastCheckedAt": the server's stale job settles a
+    /// session only after it went `staleAfterSeconds` without a heartbeat (checks the server stand-in).
+    case staleSettlementEarned = "stale-settlement-earned"
 }

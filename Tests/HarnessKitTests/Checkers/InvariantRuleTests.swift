@@ -40,6 +40,28 @@ struct InvariantRuleTests {
         #expect(report.checked(.cleanSessionSettlesSuccess) == 1)
     }
 
+    @Test func staleJobSettlementAfterTheThresholdIsEarned() {
+        let report = FocusPledgeChecker.check(CheckerFixture.cleanSession { b, _ in
+            b.line("settlement-server", pid: 900, "heartbeat", ["sessionId": "s1"])
+            b.wait(deviceMinutes: 16)  // threshold 900 s in the fixture's run_started
+            b.settle("s1", "FAILURE", reason: "no_heartbeat", origin: "staleJob")
+            b.shields("")
+        })
+        #expect(report.passed, "\(report.humanSummary())")
+        #expect(report.checked(.staleSettlementEarned) == 1)
+    }
+
+    @Test func staleJobSettlementRightAfterAHeartbeatIsNotEarned() {
+        let report = FocusPledgeChecker.check(CheckerFixture.cleanSession { b, _ in
+            b.line("settlement-server", pid: 900, "heartbeat", ["sessionId": "s1"])
+            b.wait(deviceMinutes: 1)
+            b.settle("s1", "FAILURE", reason: "no_heartbeat", origin: "staleJob")
+            b.shields("")
+        })
+        #expect(report.failedInvariants == [I.staleSettlementEarned.rawValue])
+        #expect(report.violations.first?.explanation.contains("threshold is 900 s") == true)
+    }
+
     @Test func noHeartbeatFromTheClientIsNotTheStaleJob() {
         let report = FocusPledgeChecker.check(CheckerFixture.cleanSession { b, host in
             b.hostSettles("s1", "FAILURE", host: host, reason: "no_heartbeat")
