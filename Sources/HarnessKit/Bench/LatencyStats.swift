@@ -12,10 +12,7 @@ public struct LatencyStats: Codable, Equatable, Sendable {
     public init(samplesNanos: [Int64]) {
         precondition(!samplesNanos.isEmpty, "no samples")
         let s = samplesNanos.sorted()
-        func pct(_ p: Double) -> Int64 {
-            let rank = Int((p * Double(s.count)).rounded(.up))
-            return s[min(max(rank, 1), s.count) - 1]
-        }
+        func pct(_ p: Double) -> Int64 { Self.nearestRank(p, ofSorted: s)! }
         count = s.count
         p50Nanos = pct(0.50)
         p90Nanos = pct(0.90)
@@ -23,6 +20,14 @@ public struct LatencyStats: Codable, Equatable, Sendable {
         p999Nanos = pct(0.999)
         maxNanos = s.last!
         meanNanos = s.reduce(0, +) / Int64(s.count)
+    }
+
+    /// The smallest sample with at least `p` of the samples at or below it (nil when empty).
+    /// Every latency figure the project prints — benchmarks and detection latency — comes from here.
+    public static func nearestRank<T>(_ p: Double, ofSorted sorted: [T]) -> T? {
+        guard !sorted.isEmpty else { return nil }
+        let rank = Int((p * Double(sorted.count)).rounded(.up))
+        return sorted[min(max(rank, 1), sorted.count) - 1]
     }
 
     public static func micros(_ ns: Int64) -> String {

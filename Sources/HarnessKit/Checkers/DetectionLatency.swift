@@ -14,16 +14,9 @@ public struct DetectionLatency: Codable, Equatable, Sendable {
     public init(samplesNanos: [Int64], unseenCount: Int = 0, suspendedCount: Int = 0) {
         samplesMicros = samplesNanos.sorted().map { Double($0) / 1000 }
         count = samplesMicros.count
-        p50Micros = Self.nearestRank(0.50, of: samplesMicros)
-        p99Micros = Self.nearestRank(0.99, of: samplesMicros)
+        p50Micros = LatencyStats.nearestRank(0.50, ofSorted: samplesMicros)
+        p99Micros = LatencyStats.nearestRank(0.99, ofSorted: samplesMicros)
         self.unseenCount = unseenCount
         self.suspendedCount = suspendedCount
-    }
-
-    /// The smallest sample with at least `p` of the samples at or below it.
-    static func nearestRank(_ p: Double, of sorted: [Double]) -> Double? {
-        guard !sorted.isEmpty else { return nil }
-        let rank = Int((p * Double(sorted.count)).rounded(.up))
-        return sorted[min(max(rank, 1), sorted.count) - 1]
     }
 }
