@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -152,61 +154,29 @@ public struct JUnitReport: Sendable, Equatable {
 
     // MARK: - Writing
 
-    /// Writes `xml()` to `path` atomically: a temp file in the same directory, fsync, then rename, so
-    /// a CI reader (or a killed harness) never sees half a report.
+    /// Writes `xml()` to `path` atomically (Foundation's temp + fsync + rename), so a CI reader
+    /// (or a killed harness) never sees half a report. A user-chosen path: symlinks are fine here.
     public func write(toPath path: String) throws(JUnitWriteError) {
-        try Self.writeAtomically(Array(xml().utf8), toPath: path)
+        do {
+            try Data(xml().utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw JUnitWriteError(path: path, operation: "atomic write", errno: posixCode(of: error))
+        }
     }
+}
 
-    static func writeAtomically(_ bytes: [UInt8], toPath path: String) throws(JUnitWriteError) {
-        let directory: String
-        if let slash = path.lastIndex(of: "/") {
-            directory = slash == path.startIndex ? "/" : String(path[..<slash])
-        } else {
-            directory = "."
-        }
-        let fileName = path.split(separator: "/").last.map(String.init) ?? path
-        // docs/PROTOCOL.md's temp name `.tmp.<pid>.<counter>.<final-name>`: watchers ignore dot names,
-        // and anyone may delete it once <pid> is gone. O_EXCL picks the first free counter.
-        let maximumAttempts = 100
-        var fd: Int32 = -1
-        var tempPath = ""
-        for counter in 0..<maximumAttempts {
-            tempPath = "\(directory)/.tmp.\(getpid()).\(counter).\(fileName)"
-            fd = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-            if fd >= 0 || errno != EEXIST { break }
-        }
-        guard fd >= 0 else { throw JUnitWriteError(path: path, operation: "open \(tempPath)", errno: errno) }
-        var closed = false
-        defer {
-            if !closed { close(fd) }
-        }
-        func fail(_ operation: String) -> JUnitWriteError {
-            let error = JUnitWriteError(path: path, operation: operation, errno: errno)
-            unlink(tempPath)
-            return error
-        }
-        var written = 0
-        // Bounded: each successful write makes progress; EINTR retries are capped.
-        var interruptions = 0
-        let maximumInterruptions = 1000
-        while written < bytes.count {
-            let result = bytes.withUnsafeBytes { buffer in
-                systemWrite(fd, buffer.baseAddress! + written, buffer.count - written)
-            }
-            if result < 0 {
-                if errno == EINTR && interruptions < maximumInterruptions {
-                    interruptions += 1
-                    continue
-                }
-                throw fail("write")
-            }
-            written += result
-        }
-        guard fsync(fd) == 0 else { throw fail("fsync") }
-        closed = true
-        guard close(fd) == 0 else { throw fail("close") }
-        guard rename(tempPath, path) == 0 else { throw fail("rename") }
+/// The POSIX errno behind a Foundation file error (EIO when it carries none).
+func posixCode(of error: Error) -> Int32 {
+    let ns = error as NSError
+    if ns.domain == NSPOSIXErrorDomain { return Int32(ns.code) }
+    if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+        return Int32(underlying.code)
+    }
+    switch CocoaError.Code(rawValue: ns.code) {
+    case .fileNoSuchFile, .fileWriteInvalidFileName: return ENOENT
+    case .fileWriteNoPermission: return EACCES
+    case .fileWriteOutOfSpace: return ENOSPC
+    default: return EIO
     }
 }
 
@@ -225,9 +195,4 @@ public struct JUnitWriteError: Error, CustomStringConvertible, Equatable, Sendab
     public var description: String {
         "\(path): cannot write JUnit report: \(operation): \(String(cString: strerror(errno)))"
     }
-}
-
-/// `write(2)`, named apart from `JUnitReport.write(toPath:)`.
-private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    write(fd, buffer, count)
 }

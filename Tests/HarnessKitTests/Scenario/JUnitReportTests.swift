@@ -150,7 +150,7 @@ struct JUnitReportTests {
         #expect {
             try sample().write(toPath: "/nonexistent-dir-for-junit/junit.xml")
         } throws: { error in
-            (error as? JUnitWriteError)?.description.hasPrefix("/nonexistent-dir-for-junit/junit.xml: cannot write JUnit report: open") == true
+            (error as? JUnitWriteError)?.description.hasPrefix("/nonexistent-dir-for-junit/junit.xml: cannot write JUnit report: atomic write: No such file or directory") == true
         }
     }
 }
