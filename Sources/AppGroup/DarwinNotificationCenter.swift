@@ -222,13 +222,8 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
 
     /// `.tmp.<pid>.<n>.g<gen>.<name>` → gen. Nil for any other shape (then the file is read).
     static func generation(fromTempName t: String, name: String) -> UInt64? {
-        let parts = t.split(separator: ".", maxSplits: 4, omittingEmptySubsequences: false)
-        guard parts.count == 5, parts[0].isEmpty, parts[1] == "tmp", parts[3].allSatisfy(\.isNumber) else { return nil }
-        // parts: "", "tmp", pid, counter, "g<gen>.<name>"
-        let rest = parts[4]
-        guard rest.first == "g", let dot = rest.firstIndex(of: ".") else { return nil }
-        guard rest[rest.index(after: dot)...] == name[...] else { return nil }
-        return UInt64(rest[rest.index(after: rest.startIndex)..<dot])
+        guard let tag = SafeDirectory.tag(ofTempName: t, finalName: name), tag.first == "g" else { return nil }
+        return UInt64(tag.dropFirst())
     }
 
     func rescan() {

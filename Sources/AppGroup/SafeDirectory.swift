@@ -153,6 +153,20 @@ public final class SafeDirectory: @unchecked Sendable {
         return base + String(decoding: name.utf8.prefix(255 - base.utf8.count), as: UTF8.self)
     }
 
+    /// The `<tag>` of a temp name made by `tempName(for: finalName, tag:)`, or nil for any other
+    /// name (or one whose final name was truncated to fit 255 bytes).
+    public static func tag(ofTempName t: String, finalName: String) -> Substring? {
+        // ".tmp.<pid>.<counter>.<tag>.<final name>" — the final name may itself contain dots.
+        let parts = t.split(separator: ".", maxSplits: 4, omittingEmptySubsequences: false)
+        guard parts.count == 5, parts[0].isEmpty, parts[1] == "tmp",
+            parts[2].allSatisfy(\.isNumber), parts[3].allSatisfy(\.isNumber),
+            let dot = parts[4].firstIndex(of: ".")
+        else { return nil }
+        let rest = parts[4]
+        guard rest[rest.index(after: dot)...] == finalName[...] else { return nil }
+        return rest[..<dot]
+    }
+
     /// Reads a small file in three syscalls (open, one read, close) — the notify hot path.
     /// Nil when absent; `malformedFile` when larger than `maxBytes` or not a regular file.
     public func readSmallFile(_ name: String, maxBytes: Int) throws -> [UInt8]? {
