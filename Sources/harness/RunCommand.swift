@@ -94,9 +94,7 @@ struct RunCommand: ParsableCommand {
             print("── \(r.case.scenario.name) [\(r.case.variant.rawValue)] seed \(r.case.seed): \(r.outcome.exitCode == 1 ? "invariant violated" : "could not decide")")
             if let e = r.outcome.setupError { print("   \(e)") }
             if let rep = r.outcome.report { print(rep.humanSummary()) }
-            var rerun = "harness run \(r.case.scenarioPath) --variant \(r.case.variant.rawValue) --seed \(r.case.seed)"
-            if let duration { rerun += " --duration \(duration)" }
-            print("   rerun: \(rerun)")
+            print("   rerun: \(r.outcome.rerunCommand)")
             print("   history: \(r.outcome.runDirectory)/history.jsonl")
         }
         if let junit {

@@ -42,6 +42,8 @@ public final class ScenarioRunner {
 
     public struct Outcome: Sendable {
         public var runDirectory: String
+        /// The command line that reruns exactly this scenario × variant × seed.
+        public var rerunCommand: String
         public var report: CheckReport?
         /// Set when the run could not be decided (setup failure, crash of the harness's own logic).
         public var setupError: String?
@@ -139,7 +141,7 @@ public final class ScenarioRunner {
         }
         try? FileManager.default.removeItem(atPath: deviceRootPath)
         return Outcome(
-            runDirectory: runDir, report: report, setupError: setupError, faultCounts: faultCounts,
+            runDirectory: runDir, rerunCommand: rerunCommand(), report: report, setupError: setupError, faultCounts: faultCounts,
             wallSeconds: Double(Self.now() - t0) / 1e9, historyEvents: events)
     }
 
