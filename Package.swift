@@ -1,16 +1,22 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// Layers (docs/PROTOCOL.md, ../shared/DESIGN.md), bottom to top:
+// Layers (docs/PROTOCOL.md, ../shared/DESIGN.md), bottom to top. The core imports no system pack;
+// a test (NoCoreImportsAPackTests) keeps it that way.
+//
+// Core
 //   CInotifyTools, CSystemShims  C seams onto the kernel
 //   AppGroup                     on-disk protocol + App Group primitives (defaults, notify, heartbeats, clock)
-//   ScreenTimeShims              Apple-shaped ManagedSettings / DeviceActivity / ShieldAction types
-//   FocusPledge                  seed 000's protocol as pure state machines (as-written, hardened)
-//   History                      trace lines and the merged history
-//   Settlement                   the settlement-server stand-in (Hummingbird)
+//   History                      trace lines (the one trace writer) and the merged history
+//   SystemKit                    what every pack's pure machines speak: Effect, the interpreter, extension calls
+//   ScreenTimeShims              Apple-shaped ManagedSettings / DeviceActivity shims, the app inbox
+//   StandInKit                   the stand-in shells: app run loop, extension runner, live device
 //   Supervision                  children that die with us
-//   HarnessKit                   scenarios, runner, nemesis, checkers, reports, doctor, benchmarks
-//   executables                  harness, host-app, monitor-extension, shield-action-extension, settlement-server
+//   HarnessKit                   SystemPack, scenarios, runner (OS, process table, merge), checker kit, reports
+//   harness                      the CLI
+// Systems (Sources/Systems/<Name>/, one folder per seed system)
+//   FocusPledge                  seed 000: Model (machines, keys, wire), Server, StandIns, Pack, executables
+//   SystemRegistry               the list of packs the harness ships
 let package = Package(
     name: "ScreenTimeHarness",
     platforms: [.macOS(.v13)],
@@ -20,70 +26,117 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
+        // MARK: Core
         .systemLibrary(name: "CInotifyTools", path: "Sources/CInotifyTools"),
         .target(name: "CSystemShims", path: "Sources/CSystemShims"),
         .target(name: "AppGroup", dependencies: ["CInotifyTools", "CSystemShims"], path: "Sources/AppGroup"),
         .target(name: "History", path: "Sources/History"),
+        .target(name: "SystemKit", dependencies: ["AppGroup"], path: "Sources/SystemKit"),
         .target(name: "ScreenTimeShims", dependencies: ["AppGroup", "History"], path: "Sources/ScreenTimeShims"),
-        .target(name: "FocusPledge", dependencies: ["AppGroup"], path: "Sources/FocusPledge"),
-        .target(
-            name: "Settlement",
-            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
-            path: "Sources/Settlement"
-        ),
         .target(name: "Supervision", dependencies: ["CSystemShims"], path: "Sources/Supervision"),
+        .target(
+            name: "StandInKit",
+            dependencies: [
+                "AppGroup", "History", "ScreenTimeShims", "SystemKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/StandInKit"
+        ),
         .target(
             name: "HarnessKit",
             dependencies: [
-                "AppGroup", "Supervision", "CInotifyTools", "CSystemShims", "History", "FocusPledge", "ScreenTimeShims",
+                "AppGroup", "Supervision", "CInotifyTools", "CSystemShims", "History", "ScreenTimeShims", "SystemKit",
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             path: "Sources/HarnessKit"
-        ),
-        .target(
-            name: "StandIns",
-            dependencies: ["AppGroup", "History", "ScreenTimeShims", "FocusPledge", "Supervision"],
-            path: "Sources/StandIns"
         ),
         .executableTarget(
             name: "harness",
             dependencies: [
-                "AppGroup", "Supervision", "HarnessKit",
+                "AppGroup", "Supervision", "HarnessKit", "History", "SystemRegistry",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/harness"
         ),
-        .executableTarget(name: "host-app", dependencies: ["StandIns"], path: "Sources/host-app"),
-        .executableTarget(name: "monitor-extension", dependencies: ["StandIns"], path: "Sources/monitor-extension"),
-        .executableTarget(name: "shield-action-extension", dependencies: ["StandIns"], path: "Sources/shield-action-extension"),
-        .executableTarget(name: "settlement-server", dependencies: ["Settlement", "AppGroup"], path: "Sources/settlement-server"),
         // The baseline the notify benchmark is measured against: raw temp+rename+inotify in C.
         .executableTarget(name: "notify-pingpong-c", path: "Sources/notify-pingpong-c"),
-        // Small executable the tests spawn as a separate process (writers, observers, heartbeats).
+        // Small executable the tests spawn as a separate process (writers, observers, heartbeats, ping-pong).
         .executableTarget(name: "sth-test-helper", dependencies: ["AppGroup", "Supervision"], path: "Sources/sth-test-helper"),
+
+        // MARK: Systems — FocusPledge (seed 000)
+        .target(name: "FocusPledge", dependencies: ["AppGroup", "SystemKit"], path: "Sources/Systems/FocusPledge/Model"),
+        .target(
+            name: "FocusPledgeServer",
+            dependencies: ["FocusPledge", "History", .product(name: "Hummingbird", package: "hummingbird")],
+            path: "Sources/Systems/FocusPledge/Server"
+        ),
+        .target(
+            name: "FocusPledgeStandIns",
+            dependencies: [
+                "FocusPledge", "StandInKit", "SystemKit", "AppGroup",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/Systems/FocusPledge/StandIns"
+        ),
+        .target(
+            name: "FocusPledgePack",
+            dependencies: ["FocusPledge", "HarnessKit", "History", "ScreenTimeShims", "SystemKit"],
+            path: "Sources/Systems/FocusPledge/Pack"
+        ),
+        .executableTarget(
+            name: "sth-focuspledge", dependencies: ["FocusPledgeStandIns"],
+            path: "Sources/Systems/FocusPledge/Executables/sth-focuspledge"
+        ),
+        .executableTarget(
+            name: "sth-focuspledge-server",
+            dependencies: [
+                "FocusPledgeServer", "AppGroup",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/Systems/FocusPledge/Executables/sth-focuspledge-server"
+        ),
+
+        // MARK: Systems — the registry
+        .target(name: "SystemRegistry", dependencies: ["HarnessKit", "FocusPledgePack"], path: "Sources/Systems/Registry"),
+
+        // MARK: Tests
         .testTarget(
             name: "AppGroupTests",
             dependencies: ["AppGroup", "Supervision", "sth-test-helper"],
             path: "Tests/AppGroupTests"
         ),
-        .testTarget(name: "FocusPledgeTests", dependencies: ["FocusPledge", "AppGroup"], path: "Tests/FocusPledgeTests"),
         .testTarget(
-            name: "SettlementTests",
+            name: "HarnessKitTests",
+            dependencies: ["HarnessKit", "History", "Supervision", "SystemKit", "ScreenTimeShims", "AppGroup", "sth-test-helper"],
+            path: "Tests/HarnessKitTests"
+        ),
+        .testTarget(
+            name: "FocusPledgeTests",
+            dependencies: ["FocusPledge", "FocusPledgeServer", "SystemKit", "AppGroup"],
+            path: "Tests/Systems/FocusPledgeTests"
+        ),
+        .testTarget(
+            name: "FocusPledgeServerTests",
             dependencies: [
-                "Settlement",
+                "FocusPledgeServer", "FocusPledge", "History",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
-            path: "Tests/SettlementTests"
+            path: "Tests/Systems/FocusPledgeServerTests"
         ),
         .testTarget(
-            name: "HarnessKitTests",
-            dependencies: ["HarnessKit", "History", "FocusPledge", "Supervision"],
-            path: "Tests/HarnessKitTests"
+            name: "FocusPledgePackTests",
+            dependencies: ["FocusPledgePack", "FocusPledge", "HarnessKit", "History", "Supervision", "SystemRegistry"],
+            path: "Tests/Systems/FocusPledgePackTests"
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -4,9 +4,13 @@ import Foundation
 import Glibc
 #endif
 
-/// Appends this process's events to `<run-dir>/trace/<process>.jsonl`: one `write(2)` per line
-/// on an O_APPEND fd, so lines from a process killed mid-write are at worst cut short at the end,
-/// never interleaved. Thread-safe.
+/// Appends one process's events to its trace (`<run-dir>/trace/<process>.jsonl`): one `write(2)`
+/// per line on an O_APPEND fd, so lines from a process killed mid-write are at worst cut short at
+/// the end, never interleaved. Thread-safe. The only trace writer: stand-ins, servers and the
+/// harness all write PROTOCOL.md §8 lines through it.
+///
+/// Not fsynced: a SIGKILLed process's writes survive in the page cache; what must survive a
+/// machine crash (a server's journal) is kept elsewhere.
 public final class TraceLog: @unchecked Sendable {
     public let process: String
     public let path: String
@@ -16,15 +20,25 @@ public final class TraceLog: @unchecked Sendable {
 
     /// Lines over this are truncated (a trace line is a fact, not a payload).
     public static let maxLineBytes = 16 * 1024
+    /// A write interrupted this often is a failure, not a retry loop.
+    static let maxWriteAttempts = 100
 
-    public init(runDirectory: String, process: String, deviceTime: @escaping @Sendable () -> Double) throws {
-        self.process = process
-        self.deviceTime = deviceTime
+    /// `<runDirectory>/trace/<process>.jsonl` (the directory is created).
+    public convenience init(runDirectory: String, process: String, deviceTime: @escaping @Sendable () -> Double) throws {
         let dir = runDirectory + "/trace"
         mkdir(dir, 0o700)
-        path = dir + "/\(process).jsonl"
+        try self.init(path: dir + "/\(process).jsonl", process: process, deviceTime: deviceTime)
+    }
+
+    /// Appends to `path` (created 0600, never through a symlink; its directory is created).
+    public init(path: String, process: String, deviceTime: @escaping @Sendable () -> Double) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty { try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        self.process = process
+        self.deviceTime = deviceTime
+        self.path = path
         fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        if fd < 0 { throw TraceError(path: path, errno: errno) }
+        if fd < 0 { throw TraceError(path: path, errno: errno, operation: "open") }
     }
 
     deinit { close(fd) }
@@ -32,7 +46,8 @@ public final class TraceLog: @unchecked Sendable {
     public struct TraceError: Error, CustomStringConvertible {
         public let path: String
         public let errno: Int32
-        public var description: String { "cannot open trace \(path): \(String(cString: strerror(errno)))" }
+        public var operation = "open"
+        public var description: String { "cannot \(operation) trace \(path): \(String(cString: strerror(errno)))" }
     }
 
     public static func monotonicNanos() -> Int64 {
@@ -41,15 +56,41 @@ public final class TraceLog: @unchecked Sendable {
         return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
     }
 
+    /// Appends a line stamped now; a failed write is dropped (the trace is evidence, and a
+    /// stand-in must not die of it). Use `append` where a lost line must stop the process.
     @discardableResult
     public func log(_ event: String, _ fields: [String: String] = [:]) -> HistoryEvent {
-        let e = HistoryEvent(mono: Self.monotonicNanos(), t: deviceTime(), process: process, pid: getpid(), event: event, fields: fields)
+        let e = line(event, fields, deviceTime: deviceTime())
+        try? write(e)
+        return e
+    }
+
+    /// Appends a line whose device time is `deviceTime` (the instant the event was decided at);
+    /// throws when the line could not be written whole.
+    @discardableResult
+    public func append(_ event: String, _ fields: [String: String], deviceTime t: Double) throws -> HistoryEvent {
+        let e = line(event, fields, deviceTime: t)
+        try write(e)
+        return e
+    }
+
+    private func line(_ event: String, _ fields: [String: String], deviceTime t: Double) -> HistoryEvent {
+        HistoryEvent(mono: Self.monotonicNanos(), t: t, process: process, pid: getpid(), event: event, fields: fields)
+    }
+
+    private func write(_ e: HistoryEvent) throws {
         var line = e.jsonLine()
         if line.utf8.count > Self.maxLineBytes { line = String(decoding: line.utf8.prefix(Self.maxLineBytes - 2), as: UTF8.self) + "…\"}" }
         line += "\n"
+        let bytes = Array(line.utf8)
         lock.lock()
-        _ = line.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress!, $0.count - 1) }
-        lock.unlock()
-        return e
+        defer { lock.unlock() }
+        for _ in 0..<Self.maxWriteAttempts {
+            let wrote = bytes.withUnsafeBufferPointer { Glibc.write(fd, $0.baseAddress!, $0.count) }
+            if wrote == bytes.count { return }
+            if wrote < 0 && errno == EINTR { continue }
+            throw TraceError(path: path, errno: wrote < 0 ? errno : EIO, operation: "write")
+        }
+        throw TraceError(path: path, errno: EINTR, operation: "write")
     }
 }

@@ -1,22 +1,36 @@
 import AppGroup
 import Foundation
 
-/// How the emulated OS hands a running app what the user did (tapped "start", picked apps...):
-/// numbered JSON files in `system/inbox/<process>/`, then a post of `system.inbox.<process>`.
-/// The app takes each file (deletes it, then acts: a tap is delivered at most once) in order.
-public struct InboxMessage: Codable, Equatable, Sendable {
+/// What the user did inside a running app (tapped "start", picked apps, created a grant, …), as
+/// the emulated OS hands it over: numbered JSON files in `system/inbox/<process>/`, then a post of
+/// `system.inbox.<process>` (PROTOCOL.md §7). The meaning of `action` and its `fields` is the
+/// pack's; the core only carries them.
+///
+///     {"action": "start_session", "fields": {"durationMinutes": "30", "sessionId": "s-1-2"}, "list": [], "seq": 3}
+public struct AppMessage: Codable, Equatable, Sendable {
     public var seq: Int
     public var action: String
-    public var sessionId: String?
-    public var durationMinutes: Int?
-    public var apps: [String]?
+    public var fields: [String: String]
+    /// A list argument (e.g. the apps picked in FamilyActivityPicker); empty when the action has none.
+    public var list: [String]
 
-    public init(seq: Int, action: String, sessionId: String? = nil, durationMinutes: Int? = nil, apps: [String]? = nil) {
+    public init(seq: Int = 0, action: String, fields: [String: String] = [:], list: [String] = []) {
         self.seq = seq
         self.action = action
-        self.sessionId = sessionId
-        self.durationMinutes = durationMinutes
-        self.apps = apps
+        self.fields = fields
+        self.list = list
+    }
+
+    public subscript(_ key: String) -> String? { fields[key] }
+
+    enum CodingKeys: String, CodingKey { case seq, action, fields, list }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        seq = try c.decode(Int.self, forKey: .seq)
+        action = try c.decode(String.self, forKey: .action)
+        fields = try c.decodeIfPresent([String: String].self, forKey: .fields) ?? [:]
+        list = try c.decodeIfPresent([String].self, forKey: .list) ?? []
     }
 }
 
@@ -26,6 +40,8 @@ public final class AppInbox: @unchecked Sendable {
     let center: DarwinNotificationCenter
     /// Files taken per call (bounded work per wake).
     public static let maxPerTake = 64
+    /// A message is a tap, not a payload.
+    public static let maxMessageBytes = 1 << 16
 
     public init(process: String, deviceRoot: DeviceRoot, center: DarwinNotificationCenter) throws {
         self.process = process
@@ -36,7 +52,7 @@ public final class AppInbox: @unchecked Sendable {
     static func fileName(_ seq: Int) -> String { String(format: "%010d.json", seq) }
 
     /// Harness side: deliver a message.
-    public func send(_ m: InboxMessage) throws {
+    public func send(_ m: AppMessage) throws {
         let enc = JSONEncoder()
         enc.outputFormatting = [.sortedKeys]
         try directory.writeAtomically(Self.fileName(m.seq), bytes: Array(try enc.encode(m)), fsync: false)
@@ -45,13 +61,13 @@ public final class AppInbox: @unchecked Sendable {
 
     /// App side: removes and returns pending messages in order. Malformed files are removed and
     /// reported through `onMalformed` (never acted on, never a crash).
-    public func take(onMalformed: (String) -> Void = { _ in }) -> [InboxMessage] {
+    public func take(onMalformed: (String) -> Void = { _ in }) -> [AppMessage] {
         let names = ((try? directory.entries(limit: 10_000)) ?? []).filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted().prefix(Self.maxPerTake)
-        var out: [InboxMessage] = []
+        var out: [AppMessage] = []
         for n in names {
-            let bytes = try? directory.readFile(n, limitBytes: 1 << 16)
+            let bytes = try? directory.readFile(n, limitBytes: Self.maxMessageBytes)
             directory.remove(n)
-            guard let bytes, let m = try? JSONDecoder().decode(InboxMessage.self, from: Data(bytes)) else {
+            guard let bytes, let m = try? JSONDecoder().decode(AppMessage.self, from: Data(bytes)) else {
                 onMalformed(n)
                 continue
             }

@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import HarnessKit
 import Supervision
+import SystemRegistry
 
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -10,7 +11,8 @@ struct RunCommand: ParsableCommand {
         abstract: "Run a scenario (or, with no SCENARIO, the bundled suite) against real stand-in processes under seeded chaos.",
         discussion: """
             Exit codes: 0 every invariant held, 1 a violation (explained, with the command that reruns it), 2 could not decide.
-            With no SCENARIO the bundled suite runs (harness/scenarios/*.yaml, every listed variant); then the
+            With no SCENARIO the bundled suite runs (every system's Sources/Systems/<Name>/scenarios/*.yaml, every
+            listed variant); then the
             exit code is decided by the hardened variants: as-written variants follow the seeds literally and
             their violations are reported as findings.
             """)
@@ -32,9 +34,25 @@ struct RunCommand: ParsableCommand {
         return Array(a...b)
     }
 
-    static func suiteDirectory() -> String? {
-        let candidates = ["harness/scenarios", Executables.directory + "/../../../harness/scenarios"]
+    /// `Sources/Systems` of the checkout: from the working directory, else next to the build.
+    static func systemsDirectory() -> String? {
+        let candidates = ["Sources/Systems", Executables.directory + "/../../../Sources/Systems"]
         return candidates.first { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    /// Every pack's bundled scenarios, sorted.
+    static func suite() throws -> [String] {
+        guard let dir = systemsDirectory() else {
+            throw ValidationError("no SCENARIO given and no Sources/Systems directory found (run from the checkout)")
+        }
+        var paths: [String] = []
+        for system in try FileManager.default.contentsOfDirectory(atPath: dir).sorted() {
+            let scenarios = "\(dir)/\(system)/scenarios"
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: scenarios) else { continue }
+            paths += names.filter { $0.hasSuffix(".yaml") }.sorted().map { "\(scenarios)/\($0)" }
+        }
+        guard !paths.isEmpty else { throw ValidationError("\(dir)/*/scenarios holds no .yaml scenarios") }
+        return paths
     }
 
     func run() throws {
@@ -49,14 +67,12 @@ struct RunCommand: ParsableCommand {
         if let scenario {
             paths = [scenario]
         } else {
-            guard let dir = Self.suiteDirectory() else { throw ValidationError("no SCENARIO given and no harness/scenarios directory found") }
-            paths = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".yaml") }.sorted().map { "\(dir)/\($0)" }
-            guard !paths.isEmpty else { throw ValidationError("\(dir) holds no .yaml scenarios") }
+            paths = try Self.suite()
         }
         var cases: [SuiteRunner.Case] = []
         for p in paths {
             let sc: Scenario
-            do { sc = try ScenarioParser.load(path: p) } catch {
+            do { sc = try ScenarioParser.load(path: p, systems: SystemRegistry.catalog) } catch {
                 FileHandle.standardError.write(Data("error: \(error)\n".utf8))
                 throw ExitCode(2)
             }
@@ -72,7 +88,8 @@ struct RunCommand: ParsableCommand {
             for v in variants { for s in seedValues { cases.append(.init(scenarioPath: p, scenario: sc, variant: v, seed: s)) } }
         }
         let bin = Executables.directory
-        for name in ["host-app", "monitor-extension", "shield-action-extension", "settlement-server"] {
+        let executables = Set(cases.flatMap { $0.scenario.system.descriptor.roles.map(\.executable) })
+        for name in executables.sorted() {
             guard FileManager.default.isExecutableFile(atPath: bin + "/" + name) else {
                 FileHandle.standardError.write(Data("error: \(bin)/\(name) is missing; build all products first (swift build -c release)\n".utf8))
                 throw ExitCode(2)

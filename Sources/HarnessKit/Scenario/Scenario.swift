@@ -1,37 +1,46 @@
 import Foundation
 
-/// One scenario file (`harness/scenarios/*.yaml`, schema in `ScenarioParser.swift` and
-/// `harness/scenarios/README.md`): which system runs, under what clock, what the user does
-/// (workload) and what goes wrong (nemesis). Pure data; `ScenarioPlan` turns it plus a seed into
-/// concrete actions and faults.
+/// One scenario file (schema in `ScenarioParser.swift` and `harness/scenarios/README.md`): which
+/// system runs, under what clock, for how long, what goes wrong (nemesis) — the common part — and
+/// the system's own settings (what the user does), read by its pack. Pure data; `ScenarioPlan`
+/// turns it plus a seed into concrete actions and faults.
 public struct Scenario: Sendable, Equatable {
     /// `[A-Za-z0-9._-]+`: it names run directories.
     public var name: String
-    public var system: ScenarioSystem
-    /// The variants this scenario may run; `harness run --variant` picks one, default the first.
+    public var system: AnySystemPack
+    /// The variants this scenario may run; `harness run --variant` picks one, default every one.
     public var variants: [ScenarioVariant]
     public var clock: Clock
-    /// Device time the workload covers; sessions are packed into it.
+    /// Device time the workload covers.
     public var durationSeconds: Int
-    public var workload: Workload
+    /// Device time given to the system after the workload to finish what is pending (settle
+    /// sessions, run its servers' scheduled jobs) before the history is judged.
+    public var settleSeconds: Int
     public var nemesis: Nemesis
-    public var server: Server
-    public var host: Host
+    /// The system's own sections, parsed by its pack.
+    public var configuration: AnyConfiguration
 
     public init(
-        name: String, system: ScenarioSystem, variants: [ScenarioVariant], clock: Clock,
-        durationSeconds: Int, workload: Workload, nemesis: Nemesis, server: Server, host: Host
+        name: String, system: AnySystemPack, variants: [ScenarioVariant], clock: Clock, durationSeconds: Int,
+        settleSeconds: Int = Scenario.defaultSettleSeconds, nemesis: Nemesis, configuration: AnyConfiguration
     ) {
         self.name = name
         self.system = system
         self.variants = variants
         self.clock = clock
         self.durationSeconds = durationSeconds
-        self.workload = workload
+        self.settleSeconds = settleSeconds
         self.nemesis = nemesis
-        self.server = server
-        self.host = host
+        self.configuration = configuration
     }
+
+    public static func == (a: Scenario, b: Scenario) -> Bool {
+        a.name == b.name && a.system.id == b.system.id && a.variants == b.variants && a.clock == b.clock
+            && a.durationSeconds == b.durationSeconds && a.settleSeconds == b.settleSeconds && a.nemesis == b.nemesis && a.configuration == b.configuration
+    }
+
+    /// 45 device minutes: longer than FocusPledge's stale-heartbeat threshold (15 min) plus a poll.
+    public static let defaultSettleSeconds = 45 * 60
 
     /// The virtual device clock the emulated OS starts with.
     public struct Clock: Sendable, Equatable {
@@ -49,36 +58,7 @@ public struct Scenario: Sendable, Equatable {
         }
     }
 
-    /// What the user does.
-    public struct Workload: Sendable, Equatable {
-        /// Bundle ids selected in the app picker and shielded during sessions.
-        public var blockedApps: [String]
-        public var sessionDurationMinutes: ClosedRange<Int>
-        public var gapMinutes: ClosedRange<Int>
-        /// Chance that a session has any violations at all.
-        public var violationProbability: Double
-        public var violationKinds: [ViolationKind]
-        /// A violating session has 1...maxViolationsPerSession violations.
-        public var maxViolationsPerSession: Int
-        /// Chance that the user stops a session by hand (`stopNativeSession`) before it ends.
-        public var stopSessionProbability: Double
-
-        public init(
-            blockedApps: [String], sessionDurationMinutes: ClosedRange<Int>, gapMinutes: ClosedRange<Int>,
-            violationProbability: Double, violationKinds: [ViolationKind], maxViolationsPerSession: Int,
-            stopSessionProbability: Double
-        ) {
-            self.blockedApps = blockedApps
-            self.sessionDurationMinutes = sessionDurationMinutes
-            self.gapMinutes = gapMinutes
-            self.violationProbability = violationProbability
-            self.violationKinds = violationKinds
-            self.maxViolationsPerSession = maxViolationsPerSession
-            self.stopSessionProbability = stopSessionProbability
-        }
-    }
-
-    /// What goes wrong: signals sent to the stand-in processes, in wall time.
+    /// What goes wrong: signals sent to the system's processes, in wall time.
     public struct Nemesis: Sendable, Equatable {
         public var enabled: Bool
         /// Wall time between one fault and the next.
@@ -88,11 +68,12 @@ public struct Scenario: Sendable, Equatable {
         public var stopMillis: ClosedRange<Int>
         /// How long a killed or terminated process stays down before it is relaunched.
         public var restartDelayMillis: ClosedRange<Int>
-        public var targets: [FaultTarget]
+        /// Role names (`SystemDescriptor.nemesisTargets`).
+        public var targets: [String]
 
         public init(
             enabled: Bool, intervalMillis: ClosedRange<Int>, weights: FaultWeights, stopMillis: ClosedRange<Int>,
-            restartDelayMillis: ClosedRange<Int>, targets: [FaultTarget]
+            restartDelayMillis: ClosedRange<Int>, targets: [String]
         ) {
             self.enabled = enabled
             self.intervalMillis = intervalMillis
@@ -103,10 +84,11 @@ public struct Scenario: Sendable, Equatable {
         }
 
         /// What a scenario without a `nemesis` block gets: nothing goes wrong.
-        public static let disabled = Nemesis(
-            enabled: false, intervalMillis: 40...120, weights: FaultWeights(kill: 0.5, term: 0.1, stop: 0.4),
-            stopMillis: 20...250, restartDelayMillis: 10...400, targets: FaultTarget.allCases
-        )
+        public static func disabled(targets: [String]) -> Nemesis {
+            Nemesis(
+                enabled: false, intervalMillis: 40...120, weights: FaultWeights(kill: 0.5, term: 0.1, stop: 0.4),
+                stopMillis: 20...250, restartDelayMillis: 10...400, targets: targets)
+        }
     }
 
     /// Relative weights of the fault kinds (need not sum to 1).
@@ -130,27 +112,6 @@ public struct Scenario: Sendable, Equatable {
         }
     }
 
-    /// The settlement-server stand-in.
-    public struct Server: Sendable, Equatable {
-        /// The seed's "no heartbeat" job: an unsettled session whose last check is older than this
-        /// is resolved FAILURE / no_heartbeat.
-        public var staleAfterMinutes: Int
-
-        public init(staleAfterMinutes: Int) {
-            self.staleAfterMinutes = staleAfterMinutes
-        }
-    }
-
-    /// The host-app stand-in.
-    public struct Host: Sendable, Equatable {
-        /// The seed's `Timer.periodic(Duration(seconds: 5))` polling of `checkSessionStatus`, device time.
-        public var pollSeconds: Double
-
-        public init(pollSeconds: Double) {
-            self.pollSeconds = pollSeconds
-        }
-    }
-
     /// The variant to run: `name` if given (it must be one of `variants`), else the first listed.
     public func variant(named name: String?) throws(ScenarioError) -> ScenarioVariant {
         let listed = variants.map(\.rawValue).joined(separator: ", ")
@@ -160,9 +121,12 @@ public struct Scenario: Sendable, Equatable {
             }
             return first
         }
-        guard let variant = ScenarioVariant(rawValue: name) else {
-            throw ScenarioError(file: "--variant", message: "unknown variant '\(name)'; this scenario lists: \(listed)")
+        guard system.descriptor.variants.contains(name) else {
+            throw ScenarioError(
+                file: "--variant",
+                message: "unknown variant '\(name)'; \(system.id) has: \(system.descriptor.variants.joined(separator: ", "))")
         }
+        let variant = ScenarioVariant(rawValue: name)
         guard variants.contains(variant) else {
             throw ScenarioError(file: "--variant", message: "variant '\(name)' is not listed in this scenario (\(listed))")
         }
@@ -170,43 +134,22 @@ public struct Scenario: Sendable, Equatable {
     }
 }
 
-/// The seed systems a scenario can run. Only FocusPledge (seed 000) has stand-ins so far.
-public enum ScenarioSystem: String, Sendable, CaseIterable, Codable {
-    case focuspledge
+/// A variant of a system's protocol (`SystemDescriptor.variants`). Every pack has these two.
+public struct ScenarioVariant: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
 
-    /// The protocol variants this system's state machines implement.
-    public var knownVariants: [ScenarioVariant] {
-        switch self {
-        case .focuspledge: [.asWritten, .hardened]
-        }
-    }
-}
+    /// The seed literally, bugs included: its violations are the seed's findings.
+    public static let asWritten = ScenarioVariant(rawValue: "as-written")
+    /// A correct protocol over the same App Group, keys and servers: it must hold.
+    public static let hardened = ScenarioVariant(rawValue: "hardened")
 
-/// Raw values match `FocusPledge.Variant` so the runner converts with `Variant(rawValue:)`.
-public enum ScenarioVariant: String, Sendable, CaseIterable, Codable {
-    /// The seed literally, bugs included.
-    case asWritten = "as-written"
-    /// A correct protocol over the same App Group, keys and server.
-    case hardened
-}
+    public var description: String { rawValue }
 
-/// How the user breaks a pledge.
-public enum ViolationKind: String, Sendable, CaseIterable, Codable {
-    /// Opens a blocked app: DeviceActivity reports the threshold to the monitor extension.
-    case openBlockedApp = "open_blocked_app"
-    /// Taps a button on the shield: ManagedSettings hands the action to the shield-action extension.
-    case pressShieldButton = "press_shield_button"
-}
-
-/// The processes the nemesis may signal; raw values are the stand-in executables' names.
-public enum FaultTarget: String, Sendable, CaseIterable, Codable, Comparable {
-    case hostApp = "host-app"
-    case settlementServer = "settlement-server"
-    case monitorExtension = "monitor-extension"
-    case shieldActionExtension = "shield-action-extension"
-
-    public static func < (lhs: FaultTarget, rhs: FaultTarget) -> Bool {
-        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(rawValue)
     }
 }
 

@@ -6,7 +6,7 @@
 // Schema (keys not marked "required" may be left out; the value after `=` is the default):
 //
 //   name: focuspledge               required; [A-Za-z0-9._-]+ (it names run directories)
-//   system: focuspledge             required; the known systems are listed in ScenarioSystem
+//   system: focuspledge             required; `harness systems` lists the known systems
 //   variants: [as-written, hardened]        = all of the system's variants; non-empty, no repeats
 //   clock:
 //     rate: 600                     = 600; device seconds per wall second, 0 < rate <= 1000000
@@ -14,16 +14,10 @@
 //     timeZone: Europe/Berlin       = UTC; an IANA time zone identifier
 //   duration: 4h                    required; device time the workload covers: 90s, 15m, 4h, 1h30m,
 //                                   or whole seconds; 0 < duration <= 366 days
-//   workload:                       required
-//     blockedApps: [com.social.feed]        required; 1...50 distinct bundle ids
-//     sessions:
-//       durationMinutes: [20, 60]   = [20, 60]; [min, max], 3 <= min <= max <= 10080 (a week)
-//       gapMinutes: [2, 15]         = [2, 15]; [min, max], 0 <= min <= max <= 10080
-//     violations:
-//       probability: 0.5            = 0.5; chance that a session has violations, 0...1
-//       kinds: [open_blocked_app, press_shield_button]   = both; non-empty, no repeats
-//       maxPerSession: 2            = 1; a violating session has 1...maxPerSession, 1...100
-//     stopSessionProbability: 0.0   = 0; chance the user stops a session by hand, 0...1
+//   settle: 45m                     = 45m; device time after the workload for the system to settle
+//                                   before it is judged; a duration, > 0
+//   <the system's keys>             read by its pack (e.g. focuspledge: workload, server); its
+//                                   README in Sources/Systems/<Name>/ documents them
 //   nemesis:                        absent = no faults at all
 //     enabled: true                 = true (when the block is present)
 //     intervalMillis: [40, 120]     = [40, 120]; wall time between faults, 1 <= min <= max <= 600000
@@ -31,12 +25,8 @@
 //                                   at least one positive when enabled
 //     stopMillis: [20, 250]         = [20, 250]; SIGSTOP ... SIGCONT, 0 <= min <= max <= 600000
 //     restartDelayMillis: [10, 400] = [10, 400]; down time after kill/term, 0 <= min <= max <= 600000
-//     targets: [host-app, settlement-server, monitor-extension, shield-action-extension]
-//                                   = all four; non-empty when enabled, no repeats
-//   server:
-//     staleAfterMinutes: 15         = 15; 1...10080
-//   host:
-//     pollSeconds: 5                = 5; 0 < pollSeconds <= 3600 (device time)
+//     targets: [host-app, ...]       = every role the system lets the nemesis target; non-empty when
+//                                   enabled, no repeats
 //
 // Ranges are two-element lists `[min, max]`. Numbers must be YAML numbers (quoted "600" is a string).
 
@@ -44,17 +34,16 @@ import Foundation
 import Yams
 
 public enum ScenarioParser {
-    public static let maximumBlockedApps = 50
     public static let maximumMinutes = 7 * 24 * 60
     public static let maximumMillis = 600_000
-    public static let maximumViolationsPerSession = 100
     public static let maximumRate = 1_000_000.0
-    public static let maximumPollSeconds = 3600.0
+    /// The keys every scenario may have; the rest belong to its system.
+    public static let commonKeys = ["name", "system", "variants", "clock", "duration", "settle", "nemesis"]
     /// A scenario file is a page of settings; anything this large is a mistake.
     public static let maximumFileBytes = 1 << 20
 
     /// Reads and parses the scenario at `path`; errors name `path`.
-    public static func load(path: String) throws(ScenarioError) -> Scenario {
+    public static func load(path: String, systems: SystemCatalog) throws(ScenarioError) -> Scenario {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -67,11 +56,11 @@ public enum ScenarioParser {
         guard let yaml = String(data: data, encoding: .utf8) else {
             throw ScenarioError(file: path, message: "scenario file is not UTF-8")
         }
-        return try parse(yaml: yaml, file: path)
+        return try parse(yaml: yaml, file: path, systems: systems)
     }
 
     /// Parses scenario YAML; `file` is only used to label errors.
-    public static func parse(yaml: String, file: String) throws(ScenarioError) -> Scenario {
+    public static func parse(yaml: String, file: String, systems: SystemCatalog) throws(ScenarioError) -> Scenario {
         let root: Node?
         do {
             root = try Yams.compose(yaml: yaml)
@@ -83,19 +72,19 @@ public enum ScenarioParser {
         guard let root else {
             throw ScenarioError(file: file, line: 1, column: 1, message: "scenario file is empty")
         }
-        return try NodeReader(file: file).scenario(root)
+        return try NodeReader(file: file).scenario(root, systems: systems)
     }
 }
 
 extension Scenario {
-    /// `ScenarioParser.load(path:)`.
-    public static func load(path: String) throws(ScenarioError) -> Scenario {
-        try ScenarioParser.load(path: path)
+    /// `ScenarioParser.load(path:systems:)`.
+    public static func load(path: String, systems: SystemCatalog) throws(ScenarioError) -> Scenario {
+        try ScenarioParser.load(path: path, systems: systems)
     }
 
-    /// `ScenarioParser.parse(yaml:file:)`.
-    public static func parse(yaml: String, file: String = "<scenario>") throws(ScenarioError) -> Scenario {
-        try ScenarioParser.parse(yaml: yaml, file: file)
+    /// `ScenarioParser.parse(yaml:file:systems:)`.
+    public static func parse(yaml: String, file: String = "<scenario>", systems: SystemCatalog) throws(ScenarioError) -> Scenario {
+        try ScenarioParser.parse(yaml: yaml, file: file, systems: systems)
     }
 }
 
@@ -128,55 +117,41 @@ struct NodeReader {
 
     // MARK: - The schema
 
-    func scenario(_ root: Node) throws(ScenarioError) -> Scenario {
-        let top = try fields(
-            root, path: "",
-            allowed: ["name", "system", "variants", "clock", "duration", "workload", "nemesis", "server", "host"]
-        )
+    func scenario(_ root: Node, systems: SystemCatalog) throws(ScenarioError) -> Scenario {
+        // The system decides which other keys are allowed: read it first.
+        let keys = try fields(root, path: "", allowed: nil)
+        let systemNode = try keys.required("system")
+        let systemId = try string(systemNode, "system")
+        guard let system = systems.pack(systemId) else {
+            throw error(systemNode, "system: unknown system '\(systemId)'; known: \(systems.ids.joined(separator: ", "))")
+        }
+        let top = try fields(root, path: "", allowed: ScenarioParser.commonKeys + system.descriptor.scenarioKeys)
         let nameNode = try top.required("name")
         let name = try string(nameNode, "name")
         let nameCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
         guard !name.isEmpty, name.count <= 100, name.allSatisfy({ nameCharacters.contains($0) }) else {
             throw error(nameNode, "name: '\(name)' must be 1...100 characters of A-Z a-z 0-9 . _ -")
         }
-        let system: ScenarioSystem = try enumValue(try top.required("system"), "system", what: "system")
 
-        var variants = system.knownVariants
+        let known = system.descriptor.variants
+        var variants = known.map(ScenarioVariant.init(rawValue:))
         if let node = top["variants"] {
-            variants = try enumList(node, "variants", what: "variant", nonEmpty: true)
-            for (variant, variantNode) in zip(variants, node.array()) where !system.knownVariants.contains(variant) {
-                let known = system.knownVariants.map(\.rawValue).joined(separator: ", ")
-                throw error(variantNode, "variants: \(system.rawValue) has no variant '\(variant.rawValue)'; known: \(known)")
+            let listed = try stringList(node, "variants", nonEmpty: true)
+            for (variant, variantNode) in zip(listed, node.array()) where !known.contains(variant) {
+                throw error(variantNode, "variants: unknown variant '\(variant)'; \(system.id) has: \(known.joined(separator: ", "))")
             }
+            variants = listed.map(ScenarioVariant.init(rawValue:))
         }
 
         let clock = try self.clock(top["clock"])
         let durationSeconds = try duration(try top.required("duration"), "duration")
-        let workload = try self.workload(try top.required("workload"))
-        let nemesis = try self.nemesis(top["nemesis"])
-
-        var server = Scenario.Server(staleAfterMinutes: 15)
-        if let node = top["server"] {
-            let section = try fields(node, path: "server", allowed: ["staleAfterMinutes"])
-            if let value = section["staleAfterMinutes"] {
-                server.staleAfterMinutes = try int(
-                    value, "server.staleAfterMinutes", in: 1...ScenarioParser.maximumMinutes
-                )
-            }
-        }
-        var host = Scenario.Host(pollSeconds: 5)
-        if let node = top["host"] {
-            let section = try fields(node, path: "host", allowed: ["pollSeconds"])
-            if let value = section["pollSeconds"] {
-                host.pollSeconds = try positiveDouble(
-                    value, "host.pollSeconds", maximum: ScenarioParser.maximumPollSeconds
-                )
-            }
-        }
+        var settleSeconds = Scenario.defaultSettleSeconds
+        if let node = top["settle"] { settleSeconds = try duration(node, "settle") }
+        let nemesis = try self.nemesis(top["nemesis"], targets: system.descriptor.nemesisTargets)
+        let configuration = try system.configuration(from: ScenarioSection(fields: top))
         return Scenario(
             name: name, system: system, variants: variants, clock: clock, durationSeconds: durationSeconds,
-            workload: workload, nemesis: nemesis, server: server, host: host
-        )
+            settleSeconds: settleSeconds, nemesis: nemesis, configuration: configuration)
     }
 
     func clock(_ node: Node?) throws(ScenarioError) -> Scenario.Clock {
@@ -205,61 +180,13 @@ struct NodeReader {
         return clock
     }
 
-    func workload(_ node: Node) throws(ScenarioError) -> Scenario.Workload {
-        let section = try fields(
-            node, path: "workload", allowed: ["blockedApps", "sessions", "violations", "stopSessionProbability"]
-        )
-        let appsNode = try section.required("blockedApps")
-        let blockedApps = try stringList(appsNode, "workload.blockedApps", nonEmpty: true)
-        guard blockedApps.count <= ScenarioParser.maximumBlockedApps else {
-            throw error(appsNode, "workload.blockedApps: at most \(ScenarioParser.maximumBlockedApps) apps")
-        }
-        var workload = Scenario.Workload(
-            blockedApps: blockedApps, sessionDurationMinutes: 20...60, gapMinutes: 2...15,
-            violationProbability: 0.5, violationKinds: ViolationKind.allCases, maxViolationsPerSession: 1,
-            stopSessionProbability: 0
-        )
-        if let node = section["sessions"] {
-            let sessions = try fields(node, path: "workload.sessions", allowed: ["durationMinutes", "gapMinutes"])
-            if let value = sessions["durationMinutes"] {
-                // Violations keep out of a session's first and last minute, so it needs room between them.
-                workload.sessionDurationMinutes = try intRange(
-                    value, "workload.sessions.durationMinutes", in: 3...ScenarioParser.maximumMinutes
-                )
-            }
-            if let value = sessions["gapMinutes"] {
-                workload.gapMinutes = try intRange(value, "workload.sessions.gapMinutes", in: 0...ScenarioParser.maximumMinutes)
-            }
-        }
-        if let node = section["violations"] {
-            let violations = try fields(
-                node, path: "workload.violations", allowed: ["probability", "kinds", "maxPerSession"]
-            )
-            if let value = violations["probability"] {
-                workload.violationProbability = try probability(value, "workload.violations.probability")
-            }
-            if let value = violations["kinds"] {
-                workload.violationKinds = try enumList(value, "workload.violations.kinds", what: "violation kind", nonEmpty: true)
-            }
-            if let value = violations["maxPerSession"] {
-                workload.maxViolationsPerSession = try int(
-                    value, "workload.violations.maxPerSession", in: 1...ScenarioParser.maximumViolationsPerSession
-                )
-            }
-        }
-        if let value = section["stopSessionProbability"] {
-            workload.stopSessionProbability = try probability(value, "workload.stopSessionProbability")
-        }
-        return workload
-    }
-
-    func nemesis(_ node: Node?) throws(ScenarioError) -> Scenario.Nemesis {
-        guard let node else { return .disabled }
+    func nemesis(_ node: Node?, targets known: [String]) throws(ScenarioError) -> Scenario.Nemesis {
+        guard let node else { return .disabled(targets: known) }
         let section = try fields(
             node, path: "nemesis",
             allowed: ["enabled", "intervalMillis", "actions", "stopMillis", "restartDelayMillis", "targets"]
         )
-        var nemesis = Scenario.Nemesis.disabled
+        var nemesis = Scenario.Nemesis.disabled(targets: known)
         nemesis.enabled = true
         if let value = section["enabled"] {
             nemesis.enabled = try bool(value, "nemesis.enabled")
@@ -287,7 +214,11 @@ struct NodeReader {
             nemesis.weights = weights
         }
         if let value = section["targets"] {
-            nemesis.targets = try enumList(value, "nemesis.targets", what: "target", nonEmpty: nemesis.enabled)
+            let targets = try stringList(value, "nemesis.targets", nonEmpty: nemesis.enabled)
+            for (target, targetNode) in zip(targets, value.array()) where !known.contains(target) {
+                throw error(targetNode, "nemesis.targets: unknown target '\(target)'; this system's targets: \(known.joined(separator: ", "))")
+            }
+            nemesis.targets = targets
         }
         return nemesis
     }
@@ -311,7 +242,8 @@ struct NodeReader {
         }
     }
 
-    func fields(_ node: Node, path: String, allowed: [String]) throws(ScenarioError) -> Fields {
+    /// `allowed` nil = any key (still: plain names, no duplicates).
+    func fields(_ node: Node, path: String, allowed: [String]?) throws(ScenarioError) -> Fields {
         guard case .mapping(let mapping) = node else {
             let place = path.isEmpty ? "the scenario" : path
             throw error(node, "\(place): expected a mapping of keys to values, got \(describe(node))")
@@ -322,7 +254,7 @@ struct NodeReader {
                 throw error(keyNode, "keys must be plain names, got \(describe(keyNode))")
             }
             let qualified = path.isEmpty ? key.string : "\(path).\(key.string)"
-            guard allowed.contains(key.string) else {
+            if let allowed, !allowed.contains(key.string) {
                 throw error(keyNode, "unknown key '\(qualified)'; expected one of: \(allowed.joined(separator: ", "))")
             }
             guard values[key.string] == nil else {

@@ -1,0 +1,238 @@
+/// The system's processes as plain data: which role runs as which pid, which are stopped or down
+/// and until when, which extension calls are running — and what to do next. Pure: times are
+/// CLOCK_MONOTONIC nanoseconds handed in, and every decision comes back as `Command`s that the
+/// runner carries out (spawn, signal, record a history line). Tested without processes.
+///
+/// Long-lived roles (app, server) are kept alive: relaunched after the nemesis's kill once its
+/// down time is over, and after a crash (bounded). Extension calls are one process each; iOS's
+/// watchdog kills one that runs too long.
+public struct ProcessTable: Sendable {
+    public enum Signal: String, Sendable {
+        case kill = "KILL", term = "TERM", stop = "STOP", cont = "CONT"
+    }
+
+    public enum Command: Sendable, Equatable {
+        case spawn(role: String)
+        case signal(pid: Int32, Signal)
+        /// A harness history line.
+        case record(String, [String: String])
+    }
+
+    public struct LongLived: Sendable, Equatable {
+        public var role: String
+        public var pid: Int32?
+        /// When to (re)start it; nil = not scheduled.
+        public var restartAtNanos: Int64?
+        /// While SIGSTOPped: when to SIGCONT.
+        public var resumeAtNanos: Int64?
+        /// True while the harness expects it to be gone (nemesis kill/term, final shutdown).
+        public var expectedExit = false
+        /// Restarts after exits nobody caused (crashes): bounded.
+        public var unexpectedExits = 0
+
+        public var isStopped: Bool { resumeAtNanos != nil }
+    }
+
+    public struct ExtensionCall: Sendable, Equatable {
+        public var role: String
+        public var pid: Int32
+        public var callback: String
+        public var delivery: Int
+        public var startedNanos: Int64
+        public var resumeAtNanos: Int64?
+    }
+
+    // Bounds.
+    public static let maxUnexpectedExits = 50
+    /// A crashed long-lived process comes back after this.
+    public static let crashRestartDelayNanos: Int64 = 50_000_000
+    /// A failed spawn is retried after this.
+    public static let spawnRetryNanos: Int64 = 100_000_000
+    /// An extension still running after this is killed, as iOS's watchdog would.
+    public static let extensionWatchdogNanos: Int64 = 3_000_000_000
+    /// Extension calls running at once (the OS queues nothing: past this, a call is refused).
+    public static let maxExtensionCalls = 256
+
+    /// In the order the system lists its roles.
+    public private(set) var longLived: [LongLived]
+    public private(set) var extensions: [ExtensionCall] = []
+    /// Faults carried out, by kind (`kill`, `term`, `stop`).
+    public private(set) var faultCounts: [String: Int] = [:]
+
+    public init(longLivedRoles: [String]) {
+        longLived = longLivedRoles.map { LongLived(role: $0) }
+    }
+
+    public func entry(_ role: String) -> LongLived? { longLived.first { $0.role == role } }
+
+    public var extensionCallsRunning: Bool { !extensions.isEmpty }
+
+    public var extensionCallsFull: Bool { extensions.count >= Self.maxExtensionCalls }
+
+    // MARK: Spawning
+
+    public mutating func spawned(role: String, pid: Int32) {
+        guard let i = index(role) else { return }
+        longLived[i].pid = pid
+        longLived[i].restartAtNanos = nil
+        longLived[i].resumeAtNanos = nil
+        longLived[i].expectedExit = false
+    }
+
+    public mutating func spawnFailed(role: String, error: String, now: Int64) -> [Command] {
+        guard let i = index(role) else { return [] }
+        longLived[i].restartAtNanos = now + Self.spawnRetryNanos
+        return [.record("spawn_failed", ["target": role, "error": error])]
+    }
+
+    public mutating func extensionStarted(role: String, pid: Int32, callback: String, delivery: Int, now: Int64) {
+        extensions.append(ExtensionCall(role: role, pid: pid, callback: callback, delivery: delivery, startedNanos: now))
+    }
+
+    // MARK: Exits
+
+    /// `pid` exited with `status` (its description); `clean` = exit code 0.
+    public mutating func exited(pid: Int32, status: String, clean: Bool, now: Int64) -> [Command] {
+        if let e = extensions.firstIndex(where: { $0.pid == pid }) {
+            let call = extensions.remove(at: e)
+            let fields = ["callback": call.callback, "delivery": String(call.delivery), "childPid": String(pid), "status": status]
+            return [.record(clean ? "callback_completed" : "callback_failed", fields)]
+        }
+        guard let i = longLived.firstIndex(where: { $0.pid == pid }) else { return [] }
+        var commands: [Command] = [.record("exit", ["target": longLived[i].role, "childPid": String(pid), "status": status])]
+        longLived[i].pid = nil
+        longLived[i].resumeAtNanos = nil
+        if !longLived[i].expectedExit {
+            // It died on its own (a crash): iOS/the user brings it back, but not forever.
+            longLived[i].unexpectedExits += 1
+            if longLived[i].unexpectedExits <= Self.maxUnexpectedExits {
+                longLived[i].restartAtNanos = now + Self.crashRestartDelayNanos
+            } else {
+                commands.append(.record("gave_up_restarting", ["target": longLived[i].role]))
+            }
+        }
+        longLived[i].expectedExit = false
+        return commands
+    }
+
+    // MARK: The nemesis
+
+    public mutating func apply(_ fault: PlannedFault, now: Int64) -> [Command] {
+        let signal: Signal
+        switch fault.kind {
+        case .kill: signal = .kill
+        case .term: signal = .term
+        case .stop: signal = .stop
+        }
+        let hold = Int64(fault.holdMillis) * 1_000_000
+        if let i = index(fault.target) {
+            guard let pid = longLived[i].pid, !longLived[i].isStopped else {
+                let why = longLived[i].isStopped ? "stopped" : "not running"
+                return [.record("fault_skipped", ["target": fault.target, "kind": fault.kind.rawValue, "why": why])]
+            }
+            faultCounts[fault.kind.rawValue, default: 0] += 1
+            if fault.kind == .stop {
+                longLived[i].resumeAtNanos = now + hold
+            } else {
+                longLived[i].expectedExit = true
+                longLived[i].restartAtNanos = now + hold
+            }
+            return [
+                .signal(pid: pid, signal),
+                .record("signal", ["target": fault.target, "childPid": String(pid), "signal": signal.rawValue, "by": "nemesis"]),
+            ]
+        }
+        guard let e = extensions.firstIndex(where: { $0.role == fault.target && $0.resumeAtNanos == nil }) else {
+            return [.record("fault_skipped", ["target": fault.target, "kind": fault.kind.rawValue, "why": "not running"])]
+        }
+        faultCounts[fault.kind.rawValue, default: 0] += 1
+        if fault.kind == .stop { extensions[e].resumeAtNanos = now + hold }
+        let call = extensions[e]
+        return [
+            .signal(pid: call.pid, signal),
+            .record("signal", [
+                "target": call.role, "childPid": String(call.pid), "signal": signal.rawValue, "by": "nemesis",
+                "delivery": String(call.delivery),
+            ]),
+        ]
+    }
+
+    // MARK: Time passing
+
+    /// Stopped processes whose stop is over are continued; long-lived ones whose down time is over
+    /// are restarted; extensions past the watchdog are killed.
+    public mutating func due(now: Int64) -> [Command] {
+        var commands: [Command] = []
+        for i in longLived.indices {
+            if let r = longLived[i].resumeAtNanos, r <= now {
+                longLived[i].resumeAtNanos = nil
+                if let pid = longLived[i].pid {
+                    commands += [
+                        .signal(pid: pid, .cont),
+                        .record("signal", ["target": longLived[i].role, "childPid": String(pid), "signal": "CONT", "by": "nemesis"]),
+                    ]
+                }
+            }
+        }
+        for e in extensions.indices {
+            if let r = extensions[e].resumeAtNanos, r <= now {
+                extensions[e].resumeAtNanos = nil
+                let call = extensions[e]
+                commands += [
+                    .signal(pid: call.pid, .cont),
+                    .record("signal", ["target": call.role, "childPid": String(call.pid), "signal": "CONT", "by": "nemesis"]),
+                ]
+            }
+        }
+        // Relaunching the app = the user opening it again.
+        for i in longLived.indices {
+            if let r = longLived[i].restartAtNanos, r <= now, longLived[i].pid == nil {
+                longLived[i].restartAtNanos = nil
+                commands.append(.spawn(role: longLived[i].role))
+            }
+        }
+        for call in extensions where now - call.startedNanos > Self.extensionWatchdogNanos && call.resumeAtNanos == nil {
+            commands += [
+                .signal(pid: call.pid, .kill),
+                .record("signal", ["target": call.role, "childPid": String(call.pid), "signal": "KILL", "by": "watchdog"]),
+            ]
+        }
+        return commands
+    }
+
+    /// The workload is over: nothing stays stopped or down while the system settles.
+    public mutating func beginQuiesce(now: Int64) -> [Command] {
+        var commands: [Command] = []
+        for i in longLived.indices {
+            if longLived[i].isStopped, let pid = longLived[i].pid {
+                longLived[i].resumeAtNanos = nil
+                commands += [
+                    .signal(pid: pid, .cont),
+                    .record("signal", ["target": longLived[i].role, "childPid": String(pid), "signal": "CONT", "by": "harness"]),
+                ]
+            }
+            if longLived[i].pid == nil { longLived[i].restartAtNanos = now }
+        }
+        for e in extensions.indices where extensions[e].resumeAtNanos != nil {
+            extensions[e].resumeAtNanos = nil
+            commands += [
+                .signal(pid: extensions[e].pid, .cont),
+                .record("signal", [
+                    "target": extensions[e].role, "childPid": String(extensions[e].pid), "signal": "CONT", "by": "harness",
+                ]),
+            ]
+        }
+        return commands
+    }
+
+    /// The final shutdown: every long-lived process is expected to go.
+    public mutating func shuttingDown() {
+        for i in longLived.indices {
+            longLived[i].expectedExit = true
+            longLived[i].restartAtNanos = nil
+            longLived[i].resumeAtNanos = nil
+        }
+    }
+
+    private func index(_ role: String) -> Int? { longLived.firstIndex { $0.role == role } }
+}

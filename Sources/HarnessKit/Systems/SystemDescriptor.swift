@@ -1,0 +1,120 @@
+import SystemKit
+
+/// What a seed system is, as `harness systems` prints it: everything the core needs to know about
+/// a pack without running it.
+public struct SystemDescriptor: Sendable, Codable, Equatable {
+    /// The scenario's `system:` value, e.g. `focuspledge`.
+    public var id: String
+    /// E.g. "FocusPledge".
+    public var title: String
+    /// The seed document it follows, e.g. "000".
+    public var seed: String
+    /// Variants its machines implement; `as-written` (the seed literally) comes first.
+    public var variants: [String]
+    /// App Group identifiers its processes are entitled to (`APP_GROUPS`).
+    public var appGroups: [String]
+    public var roles: [ProcessRole]
+    /// One per promise of the seed the checker judges.
+    public var invariants: [InvariantDescriptor]
+    /// Top-level scenario keys the pack reads (besides the common name, system, variants, clock,
+    /// duration, nemesis), e.g. `workload`, `server`.
+    public var scenarioKeys: [String]
+
+    public init(
+        id: String, title: String, seed: String, variants: [String], appGroups: [String], roles: [ProcessRole],
+        invariants: [InvariantDescriptor], scenarioKeys: [String]
+    ) {
+        self.id = id
+        self.title = title
+        self.seed = seed
+        self.variants = variants
+        self.appGroups = appGroups
+        self.roles = roles
+        self.invariants = invariants
+        self.scenarioKeys = scenarioKeys
+    }
+
+    public func role(_ name: String) -> ProcessRole? { roles.first { $0.name == name } }
+
+    /// The role that receives calls at `point`, if the system has that extension.
+    public func role(for point: ExtensionPoint) -> ProcessRole? {
+        roles.first { $0.lifetime == .extension(point) }
+    }
+
+    /// Roles the nemesis may target, in the order the descriptor lists them (the default targets).
+    public var nemesisTargets: [String] { roles.filter(\.nemesisTarget).map(\.name) }
+}
+
+/// One process of a system: the history's `process` name, how iOS runs it, and how to start it.
+public struct ProcessRole: Sendable, Codable, Equatable {
+    public enum Lifetime: Sendable, Codable, Equatable, CustomStringConvertible {
+        /// The host app: launched, relaunched after a kill (the user opens it again).
+        case app
+        /// An extension: a fresh process per call from the OS, ended when the call is done.
+        case `extension`(ExtensionPoint)
+        /// A server stand-in (127.0.0.1 only), restarted after a kill.
+        case server
+
+        public var description: String {
+            switch self {
+            case .app: "app"
+            case .extension(let point): "extension (\(point.rawValue))"
+            case .server: "server"
+            }
+        }
+
+        public var isLongLived: Bool { self == .app || self == .server }
+    }
+
+    /// How the harness knows a started process is ready for the run to begin.
+    public enum Readiness: Sendable, Codable, Equatable {
+        /// It wrote `<run-dir>/ports/<role>.port` (servers).
+        case portFile
+        /// Its trace has a line with this event (apps: `launched`).
+        case traceEvent(String)
+        /// Nothing to wait for (extensions).
+        case none
+    }
+
+    public var name: String
+    public var lifetime: Lifetime
+    /// The stand-in executable, next to `harness`.
+    public var executable: String
+    /// Arguments before the pack's own launch arguments (e.g. the subcommand `host-app`).
+    public var arguments: [String]
+    public var nemesisTarget: Bool
+    public var readiness: Readiness
+    /// One line for `harness systems`.
+    public var summary: String
+
+    public init(
+        name: String, lifetime: Lifetime, executable: String, arguments: [String] = [], nemesisTarget: Bool = true,
+        readiness: Readiness? = nil, summary: String
+    ) {
+        self.name = name
+        self.lifetime = lifetime
+        self.executable = executable
+        self.arguments = arguments
+        self.nemesisTarget = nemesisTarget
+        switch lifetime {
+        case .app: self.readiness = readiness ?? .traceEvent("launched")
+        case .server: self.readiness = readiness ?? .portFile
+        case .extension: self.readiness = readiness ?? .none
+        }
+        self.summary = summary
+    }
+}
+
+/// One promise a checker judges: its name in reports and the seed line it comes from.
+public struct InvariantDescriptor: Sendable, Codable, Equatable {
+    public var name: String
+    public var promise: String
+    /// Where the seed says so (section and quote).
+    public var source: String
+
+    public init(name: String, promise: String, source: String) {
+        self.name = name
+        self.promise = promise
+        self.source = source
+    }
+}

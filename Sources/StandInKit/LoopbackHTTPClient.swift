@@ -1,0 +1,136 @@
+import Foundation
+import SystemKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A minimal blocking HTTP/1.1 client for 127.0.0.1 only, with a hard bound on every step
+/// (connect, send, receive) and on the response size. The stand-ins talk to the settlement
+/// server through it; a stopped or dead server turns into an error within `timeout`.
+public enum LoopbackHTTPClient {
+    public struct Response: Sendable {
+        public var status: Int
+        public var body: Data
+    }
+
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        public let description: String
+    }
+
+    public static let maxResponseBytes = 1 << 20
+
+    /// Sends `call` to the port published in `portFile` (re-read on every call: a restarted server
+    /// binds a new port). Never throws: every failure is a transport error.
+    public static func perform(_ call: HTTPCall, portFile: String, timeout: Duration) -> HTTPReply {
+        guard let text = try? String(contentsOfFile: portFile, encoding: .utf8),
+            let port = UInt16(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        else { return .transportError("\(call.service): no port published in \(portFile)") }
+        do {
+            let r = try request(method: call.method, port: port, path: call.path, json: call.body, timeout: timeout)
+            return .response(status: r.status, body: r.body)
+        } catch {
+            return .transportError("\(call.service) \(call.method) \(call.path): \(error)")
+        }
+    }
+
+    public static func request(method: String, port: UInt16, path: String, json: Data?, timeout: Duration) throws -> Response {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        func msLeft() -> Int32 {
+            let left = deadline - ContinuousClock.now
+            return Int32(max(0, min(60_000, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)))
+        }
+        let flags = fcntl(fd, F_GETFL)
+        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = port.bigEndian
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        if rc != 0 {
+            guard errno == EINPROGRESS else { throw Failure(description: "connect 127.0.0.1:\(port): \(String(cString: strerror(errno)))") }
+            var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            guard poll(&p, 1, msLeft()) == 1 else { throw Failure(description: "connect 127.0.0.1:\(port): timed out") }
+            var err: Int32 = 0
+            var len = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len)
+            guard err == 0 else { throw Failure(description: "connect 127.0.0.1:\(port): \(String(cString: strerror(err)))") }
+        }
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        if let json { head += "Content-Type: application/json\r\nContent-Length: \(json.count)\r\n" } else { head += "Content-Length: 0\r\n" }
+        head += "\r\n"
+        var out = Data(head.utf8)
+        if let json { out.append(json) }
+        var sent = 0
+        while sent < out.count {
+            let n = out.withUnsafeBytes { send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+            if n > 0 { sent += n; continue }
+            if n < 0 && errno != EAGAIN && errno != EINTR { throw Failure(description: "send: \(String(cString: strerror(errno)))") }
+            var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            guard poll(&p, 1, msLeft()) == 1 else { throw Failure(description: "send: timed out") }
+        }
+        var buf = Data()
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            if let r = try parse(buf) { return r }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, msLeft()) == 1 else { throw Failure(description: "receive: timed out") }
+            let n = recv(fd, &chunk, chunk.count, 0)
+            if n == 0 {
+                if let r = try parse(buf, eof: true) { return r }
+                throw Failure(description: "connection closed before a full response")
+            }
+            if n < 0 {
+                if errno == EAGAIN || errno == EINTR { continue }
+                throw Failure(description: "receive: \(String(cString: strerror(errno)))")
+            }
+            buf.append(contentsOf: chunk[0..<n])
+            if buf.count > maxResponseBytes { throw Failure(description: "response larger than \(maxResponseBytes) bytes") }
+        }
+    }
+
+    /// A complete response in `buf`, or nil if more bytes are needed.
+    static func parse(_ buf: Data, eof: Bool = false) throws -> Response? {
+        guard let sep = buf.range(of: Data("\r\n\r\n".utf8)) else { return nil }
+        let head = String(decoding: buf[..<sep.lowerBound], as: UTF8.self)
+        let lines = head.split(separator: "\r\n")
+        guard let statusLine = lines.first, statusLine.hasPrefix("HTTP/1."), let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "") else {
+            throw Failure(description: "malformed status line")
+        }
+        var length: Int?
+        var chunked = false
+        for l in lines.dropFirst() {
+            let kv = l.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            if kv.count == 2 && kv[0] == "content-length" { length = Int(kv[1]) }
+            if kv.count == 2 && kv[0] == "transfer-encoding" && kv[1].contains("chunked") { chunked = true }
+        }
+        let body = buf[sep.upperBound...]
+        if chunked {
+            // Decode once the terminating chunk has arrived.
+            var out = Data()
+            var rest = Data(body)
+            while true {
+                guard let crlf = rest.range(of: Data("\r\n".utf8)) else { return nil }
+                guard let size = Int(String(decoding: rest[..<crlf.lowerBound], as: UTF8.self).split(separator: ";").first ?? "", radix: 16) else {
+                    throw Failure(description: "malformed chunk size")
+                }
+                let start = crlf.upperBound
+                if size == 0 { return Response(status: status, body: out) }
+                guard rest.count >= (start - rest.startIndex) + size + 2 else { return nil }
+                out.append(rest[start..<(start + size)])
+                rest = Data(rest[(start + size + 2)...])
+            }
+        }
+        if let length {
+            guard body.count >= length else { return nil }
+            return Response(status: status, body: Data(body.prefix(length)))
+        }
+        return eof ? Response(status: status, body: Data(body)) : nil
+    }
+}

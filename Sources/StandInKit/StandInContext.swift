@@ -1,0 +1,98 @@
+import AppGroup
+import Foundation
+import History
+import Logging
+import ScreenTimeShims
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What every stand-in gets from its environment, as iOS would give it: the device root
+/// (`SCREENTIME_DEVICE_ROOT`), its entitlements (`APP_GROUPS`), and from the harness the run
+/// directory for its trace (`SCREENTIME_RUN_DIR`) and the variant (`SCREENTIME_VARIANT`)
+/// (PROTOCOL.md §7). The pack names the role and its App Group suite.
+public final class StandInContext: @unchecked Sendable {
+    public let process: String
+    /// The variant's name; the pack turns it into its own variant type.
+    public let variant: String
+    public let root: DeviceRoot
+    public let runDirectory: String
+    public let clock: DeviceClock
+    public let center: DarwinNotificationCenter
+    public let container: AppGroupContainer
+    public let defaults: SharedDefaults
+    public let trace: TraceLog
+    public let logger: Logger
+
+    public static let runDirectoryVariable = "SCREENTIME_RUN_DIR"
+    public static let variantVariable = "SCREENTIME_VARIANT"
+
+    public struct SetupError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// `appGroup`: the group whose container the process uses; `suite`: its shared defaults suite
+    /// (`UserDefaults(suiteName:)`), by default the group id, as the seeds do.
+    public init(
+        process: String, appGroup: String, suite: String? = nil,
+        environment env: [String: String] = ProcessInfo.processInfo.environment
+    ) throws {
+        self.process = process
+        StandInLogging.bootstrap()
+        logger = Logger(label: process)
+        guard let rootPath = env[DeviceRoot.environmentVariable] else { throw SetupError(description: "\(DeviceRoot.environmentVariable) is not set") }
+        guard let run = env[Self.runDirectoryVariable] else { throw SetupError(description: "\(Self.runDirectoryVariable) is not set") }
+        guard let variant = env[Self.variantVariable], !variant.isEmpty else {
+            throw SetupError(description: "\(Self.variantVariable) is not set")
+        }
+        self.variant = variant
+        runDirectory = run
+        root = try DeviceRoot(path: rootPath, create: false)
+        let clock = DeviceClock(deviceRoot: root)
+        self.clock = clock
+        center = try DarwinNotificationCenter(deviceRoot: root)
+        container = try AppGroupContainer(deviceRoot: root, groupIdentifier: appGroup, entitlements: .fromEnvironment(env))
+        defaults = try SharedDefaults(container: container, suiteName: suite ?? appGroup)
+        trace = try TraceLog(runDirectory: run, process: process, deviceTime: { clock.nowUnixSeconds() })
+    }
+
+    /// The suite as it is now; a store error is traced and reads as empty (the app would see nil).
+    public func snapshot() -> [String: PropertyListValue] {
+        do { return try defaults.snapshot() } catch {
+            trace.log("store_error", ["op": "read", "error": "\(error)"])
+            return [:]
+        }
+    }
+
+    /// Where a server role publishes its port (PROTOCOL.md §8).
+    public static func portFile(runDirectory: String, service: String) -> String {
+        runDirectory + "/ports/\(service).port"
+    }
+
+    /// One line on stderr (the process's log) and exit 2: a stand-in that cannot start says why.
+    public static func fail(_ process: String, _ message: String) -> Never {
+        StandInLogging.bootstrap()
+        Logger(label: process).critical("\(message)")
+        exit(2)
+    }
+}
+
+/// swift-log for every stand-in: one line per message on stderr, which the harness keeps in
+/// `logs/<process>.log`.
+public enum StandInLogging {
+    nonisolated(unsafe) static var done = false
+    static let lock = NSLock()
+
+    public static func bootstrap() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !done else { return }
+        done = true
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .info
+            return handler
+        }
+    }
+}

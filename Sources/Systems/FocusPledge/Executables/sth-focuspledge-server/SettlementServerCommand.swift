@@ -1,0 +1,60 @@
+// sth-focuspledge-server: the stand-in for seed 000's `resolveSession` Cloud Function and its
+// stale-session job. All logic lives in FocusPledgeServer; this file only reads arguments.
+// Exit status: 0 after SIGTERM/SIGINT, 2 with one line on stderr for any error.
+import AppGroup
+import ArgumentParser
+import FocusPledgeServer
+import Foundation
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct SettlementServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sth-focuspledge-server",
+        abstract: "FocusPledge's settlement server: resolveSession + the stale-heartbeat job, on 127.0.0.1 only.")
+
+    @Option(help: "The append-only ledger journal (created if absent).") var journal: String
+    @Option(help: "Device seconds without a heartbeat after which the stale job settles FAILURE no_heartbeat.")
+    var staleAfterSeconds: Double
+    @Option(help: "Publish the bound port here.") var portFile: String?
+    @Option(help: "Trace file (PROTOCOL.md §8).") var trace: String?
+    @Option(help: "Wall-clock period of the stale job, 1...3600000 ms.") var jobIntervalMs: Int = SettlementServerConfiguration.defaultJobIntervalMillis
+    @Option(help: "Device root whose clock the server runs on (real time when absent).") var deviceRoot: String?
+
+    func validate() throws {
+        guard staleAfterSeconds.isFinite, staleAfterSeconds > 0 else {
+            throw ValidationError("--stale-after-seconds must be a positive number, got \(staleAfterSeconds)")
+        }
+        guard (1...3_600_000).contains(jobIntervalMs) else {
+            throw ValidationError("--job-interval-ms must be an integer in 1...3600000, got \(jobIntervalMs)")
+        }
+    }
+
+    func run() async throws {
+        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        let logger = Logger(label: "settlement-server")
+        @Sendable func fail(_ message: String) -> Never {
+            logger.critical("\(message.split(whereSeparator: \.isNewline).joined(separator: " "))")
+            Glibc.exit(2)
+        }
+        // The server reads the same device clock as the stand-ins, so its stale job runs in device time.
+        let clock: DeviceClock
+        if let deviceRoot {
+            do { clock = DeviceClock(deviceRoot: try DeviceRoot(path: deviceRoot, create: false)) } catch { fail("--device-root \(deviceRoot): \(error)") }
+        } else {
+            clock = DeviceClock(deviceRoot: nil)
+        }
+        let configuration = SettlementServerConfiguration(
+            journalPath: journal, portFilePath: portFile, tracePath: trace,
+            staleAfterSeconds: staleAfterSeconds, jobIntervalMillis: jobIntervalMs)
+        do {
+            try await SettlementHTTPServer.run(configuration: configuration, now: { clock.now() }, onFatal: { fail($0) })
+        } catch {
+            fail("\(error)")
+        }
+    }
+}

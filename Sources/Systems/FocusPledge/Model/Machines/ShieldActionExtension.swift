@@ -1,0 +1,76 @@
+import AppGroup
+import SystemKit
+import Foundation
+
+/// Seed 000's optional `ShieldActionExtension`: the user pressed a button on a shield.
+public struct ShieldActionExtension: Sendable {
+    public typealias Snapshot = [String: PropertyListValue]
+
+    /// Apple's `ShieldAction`.
+    public enum Action: String, Sendable, Equatable, Codable {
+        case primaryButtonPressed
+        case secondaryButtonPressed
+    }
+
+    public enum Event: Sendable, Equatable {
+        /// `handle(action:for application:completionHandler:)`; the token is a bundle id here.
+        case handle(action: Action, application: String, now: Date, store: Snapshot)
+    }
+
+    public struct State: Sendable, Equatable {
+        public var callbacksHandled = 0
+        public var lastDecision: ExtensionDecision?
+        public init() {}
+    }
+
+    public let variant: Variant
+    public private(set) var state = State()
+
+    public init(variant: Variant) {
+        self.variant = variant
+    }
+
+    /// Writes (or not) the failure, posts the notification, then answers `.none` ("Return .none
+    /// to keep shield active") — the response last, since iOS may end the process once it has it.
+    public mutating func handle(_ event: Event) -> [Effect] {
+        state.callbacksHandled += 1
+        guard case .handle(_, let application, let now, let store) = event else { return [] }
+        switch variant {
+        case .asWritten:
+            // Seed: both buttons alike, no check of any session.
+            state.lastDecision = .recordedFailure(sessionId: nil)
+            return [
+                AppGroupStorage.markSessionFailed(
+                    reason: FocusPledgeKeys.appOpenedReason, appBundleId: application, now: now, variant: .asWritten,
+                    sessionId: nil),
+                .postNotification(FocusPledgeKeys.failureNotification),
+                .trace("failure_recorded", ["reason": FocusPledgeKeys.appOpenedReason, "appBundleId": application]),
+                .respond(.none),
+            ]
+        case .hardened:
+            // A shield carries no activity name: the failure belongs to the active session.
+            guard let sessionId = AppGroupStorage.activeSessionId(store) else {
+                return ignored("no_active_session", application)
+            }
+            if let reason = AppGroupStorage.reasonToIgnoreFailure(of: sessionId, now: now, store: store) {
+                return ignored(reason, application)
+            }
+            state.lastDecision = .recordedFailure(sessionId: sessionId)
+            return [
+                AppGroupStorage.markSessionFailed(
+                    reason: FocusPledgeKeys.appOpenedReason, appBundleId: application, now: now, variant: .hardened,
+                    sessionId: sessionId),
+                .postNotification(FocusPledgeKeys.failureNotification),
+                .trace("failure_recorded", [
+                    "sessionId": sessionId, "reason": FocusPledgeKeys.appOpenedReason, "appBundleId": application,
+                ]),
+                .respond(.none),
+            ]
+        }
+    }
+
+    private mutating func ignored(_ reason: String, _ application: String) -> [Effect] {
+        state.lastDecision = .ignored(reason: reason)
+        return [.trace("callback_ignored", ["appBundleId": application, "reason": reason]), .respond(.none)]
+    }
+}

@@ -1,0 +1,183 @@
+import AppGroup
+import SystemKit
+import Foundation
+
+/// The seed's `AppGroupStorage` class as pure functions: reads take a snapshot of the suite,
+/// writes return the `setDefaults` effect that the seed's method would perform.
+///
+/// Reads use UserDefaults' coercions (`PropertyListValue.boolValue` etc.), as the seed reads with
+/// `bool(forKey:)`, `string(forKey:)`, `double(forKey:)`.
+public enum AppGroupStorage {
+    public typealias Snapshot = [String: PropertyListValue]
+
+    /// The seed's `checkSessionFailed()` tuple, plus the hardened `failure_session_id`.
+    public struct FailureStatus: Sendable, Equatable {
+        public var failed: Bool
+        public var reason: String?
+        public var timestamp: Date?
+        public var appBundleId: String?
+        /// Hardened only: whose failure this is (nil in as-written, which never writes it).
+        public var sessionId: String?
+
+        /// Seed (Dart): `nativeEvidence: {'timestamp': timestamp, 'appBundleId': appBundleId}`;
+        /// the Swift side returns `status.timestamp?.timeIntervalSince1970 ?? 0`, so a missing
+        /// timestamp is "0". A nil bundle id is left out (a `[String: String]` has no null).
+        public var nativeEvidence: [String: String] {
+            var evidence = ["timestamp": String(timestamp?.timeIntervalSince1970 ?? 0)]
+            if let appBundleId { evidence["appBundleId"] = appBundleId }
+            return evidence
+        }
+    }
+
+    /// What the suite says about the active session.
+    public struct ActiveSessionRecord: Sendable, Equatable {
+        public var sessionId: String
+        public var startTime: Date?
+        public var endTime: Date?
+        /// Hardened only: the monitor extension saw this session's interval end.
+        public var ended: Bool
+    }
+
+    // MARK: Reads
+
+    /// Seed: `getActiveSessionId()`.
+    public static func activeSessionId(_ store: Snapshot) -> String? {
+        store[FocusPledgeKeys.activeSessionId]?.stringValue
+    }
+
+    public static func activeSession(_ store: Snapshot) -> ActiveSessionRecord? {
+        guard let id = activeSessionId(store) else { return nil }
+        return ActiveSessionRecord(
+            sessionId: id,
+            startTime: time(store, FocusPledgeKeys.sessionStartTime),
+            endTime: time(store, FocusPledgeKeys.sessionEndTime),
+            ended: store[FocusPledgeKeys.sessionEnded]?.stringValue == id
+        )
+    }
+
+    /// Seed: `checkSessionFailed()`.
+    public static func checkSessionFailed(_ store: Snapshot) -> FailureStatus {
+        FailureStatus(
+            failed: store[FocusPledgeKeys.sessionFailed]?.boolValue ?? false,
+            reason: store[FocusPledgeKeys.failureReason]?.stringValue,
+            timestamp: time(store, FocusPledgeKeys.failureTimestamp),
+            appBundleId: store[FocusPledgeKeys.failureAppBundleId]?.stringValue,
+            sessionId: store[FocusPledgeKeys.failureSessionId]?.stringValue
+        )
+    }
+
+    /// Seed: `getBlockedAppsTokens()` + unarchiving. Our "tokens" are bundle ids, stored as a JSON
+    /// array (the seed archives a `FamilyActivitySelection`). nil = missing or undecodable.
+    public static func blockedApps(_ store: Snapshot) -> [String]? {
+        guard case .data(let data)? = store[FocusPledgeKeys.blockedAppsTokens] else { return nil }
+        return try? JSONDecoder().decode([String].self, from: data)
+    }
+
+    /// Seed's `getSessionEndTime()` rule: `timestamp > 0` else nil.
+    static func time(_ store: Snapshot, _ key: String) -> Date? {
+        guard let seconds = store[key]?.doubleValue, seconds > 0 else { return nil }
+        return Date(timeIntervalSince1970: seconds)
+    }
+
+    // MARK: Writes
+
+    /// Seed: `saveBlockedAppsTokens(_:)` — one key, so atomic either way.
+    public static func saveBlockedAppsTokens(_ bundleIds: [String]) -> Effect {
+        // Encoding an array of strings cannot fail.
+        let data = (try? JSONEncoder().encode(bundleIds)) ?? Data("[]".utf8)
+        return .setDefaults([.set(FocusPledgeKeys.blockedAppsTokens, .data(data))], atomic: true)
+    }
+
+    /// Seed: `setActiveSession(id:startTime:endTime:)`.
+    ///
+    /// as-written: four separate sets in the seed's order, and the previous session's failure
+    /// reason, timestamp and bundle id are NOT cleared. hardened: one atomic write that also clears
+    /// every failure and end marker of a previous session.
+    public static func setActiveSession(id: String, startTime: Date, endTime: Date, variant: Variant) -> Effect {
+        var writes: [DefaultsWrite] = [
+            .set(FocusPledgeKeys.activeSessionId, .string(id)),
+            .set(FocusPledgeKeys.sessionStartTime, .real(startTime.timeIntervalSince1970)),
+            .set(FocusPledgeKeys.sessionEndTime, .real(endTime.timeIntervalSince1970)),
+            .set(FocusPledgeKeys.sessionFailed, .bool(false)),
+        ]
+        switch variant {
+        case .asWritten:
+            return .setDefaults(writes, atomic: false)
+        case .hardened:
+            writes += [
+                .remove(FocusPledgeKeys.failureReason),
+                .remove(FocusPledgeKeys.failureTimestamp),
+                .remove(FocusPledgeKeys.failureAppBundleId),
+                .remove(FocusPledgeKeys.failureSessionId),
+                .remove(FocusPledgeKeys.sessionEnded),
+            ]
+            return .setDefaults(writes, atomic: true)
+        }
+    }
+
+    /// Seed: `clearActiveSession()` — seven separate removes in its order (as-written); one atomic
+    /// write that also removes the hardened keys (hardened). The blocked-apps selection stays.
+    public static func clearActiveSession(variant: Variant) -> Effect {
+        var writes: [DefaultsWrite] = [
+            .remove(FocusPledgeKeys.activeSessionId),
+            .remove(FocusPledgeKeys.sessionStartTime),
+            .remove(FocusPledgeKeys.sessionEndTime),
+            .remove(FocusPledgeKeys.sessionFailed),
+            .remove(FocusPledgeKeys.failureReason),
+            .remove(FocusPledgeKeys.failureTimestamp),
+            .remove(FocusPledgeKeys.failureAppBundleId),
+        ]
+        switch variant {
+        case .asWritten:
+            return .setDefaults(writes, atomic: false)
+        case .hardened:
+            writes += [.remove(FocusPledgeKeys.failureSessionId), .remove(FocusPledgeKeys.sessionEnded)]
+            return .setDefaults(writes, atomic: true)
+        }
+    }
+
+    /// Seed: `markSessionFailed(reason:appBundleId:)` — as-written: separate sets, `failed = true`
+    /// FIRST, then reason, timestamp, and the bundle id only when non-nil (so a stale one stays).
+    /// hardened: one atomic write bound to `sessionId`, removing a stale bundle id.
+    public static func markSessionFailed(
+        reason: String, appBundleId: String?, now: Date, variant: Variant, sessionId: String?
+    ) -> Effect {
+        var writes: [DefaultsWrite] = [
+            .set(FocusPledgeKeys.sessionFailed, .bool(true)),
+            .set(FocusPledgeKeys.failureReason, .string(reason)),
+            // Seed: `Date().timeIntervalSince1970` — the extension's clock, i.e. the event's `now`.
+            .set(FocusPledgeKeys.failureTimestamp, .real(now.timeIntervalSince1970)),
+        ]
+        switch variant {
+        case .asWritten:
+            if let appBundleId { writes.append(.set(FocusPledgeKeys.failureAppBundleId, .string(appBundleId))) }
+            return .setDefaults(writes, atomic: false)
+        case .hardened:
+            writes.append(
+                appBundleId.map { .set(FocusPledgeKeys.failureAppBundleId, .string($0)) }
+                    ?? .remove(FocusPledgeKeys.failureAppBundleId))
+            if let sessionId { writes.append(.set(FocusPledgeKeys.failureSessionId, .string(sessionId))) }
+            return .setDefaults(writes, atomic: true)
+        }
+    }
+
+    /// Hardened: marks `sessionId`'s interval as ended.
+    public static func markSessionEnded(sessionId: String) -> Effect {
+        .setDefaults([.set(FocusPledgeKeys.sessionEnded, .string(sessionId))], atomic: true)
+    }
+
+    /// Hardened extensions record a failure only for the active session, once, and only while its
+    /// interval runs. Returns why a failure must be ignored, or nil to record it.
+    static func reasonToIgnoreFailure(of sessionId: String, now: Date, store: Snapshot) -> String? {
+        guard let active = activeSession(store) else { return "no_active_session" }
+        guard active.sessionId == sessionId else { return "not_the_active_session" }
+        let status = checkSessionFailed(store)
+        if status.failed && status.sessionId == sessionId { return "already_failed" }
+        if active.ended { return "session_ended" }
+        if let start = active.startTime, now < start { return "before_session_start" }
+        // A violation after the end is not "during the session" (the shields stay up until the host
+        // settles, so a tap on a shield after the end would otherwise turn a SUCCESS into FAILURE).
+        if let end = active.endTime, now >= end { return "after_session_end" }
+        return nil
+    }
+}

@@ -1,0 +1,49 @@
+import HarnessKit
+import History
+
+extension FocusPledgeChecker {
+    /// One pledge session as the history shows it: when it was active, what the user did wrong in
+    /// it, and how the server settled it.
+    struct FocusSession: Sendable {
+        var sessionId: String
+        var startAction: HistoryEvent?
+        /// The host's `session_started` (shields are applied before it is traced).
+        var hostStarted: HistoryEvent?
+        var stopAction: HistoryEvent?
+        /// Device time, unix seconds.
+        var startT: Double
+        var durationMinutes: Double?
+        /// Completed violation callbacks inside the active interval, before the first settlement.
+        var violations: [CallbackDelivery] = []
+        /// Violation callbacks whose extension died mid-callback (or outlived the history).
+        var maybeViolations: [CallbackDelivery] = []
+        var settlements: [LedgerSettlement] = []
+
+        /// The scheduled end; nil when no duration was recorded (the session never "ends").
+        var endT: Double? { durationMinutes.map { startT + $0 * 60 } }
+
+        /// The end of the active interval: the scheduled end, or an earlier manual stop.
+        var activeEndT: Double? {
+            guard let stopT = stopAction?.t else { return endT }
+            return min(endT ?? stopT, stopT)
+        }
+
+        var startMono: Int64 { (startAction ?? hostStarted)?.mono ?? 0 }
+
+        var wasStoppedByUser: Bool {
+            guard let stopT = stopAction?.t else { return false }
+            return endT.map { stopT < $0 } ?? true
+        }
+
+        /// True if `delivery`, a callback for this session, counts against it: delivered at a device
+        /// time inside [start, active end) and before the server settled the session.
+        func isInsideActiveInterval(_ delivery: CallbackDelivery) -> Bool {
+            let t = delivery.delivered.t
+            guard t >= startT, t < (activeEndT ?? .infinity) else { return false }
+            return settlements.allSatisfy { $0.isAfter(delivery.delivered) }
+        }
+
+        /// The session's start lines, for explanations.
+        var startEvents: [HistoryEvent?] { [startAction, hostStarted] }
+    }
+}

@@ -1,0 +1,25 @@
+import FocusPledge
+import HarnessKit
+import History
+
+/// Field spellings of seed 000's traces. The harness writes `sid`; the FocusPledge stand-ins
+/// write `sessionId`: a checker accepts both so a rename on either side does not silently
+/// empty a verdict.
+extension HistoryEvent {
+    static let hostProcessName = "host-app"
+    static let serverProcessName = "settlement-server"
+
+    var sessionIdField: String? { self["sid"] ?? self["sessionId"] }
+
+    func isHostLine(_ name: String) -> Bool { process == Self.hostProcessName && event == name }
+}
+
+extension CallbackDelivery {
+    /// The callbacks through which seed 000 learns that a blocked app was opened.
+    static let violationCallbacks: Set<String> = ["eventDidReachThreshold", "shieldAction"]
+
+    /// The session the delivery is about: the user's label, else the activity's name.
+    var sessionId: String? { delivered.sessionIdField ?? activity.flatMap(FocusPledgeKeys.sessionId(fromActivity:)) }
+
+    var isViolationCallback: Bool { callback.map(Self.violationCallbacks.contains) ?? false }
+}

@@ -1,0 +1,127 @@
+import FocusPledge
+import Foundation
+import HarnessKit
+import History
+import ScreenTimeShims
+import SystemKit
+
+/// Seed 000, FocusPledge ("iOS Native Bridge Specification — Flutter ↔ Screen Time Integration"):
+/// a Flutter host app, a DeviceActivityMonitor and a ShieldAction extension sharing
+/// `group.com.focuspledge.shared`, and a settlement server standing in for the `resolveSession`
+/// Cloud Function and its stale-session job. README.md beside this folder lists the seed's
+/// promises and every assumption the pack makes beyond the seed.
+public struct FocusPledgePack: SystemPack {
+    public init() {}
+
+    public static let id = "focuspledge"
+    static let standIns = "sth-focuspledge"
+    static let server = "sth-focuspledge-server"
+    static let serverRole = "settlement-server"
+    static let hostRole = "host-app"
+
+    public var descriptor: SystemDescriptor {
+        SystemDescriptor(
+            id: Self.id, title: "FocusPledge", seed: "000", variants: Variant.allCases.map(\.rawValue),
+            appGroups: [FocusPledgeKeys.appGroupId],
+            // The nemesis's default targets are in this order (it decides the fault plan).
+            roles: [
+                ProcessRole(
+                    name: Self.hostRole, lifetime: .app, executable: Self.standIns, arguments: ["host-app"],
+                    summary: "Flutter app + Swift NativeBridge: starts sessions, polls every 5 s, settles on the server"),
+                ProcessRole(
+                    name: Self.serverRole, lifetime: .server, executable: Self.server,
+                    summary: "resolveSession Cloud Function + stale-heartbeat job (Hummingbird, 127.0.0.1)"),
+                ProcessRole(
+                    name: "monitor-extension", lifetime: .extension(.deviceActivityMonitor), executable: Self.standIns,
+                    arguments: ["monitor-extension"],
+                    summary: "DeviceActivityMonitorExtension: eventDidReachThreshold marks the session failed"),
+                ProcessRole(
+                    name: "shield-action-extension", lifetime: .extension(.shieldAction), executable: Self.standIns,
+                    arguments: ["shield-action-extension"],
+                    summary: "ShieldActionExtension: a shield button press marks the session failed, answers .none"),
+            ],
+            invariants: FocusPledgeInvariant.allCases.map(\.descriptor) + [CoreRules.noStoreCorrupt, CoreRules.runSettles],
+            scenarioKeys: ["workload", "server"])
+    }
+
+    public func configuration(from sections: ScenarioSections) throws(ScenarioError) -> FocusPledgeConfiguration {
+        try FocusPledgeConfiguration.read(sections)
+    }
+
+    public func plan(
+        _ configuration: FocusPledgeConfiguration, seed: UInt64, deviceMillis: Int, generator: inout SeededGenerator
+    ) -> WorkloadPlan<UserAction, PlanSummary> {
+        FocusPledgePlanner.planWorkload(configuration.workload, seed: seed, deviceMillis: deviceMillis, generator: &generator)
+    }
+
+    public func launchArguments(for role: ProcessRole, configuration: FocusPledgeConfiguration, run: RunPaths) -> [String] {
+        guard role.name == Self.serverRole else { return [] }
+        return [
+            "--journal", Self.journal(run), "--port-file", run.portFile(role.name), "--trace", run.trace(role.name),
+            "--device-root", run.deviceRoot, "--stale-after-seconds", String(configuration.staleAfterMinutes * 60),
+            "--job-interval-ms", "20",
+        ]
+    }
+
+    static func journal(_ run: RunPaths) -> String { run.dataDirectory(serverRole) + "/ledger.jsonl" }
+
+    public func runFacts(_ configuration: FocusPledgeConfiguration) -> [String: String] {
+        ["staleAfterSeconds": String(configuration.staleAfterMinutes * 60)]
+    }
+
+    /// The user, as the seed's UI and iOS would see them. Until the emulated iOS models app use,
+    /// opening a blocked app reports the threshold directly (see README, assumption A3).
+    public func perform(_ action: UserAction, on device: any UserDevice) {
+        switch action {
+        case .selectApps(let apps):
+            device.record("select_apps", ["apps": apps.joined(separator: ",")])
+            device.tap(in: Self.hostRole, AppMessage(action: FocusPledgeActions.selectApps, list: apps))
+        case .startSession(let sid, let minutes):
+            device.record("start_session", ["sid": sid, "durationMinutes": String(minutes)])
+            device.tap(in: Self.hostRole, AppMessage(
+                action: FocusPledgeActions.startSession, fields: ["sessionId": sid, "durationMinutes": String(minutes)]))
+        case .stopSession(let sid):
+            device.record("stop_session", ["sid": sid])
+            device.tap(in: Self.hostRole, AppMessage(action: FocusPledgeActions.stopSession, fields: ["sessionId": sid]))
+        case .openBlockedApp(let app, let sid):
+            // DeviceActivity counts the use only while the session's activity is monitored.
+            let activity = FocusPledgeKeys.activityName(sessionId: sid)
+            let monitored = device.isMonitored(activity)
+            device.record("open_blocked_app", ["sid": sid, "app": app, "monitored": String(monitored)])
+            if monitored {
+                device.deliver(
+                    .monitor(.eventDidReachThreshold, activity: activity, event: FocusPledgeKeys.thresholdEventName),
+                    label: ["sid": sid, "activity": activity, "app": app])
+            }
+        case .pressShieldButton(let app, let sid):
+            // A shield button exists only while the app is shielded.
+            let shielded = device.shieldedApplications.contains(app)
+            device.record("press_shield_button", ["sid": sid, "app": app, "shielded": String(shielded)])
+            if shielded {
+                device.deliver(.shieldAction(.primaryButtonPressed, application: app), label: ["sid": sid, "app": app])
+            }
+        }
+    }
+
+    /// The settlement server's durable journal is the authority on settlements: each one becomes a
+    /// `ledger` line.
+    public func evidence(run: RunPaths) -> [Evidence] {
+        guard let data = FileManager.default.contents(atPath: Self.journal(run)) else { return [] }
+        var out: [Evidence] = []
+        for line in data.split(separator: UInt8(ascii: "\n")) {
+            guard let obj = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any], obj["type"] as? String == "settled",
+                let s = obj["settlement"] as? [String: Any]
+            else { continue }
+            var f: [String: String] = [:]
+            for k in ["sessionId", "resolution", "reason", "idempotencyKey", "origin", "previousStatus"] { f[k] = s[k].map { "\($0)" } ?? "" }
+            f["ledgerSeq"] = (s["ledgerSeq"] as? NSNumber).map { "\($0.int64Value)" } ?? ""
+            f["settledAtUnixMillis"] = (s["settledAtUnixMillis"] as? NSNumber).map { "\($0.int64Value)" } ?? ""
+            out.append(Evidence(event: "ledger", fields: f))
+        }
+        return out
+    }
+
+    public func check(_ history: [HistoryEvent]) -> CheckReport {
+        FocusPledgeChecker.check(history)
+    }
+}

@@ -1,0 +1,238 @@
+import FocusPledge
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The settlement ledger's durable form: an append-only JSONL file, one `JournalRecord` per line.
+///
+/// Writing: the file is opened `O_APPEND|O_CLOEXEC`; each record is ONE `write()` of its JSON and
+/// a newline, followed by `fsync`. The server answers a request only after its records are synced,
+/// so a crash between "synced" and "answered" leaves a settlement the client never heard about;
+/// the client retries with the same idempotency key and gets that first outcome back.
+///
+/// Opening replays the file into a fresh `SettlementLedger`:
+/// - a torn LAST line (no newline: the writer was SIGKILLed mid-write; or a final line that does
+///   not parse) is never acknowledged to anyone, so it is dropped: its bytes are copied to
+///   `<journal>.corrupt-<unix ms>` and the file is truncated back to the last good newline;
+/// - any other bad line is corruption nobody can explain; replay stops with `JournalError` and
+///   the server refuses to start (it never guesses);
+/// - files larger than `maxJournalBytes` are refused rather than read.
+///
+/// An exclusive `flock` on the file keeps a second server off the same journal.
+public final class LedgerJournal {
+    public static let defaultMaxJournalBytes = 64 << 20
+    /// A restarted server may race the kernel releasing its predecessor's lock (≈0.4 ms after a
+    /// SIGKILL); waiting this long covers that and still fails fast on a real second server.
+    static let lockAttempts = 50
+    static let lockRetryMicroseconds: UInt32 = 10_000
+    static let interruptedRetries = 100
+
+    public let path: String
+    public let maxJournalBytes: Int
+    private let fd: Int32
+    private var sizeBytes: Int
+    private let encoder: JSONEncoder
+
+    /// What opening found and did.
+    public struct Recovery: Sendable, Equatable {
+        public var recordsReplayed: Int
+        /// Bytes of a torn last line that were dropped (0 when the file was clean).
+        public var droppedTailBytes: Int
+        /// Where the dropped bytes were saved, when there were any.
+        public var corruptCopyPath: String?
+    }
+
+    public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
+        case io(operation: String, path: String, errno: Int32)
+        case tooLarge(path: String, bytes: Int, limitBytes: Int)
+        case locked(path: String)
+        case corruptLine(path: String, lineNumber: Int, byteOffset: Int, detail: String)
+        case inconsistent(path: String, lineNumber: Int, detail: String)
+        case appendWouldExceedLimit(path: String, limitBytes: Int)
+        case shortWrite(path: String, wrote: Int, expected: Int)
+
+        public var description: String {
+            switch self {
+            case .io(let operation, let path, let code):
+                return "journal \(path): \(operation) failed: \(String(cString: strerror(code)))"
+            case .tooLarge(let path, let bytes, let limit):
+                return "journal \(path) is \(bytes) bytes, more than the \(limit) bytes this server replays"
+            case .locked(let path):
+                return "journal \(path) is locked by another settlement-server"
+            case .corruptLine(let path, let line, let offset, let detail):
+                return "journal \(path) line \(line) (byte \(offset)) is corrupt and is not the last line: \(detail)"
+            case .inconsistent(let path, let line, let detail):
+                return "journal \(path) line \(line) contradicts the lines before it: \(detail)"
+            case .appendWouldExceedLimit(let path, let limit):
+                return "journal \(path) would grow past its \(limit)-byte limit"
+            case .shortWrite(let path, let wrote, let expected):
+                return "journal \(path): write stored \(wrote) of \(expected) bytes"
+            }
+        }
+    }
+
+    private init(path: String, fd: Int32, sizeBytes: Int, maxJournalBytes: Int) {
+        self.path = path
+        self.fd = fd
+        self.sizeBytes = sizeBytes
+        self.maxJournalBytes = maxJournalBytes
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        self.encoder = encoder
+    }
+
+    deinit { close(fd) }
+
+    /// Opens (creating if absent) and replays the journal at `path`.
+    /// `now` only names the `.corrupt-<unix ms>` copy of a dropped tail.
+    public static func open(
+        path: String, limits: SettlementLimits = .standard,
+        maxJournalBytes: Int = defaultMaxJournalBytes, now: Date
+    ) throws(JournalError) -> (journal: LedgerJournal, ledger: SettlementLedger, recovery: Recovery) {
+        let fd = posixOpen(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .io(operation: "open", path: path, errno: errno) }
+        var handedOver = false
+        defer { if !handedOver { close(fd) } }
+
+        try lockExclusively(fd: fd, path: path)
+
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .io(operation: "fstat", path: path, errno: errno) }
+        let fileBytes = Int(info.st_size)
+        guard fileBytes <= maxJournalBytes else {
+            throw .tooLarge(path: path, bytes: fileBytes, limitBytes: maxJournalBytes)
+        }
+        if fileBytes == 0 { try syncParentDirectory(of: path) }
+        let contents = try readAll(fd: fd, count: fileBytes, path: path)
+
+        let (ledger, goodBytes, recordsReplayed) = try replay(contents, path: path, limits: limits)
+        var recovery = Recovery(recordsReplayed: recordsReplayed, droppedTailBytes: 0, corruptCopyPath: nil)
+        if goodBytes < fileBytes {
+            let copyPath = "\(path).corrupt-\(UnixMillis.from(now))"
+            do {
+                try Data(contents[goodBytes...]).write(to: URL(fileURLWithPath: copyPath), options: .atomic)
+            } catch {
+                throw .io(operation: "saving the torn tail to \(copyPath) (\(error))", path: path, errno: EIO)
+            }
+            guard ftruncate(fd, off_t(goodBytes)) == 0 else { throw .io(operation: "ftruncate", path: path, errno: errno) }
+            guard fsync(fd) == 0 else { throw .io(operation: "fsync", path: path, errno: errno) }
+            recovery.droppedTailBytes = fileBytes - goodBytes
+            recovery.corruptCopyPath = copyPath
+        }
+        handedOver = true
+        let journal = LedgerJournal(path: path, fd: fd, sizeBytes: goodBytes, maxJournalBytes: maxJournalBytes)
+        return (journal, ledger, recovery)
+    }
+
+    /// Makes `records` durable, in order: one write() and one fsync per record. On any error the
+    /// journal's tail is unknown; the caller must stop serving (a restart replays what made it).
+    public func append(_ records: [JournalRecord]) throws(JournalError) {
+        for record in records {
+            var line: Data
+            do { line = try encoder.encode(record) } catch {
+                preconditionFailure("JournalRecord failed to encode: \(error)")
+            }
+            line.append(0x0A)
+            guard sizeBytes + line.count <= maxJournalBytes else {
+                throw .appendWouldExceedLimit(path: path, limitBytes: maxJournalBytes)
+            }
+            try writeOnce(line)
+            guard fsync(fd) == 0 else { throw .io(operation: "fsync", path: path, errno: errno) }
+            sizeBytes += line.count
+        }
+    }
+
+    private func writeOnce(_ line: Data) throws(JournalError) {
+        for _ in 0..<Self.interruptedRetries {
+            let wrote = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if wrote == line.count { return }
+            if wrote < 0, errno == EINTR { continue }  // nothing was written; try again
+            if wrote < 0 { throw .io(operation: "write", path: path, errno: errno) }
+            throw .shortWrite(path: path, wrote: wrote, expected: line.count)
+        }
+        throw .io(operation: "write (interrupted \(Self.interruptedRetries) times)", path: path, errno: EINTR)
+    }
+
+    // MARK: - Replay
+
+    /// Returns the ledger, the length of the good prefix, and how many records it holds.
+    static func replay(
+        _ contents: [UInt8], path: String, limits: SettlementLimits
+    ) throws(JournalError) -> (SettlementLedger, Int, Int) {
+        var ledger = SettlementLedger(limits: limits)
+        let decoder = JSONDecoder()
+        var lineStart = 0
+        var lineNumber = 0
+        var records = 0
+        while lineStart < contents.count {
+            lineNumber += 1
+            guard let newline = contents[lineStart...].firstIndex(of: 0x0A) else {
+                // No newline: the last write was cut short. Never acknowledged; drop it.
+                return (ledger, lineStart, records)
+            }
+            let isLastLine = newline == contents.count - 1
+            let record: JournalRecord
+            do {
+                record = try decoder.decode(JournalRecord.self, from: Data(contents[lineStart..<newline]))
+            } catch {
+                if isLastLine { return (ledger, lineStart, records) }
+                throw .corruptLine(path: path, lineNumber: lineNumber, byteOffset: lineStart, detail: oneLine(error))
+            }
+            do { try ledger.apply(record) } catch {
+                throw .inconsistent(path: path, lineNumber: lineNumber, detail: error.description)
+            }
+            records += 1
+            lineStart = newline + 1
+        }
+        return (ledger, lineStart, records)
+    }
+
+    // MARK: - Helpers
+
+    private static func lockExclusively(fd: Int32, path: String) throws(JournalError) {
+        for attempt in 0..<lockAttempts {
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return }
+            let code = errno
+            guard code == EWOULDBLOCK || code == EINTR else { throw .io(operation: "flock", path: path, errno: code) }
+            if attempt < lockAttempts - 1 { usleep(lockRetryMicroseconds) }
+        }
+        throw .locked(path: path)
+    }
+
+    private static func readAll(fd: Int32, count: Int, path: String) throws(JournalError) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: count)
+        var offset = 0
+        var interruptions = 0
+        while offset < count {
+            let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + offset, count - offset, off_t(offset)) }
+            if got < 0, errno == EINTR, interruptions < interruptedRetries { interruptions += 1; continue }
+            if got < 0 { throw .io(operation: "read", path: path, errno: errno) }
+            if got == 0 { break }  // shrank under us; replay what there is
+            offset += got
+        }
+        return offset == count ? buffer : Array(buffer[..<offset])
+    }
+
+    /// A new journal's directory entry must be durable too, or a crash could lose the whole file.
+    private static func syncParentDirectory(of path: String) throws(JournalError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        let dirFd = posixOpen(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dirFd >= 0 else { throw .io(operation: "open directory", path: path, errno: errno) }
+        defer { close(dirFd) }
+        guard fsync(dirFd) == 0 else { throw .io(operation: "fsync directory", path: path, errno: errno) }
+    }
+}
+
+// At file scope, so `LedgerJournal.open` does not shadow the system call.
+func posixOpen(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+    open(path, flags, mode)
+}
+
+/// Errors go on one line in this server's messages.
+func oneLine(_ error: any Error) -> String {
+    String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
+}

@@ -1,0 +1,115 @@
+import FocusPledge
+import Foundation
+import Hummingbird
+
+/// The HTTP face of the settlement server: seed 000's `resolveSession` Cloud Function and its
+/// session bookkeeping, on 127.0.0.1 only, on an ephemeral port.
+///
+/// The routes and their answers are `SettlementService`'s; this type is only the transport. Every
+/// mutation is journaled (fsync) before its response is written; 503 once the journal failed.
+public enum SettlementHTTPServer {
+    /// Never anything else: the server is a stand-in for a cloud function, reachable from this
+    /// machine's harness only.
+    public static let bindHost = "127.0.0.1"
+
+    public struct StartError: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Opens the journal, binds, publishes the port, runs the stale job, and returns after SIGTERM
+    /// or SIGINT once in-flight requests are done.
+    public static func run(
+        configuration: SettlementServerConfiguration,
+        now: @escaping @Sendable () -> Date,
+        onFatal: @escaping @Sendable (String) -> Void
+    ) async throws {
+        guard configuration.staleAfterSeconds > 0 else {
+            throw StartError(description: "--stale-after-seconds must be > 0")
+        }
+        guard configuration.jobIntervalMillis > 0 else {
+            throw StartError(description: "--job-interval-ms must be > 0")
+        }
+        let store: SettlementStore
+        do {
+            store = try SettlementStore(
+                journalPath: configuration.journalPath, tracePath: configuration.tracePath,
+                limits: configuration.limits, maxJournalBytes: configuration.maxJournalBytes,
+                now: now, onFatal: onFatal)
+        } catch { throw StartError(description: error.description) }
+        if let copy = store.recovery.corruptCopyPath {
+            FileHandle.standardError.write(Data(
+                "settlement-server: dropped a torn last journal line (\(store.recovery.droppedTailBytes) bytes), saved to \(copy)\n".utf8))
+        }
+
+        let router = buildRouter(store: store, maxRequestBodyBytes: configuration.maxRequestBodyBytes)
+        let portFilePath = configuration.portFilePath
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(bindHost, port: 0), serverName: "settlement-server"),
+            onServerRunning: { channel in
+                guard let port = channel.localAddress?.port else {
+                    onFatal("server is running but has no local port")
+                    return
+                }
+                guard let portFilePath else { return }
+                do { try PortFile.write(port: port, to: portFilePath) } catch { onFatal(oneLine(error)) }
+            }
+        )
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.runService() }
+            group.addTask {
+                await runStaleJob(
+                    store: store, staleAfterSeconds: configuration.staleAfterSeconds,
+                    intervalMillis: configuration.jobIntervalMillis)
+            }
+            // The server returns on SIGTERM; the stale job only ever ends by cancellation.
+            try await group.next()
+            group.cancelAll()
+        }
+        await store.traceStopped()
+    }
+
+    /// The seed's scheduled job, on a wall-clock period; staleness itself is in device time.
+    static func runStaleJob(store: SettlementStore, staleAfterSeconds: Double, intervalMillis: Int) async {
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: .milliseconds(intervalMillis)) } catch { return }
+            // A failed journal already reported itself through onFatal; keep the loop cheap.
+            await store.expireStale(staleAfterSeconds: staleAfterSeconds)
+        }
+    }
+
+    // MARK: - Routes
+
+    /// Every route of `SettlementService`, each handed to the store as method + path + body.
+    public static func buildRouter(
+        store: SettlementStore,
+        maxRequestBodyBytes: Int = SettlementServerConfiguration.defaultMaxRequestBodyBytes
+    ) -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        let handler: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
+            let body: Data?
+            if request.method == .post {
+                do { body = Data(try await request.body.collect(upTo: maxRequestBodyBytes).readableBytesView) } catch {
+                    return response(SettlementService.error(
+                        413, "invalid", "request body is larger than \(maxRequestBodyBytes) bytes or unreadable"))
+                }
+            } else {
+                body = nil
+            }
+            return response(await store.handle(method: request.method.rawValue, path: request.uri.path, body: body))
+        }
+        for path in ["health", "settlements", "sessions/:id"] { router.get(RouterPath(path), use: handler) }
+        for path in ["sessions", "sessions/:id/heartbeat", "resolveSession"] { router.post(RouterPath(path), use: handler) }
+        return router
+    }
+
+    static func response(_ reply: SettlementService.Reply) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(
+            status: HTTPResponse.Status(code: reply.status), headers: headers,
+            body: .init(byteBuffer: ByteBuffer(bytes: reply.body)))
+    }
+}
+

@@ -1,0 +1,114 @@
+import FocusPledge
+import Foundation
+import History
+
+/// The imperative shell around `SettlementService`: serialises every request (it is an actor),
+/// makes each decision durable in the `LedgerJournal` BEFORE answering it, then traces it.
+///
+/// A journal or trace write that fails leaves the server unable to promise anything: the store
+/// refuses every later call (HTTP 503) and calls `onFatal`, which in the executable prints one line
+/// and exits 2; a restart replays whatever reached the journal.
+public actor SettlementStore {
+    private var ledger: SettlementLedger
+    private let journal: LedgerJournal
+    private let trace: TraceLog?
+    private let now: @Sendable () -> Date
+    private let onFatal: @Sendable (String) -> Void
+    private var failure: String?
+    public nonisolated let recovery: LedgerJournal.Recovery
+
+    public struct OpenError: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    public init(
+        journalPath: String,
+        tracePath: String?,
+        limits: SettlementLimits = .standard,
+        maxJournalBytes: Int = LedgerJournal.defaultMaxJournalBytes,
+        now: @escaping @Sendable () -> Date,
+        onFatal: @escaping @Sendable (String) -> Void
+    ) throws(OpenError) {
+        let startedAt = now()
+        let opened: (journal: LedgerJournal, ledger: SettlementLedger, recovery: LedgerJournal.Recovery)
+        do { opened = try LedgerJournal.open(path: journalPath, limits: limits, maxJournalBytes: maxJournalBytes, now: startedAt) }
+        catch { throw OpenError(description: error.description) }
+        var trace: TraceLog?
+        if let tracePath {
+            do {
+                let log = try TraceLog(path: tracePath, process: "settlement-server", deviceTime: { now().timeIntervalSince1970 })
+                try log.append("started", [
+                    "count": String(opened.recovery.recordsReplayed), "ledgerSeq": String(opened.ledger.lastLedgerSeq),
+                    "detail": "journal \(journalPath)",
+                ], deviceTime: startedAt.timeIntervalSince1970)
+                if let copy = opened.recovery.corruptCopyPath {
+                    try log.append("journal-tail-dropped", [
+                        "count": String(opened.recovery.droppedTailBytes), "detail": copy,
+                    ], deviceTime: startedAt.timeIntervalSince1970)
+                }
+                trace = log
+            } catch { throw OpenError(description: "\(error)") }
+        }
+        self.ledger = opened.ledger
+        self.journal = opened.journal
+        self.recovery = opened.recovery
+        self.trace = trace
+        self.now = now
+        self.onFatal = onFatal
+    }
+
+    // MARK: - Operations
+
+    /// One HTTP request: routed by `SettlementService`, journaled, traced, answered.
+    public func handle(method: String, path: String, body: Data?) -> SettlementService.Reply {
+        if let failure { return Self.unavailable(failure) }
+        let t = now()
+        let step = SettlementService.handle(method: method, path: path, body: body, ledger: &ledger, now: t)
+        if let problem = persist(step.records, step.trace, at: t) { return Self.unavailable(problem) }
+        return step.reply
+    }
+
+    /// One tick of the seed's server-side scheduled job; returns how many sessions it settled.
+    @discardableResult
+    public func expireStale(staleAfterSeconds: Double) -> Int {
+        guard failure == nil else { return 0 }
+        let t = now()
+        let step = SettlementService.expireStale(ledger: &ledger, now: t, staleAfterSeconds: staleAfterSeconds)
+        _ = persist(step.records, step.trace, at: t)
+        return step.records.count
+    }
+
+    /// Traces the server's clean stop (SIGTERM).
+    public func traceStopped() {
+        guard failure == nil, let trace else { return }
+        try? trace.append("stopped", [:], deviceTime: now().timeIntervalSince1970)
+    }
+
+    // MARK: - Queries
+
+    public func currentLedger() -> SettlementLedger { ledger }
+
+    // MARK: - Durability
+
+    /// Journals, then traces; the first failure is fatal for this process. Nil on success.
+    private func persist(_ records: [JournalRecord], _ events: [ServerTraceEvent], at t: Date) -> String? {
+        do {
+            if !records.isEmpty { try journal.append(records) }
+        } catch { return fail(error.description) }
+        guard let trace else { return nil }
+        for event in events {
+            do { try trace.append(event.event, event.fields, deviceTime: t.timeIntervalSince1970) } catch { return fail("\(error)") }
+        }
+        return nil
+    }
+
+    private func fail(_ message: String) -> String {
+        failure = message
+        onFatal(message)
+        return message
+    }
+
+    static func unavailable(_ problem: String) -> SettlementService.Reply {
+        SettlementService.error(503, "unavailable", "the settlement journal failed: \(problem.split(whereSeparator: \.isNewline).joined(separator: " "))")
+    }
+}

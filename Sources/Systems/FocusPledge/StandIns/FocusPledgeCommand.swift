@@ -1,0 +1,69 @@
+import ArgumentParser
+import FocusPledge
+import Foundation
+import StandInKit
+import SystemKit
+
+/// `sth-focuspledge <role>`: seed 000's host app and extensions, one role per process, started by
+/// the harness as iOS would (PROTOCOL.md §7).
+public struct FocusPledgeCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "sth-focuspledge",
+        abstract: "FocusPledge (seed 000) stand-ins: the host app and its extensions.",
+        subcommands: [HostAppCommand.self, MonitorExtensionCommand.self, ShieldActionExtensionCommand.self])
+
+    public init() {}
+}
+
+/// The environment's variant as this pack's type, or exit 2 naming what is wrong.
+func variant(of context: StandInContext) -> Variant {
+    guard let v = Variant(rawValue: context.variant) else {
+        StandInContext.fail(context.process, "SCREENTIME_VARIANT must be one of \(Variant.allCases.map(\.rawValue)), not \(context.variant)")
+    }
+    return v
+}
+
+func context(_ role: String) -> StandInContext {
+    do { return try StandInContext(process: role, appGroup: FocusPledgeKeys.appGroupId, suite: FocusPledgeKeys.suiteName) } catch {
+        StandInContext.fail(role, "\(error)")
+    }
+}
+
+struct HostAppCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "host-app", abstract: "The Flutter app and its NativeBridge; runs until SIGTERM.")
+
+    func run() throws {
+        let ctx = context("host-app")
+        do {
+            // The heartbeat file is the harness's liveness probe (heartbeat checks), not the seed's.
+            try AppRunner(
+                context: ctx, adapter: HostAppAdapter(variant: variant(of: ctx)),
+                heartbeat: .init(writer: "host-app", intervalSeconds: Double(HostApp.pollIntervalSeconds))
+            ).run()
+        } catch {
+            StandInContext.fail("host-app", "\(error)")
+        }
+    }
+}
+
+struct MonitorExtensionCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "monitor-extension", abstract: "DeviceActivityMonitorExtension: one callback, then exit.")
+    @OptionGroup var call: ExtensionCallOptions
+
+    func run() throws {
+        let c = try call.call(for: .deviceActivityMonitor)
+        let ctx = context("monitor-extension")
+        ExtensionRunner.run(c, delivery: call.delivery, context: ctx, adapter: MonitorAdapter(variant: variant(of: ctx)))
+    }
+}
+
+struct ShieldActionExtensionCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "shield-action-extension", abstract: "ShieldActionExtension: one button press, then exit.")
+    @OptionGroup var call: ExtensionCallOptions
+
+    func run() throws {
+        let c = try call.call(for: .shieldAction)
+        let ctx = context("shield-action-extension")
+        ExtensionRunner.run(c, delivery: call.delivery, context: ctx, adapter: ShieldActionAdapter(variant: variant(of: ctx)))
+    }
+}

@@ -1,0 +1,290 @@
+@testable import FocusPledgePack
+import HarnessKit
+import History
+import Testing
+
+@Suite("FocusPledgeChecker: each invariant fires")
+struct InvariantRuleTests {
+    typealias I = FocusPledgeInvariant
+
+    // MARK: no-double-settlement
+
+    @Test func doubleSettlementFires() throws {
+        let report = FocusPledgeChecker.check(CheckerFixture.cleanSession { b, host in
+            b.hostSettles("s1", "SUCCESS", host: host)
+            b.settle("s1", "FAILURE", reason: "no_heartbeat", origin: "staleJob")
+        })
+        let violation = try #require(report.violations(of: I.noDoubleSettlement.rawValue).first)
+        #expect(violation.sessionId == "s1")
+        #expect(violation.explanation.contains("2 times"))
+        #expect(violation.explanation.contains("previousStatus=SUCCESS"))
+        #expect(violation.relevantEvents.filter { $0.event == "ledger" }.count == 2)
+        #expect(report.failedInvariants == [I.noDoubleSettlement.rawValue])
+    }
+
+    // MARK: clean-session-settles-success
+
+    @Test func cleanSessionSettledFailureAppOpenedFires() throws {
+        let report = FocusPledgeChecker.check(CheckerFixture.cleanSession { b, host in
+            b.hostSettles("s1", "FAILURE", host: host, reason: "app_opened")
+        })
+        #expect(report.failedInvariants == [I.cleanSessionSettlesSuccess.rawValue])
+        #expect(report.violations.first?.explanation.contains("FAILURE reason=app_opened") == true)
+    }
+
+    @Test func staleJobFailureOnCleanSessionIsAccepted() {
+        let report = FocusPledgeChecker.check(CheckerFixture.cleanSession { b, _ in
+            b.settle("s1", "FAILURE", reason: "no_heartbeat", origin: "staleJob")
+            b.shields("")
+        })
+        #expect(report.passed, "\(report.humanSummary())")
+        #expect(report.checked(.cleanSessionSettlesSuccess) == 1)
+    }
+
+    @Test func staleJobSettlementAfterTheThresholdIsEarned() {
+        let report = FocusPledgeChecker.check(CheckerFixture.cleanSession { b, _ in
+            b.line("settlement-server", pid: 900, "heartbeat", ["sessionId": "s1"])
+            b.wait(deviceMinutes: 16)  // threshold 900 s in the fixture's run_started
+            b.settle("s1", "FAILURE", reason: "no_heartbeat", origin: "staleJob")
+            b.shields("")
+        })
+        #expect(report.passed, "\(report.humanSummary())")
+        #expect(report.checked(.staleSettlementEarned) == 1)
+    }
+
+    @Test func staleJobSettlementRightAfterAHeartbeatIsNotEarned() {
+        let report = FocusPledgeChecker.check(CheckerFixture.cleanSession { b, _ in
+            b.line("settlement-server", pid: 900, "heartbeat", ["sessionId": "s1"])
+            b.wait(deviceMinutes: 1)
+            b.settle("s1", "FAILURE", reason: "no_heartbeat", origin: "staleJob")
+            b.shields("")
+        })
+        #expect(report.failedInvariants == [I.staleSettlementEarned.rawValue])
+        #expect(report.violations.first?.explanation.contains("threshold is 900 s") == true)
+    }
+
+    @Test func noHeartbeatFromTheClientIsNotTheStaleJob() {
+        let report = FocusPledgeChecker.check(CheckerFixture.cleanSession { b, host in
+            b.hostSettles("s1", "FAILURE", host: host, reason: "no_heartbeat")
+        })
+        #expect(report.failedInvariants == [I.cleanSessionSettlesSuccess.rawValue])
+    }
+
+    @Test func endedCleanSessionNeverSettledFires() {
+        let report = FocusPledgeChecker.check(CheckerFixture.cleanSession { _, _ in })
+        #expect(report.failedInvariants == [I.cleanSessionSettlesSuccess.rawValue])
+        #expect(report.violations.first?.explanation.contains("never settled") == true)
+    }
+
+    @Test func sessionStillRunningAtRunEndIsNotJudged() {
+        var b = HistoryBuilder()
+        let host = b.spawnHost()
+        b.startSession("s1", host: host, minutes: 60)
+        b.wait(deviceMinutes: 10)
+        let report = FocusPledgeChecker.check(b.finish())
+        #expect(report.passed)
+        #expect(report.checked(.cleanSessionSettlesSuccess) == 0)
+    }
+
+    @Test(arguments: ["SUCCESS", "FAILURE"])
+    func maybeViolationAcceptsEitherResolution(resolution: String) {
+        var b = HistoryBuilder()
+        let host = b.spawnHost()
+        b.startSession("s1", host: host, minutes: 30)
+        b.violation("s1", end: .failed)
+        b.wait(deviceMinutes: 31)
+        b.hostSettles("s1", resolution, host: host)
+        let report = FocusPledgeChecker.check(b.finish())
+        #expect(report.passed, "\(report.humanSummary())")
+        #expect(report.checked(.cleanSessionSettlesSuccess) == 1)
+        #expect(report.checked(.violationSettlesFailure) == 0)
+    }
+
+    @Test func maybeViolationStillNeedsASettlement() {
+        var b = HistoryBuilder()
+        let host = b.spawnHost()
+        b.startSession("s1", host: host, minutes: 30)
+        b.violation("s1", end: .failed)
+        b.wait(deviceMinutes: 31)
+        let report = FocusPledgeChecker.check(b.finish())
+        #expect(report.failedInvariants == [I.cleanSessionSettlesSuccess.rawValue])
+    }
+
+    // MARK: violation-settles-failure
+
+    @Test func violationSettledSuccessFires() throws {
+        var b = HistoryBuilder()
+        let host = b.spawnHost()
+        b.startSession("s1", host: host, minutes: 30)
+        b.violation("s1", callback: "eventDidReachThreshold")
+        b.wait(deviceMinutes: 31)
+        b.hostSettles("s1", "SUCCESS", host: host)
+        let report = FocusPledgeChecker.check(b.finish())
+        #expect(report.failedInvariants == [I.violationSettlesFailure.rawValue])
+        let violation = try #require(report.violations.first)
+        #expect(violation.sessionId == "s1")
+        #expect(violation.relevantEvents.contains { $0.event == "callback_delivered" })
+        #expect(violation.relevantEvents.contains { $0.event == "ledger" })
+    }
+
+    @Test func violationNeverSettledFires() {
+        var b = HistoryBuilder()
+        let host = b.spawnHost()
+        b.startSession("s1", host: host, minutes: 30)
+        b.violation("s1")
+        let report = FocusPledgeChecker.check(b.finish())
+        #expect(report.failedInvariants == [I.violationSettlesFailure.rawValue])
+    }
+
+    @Test func violationAfterTheEndOrAfterSettlementDoesNotCount() {
+        var b = HistoryBuilder()
+        let host = b.spawnHost()
+        b.startSession("s1", host: host, minutes: 30)
+        b.wait(deviceMinutes: 29)
+        b.hostSettles("s1", "SUCCESS", host: host)
+        b.violation("s1")  // settled already: a late callback
+        b.wait(deviceMinutes: 2)
+        b.violation("s1")  // after the end
+        let report = FocusPledgeChecker.check(b.finish())
+        #expect(report.passed, "\(report.humanSummary())")
+        #expect(report.checked(.violationSettlesFailure) == 0)
+    }
+
+    @Test func settlementTimeFallsBackToTheJournalsDeviceTime() {
+        var b = HistoryBuilder()
+        let host = b.spawnHost()
+        b.startSession("s1", host: host, minutes: 30)
+        b.wait(deviceMinutes: 10)
+        b.settle("s1", "FAILURE", reason: "user_stopped", traced: false)  // server killed before tracing
+        b.shields("")
+        b.wait(deviceMinutes: 1)
+        b.violation("s1")  // after the settlement: not this session's violation any more
+        b.wait(deviceMinutes: 30)
+        let report = FocusPledgeChecker.check(b.finish())
+        #expect(report.checked(.violationSettlesFailure) == 0)
+        #expect(report.failedInvariants == [I.cleanSessionSettlesSuccess.rawValue])  // a FAILURE, no stop
+    }
+
+    @Test func lateCallbackAfterTheEndDoesNotCount() {
+        var b = HistoryBuilder()
+        let host = b.spawnHost()
+        b.startSession("s1", host: host, minutes: 30)
+        b.wait(deviceMinutes: 31)
+        b.violation("s1")  // iOS delivers late, in a batch: outside the interval
+        b.hostSettles("s1", "SUCCESS", host: host)
+        let report = FocusPledgeChecker.check(b.finish())
+        #expect(report.passed, "\(report.humanSummary())")
+        #expect(report.checked(.cleanSessionSettlesSuccess) == 1)
+    }
+
+    @Test func manualStopEndsTheIntervalAndAcceptsFailure() {
+        var b = HistoryBuilder()
+        let host = b.spawnHost()
+        b.startSession("s1", host: host, minutes: 60)
+        b.wait(deviceMinutes: 10)
+        b.harness("user_action", ["action": "stop_session", "sid": "s1"])
+        b.hostSettles("s1", "FAILURE", host: host, reason: "user_stopped")
+        b.wait(deviceMinutes: 1)
+        b.violation("s1")  // after the stop, not a violation of the pledge
+        let report = FocusPledgeChecker.check(b.finish())
+        #expect(report.passed, "\(report.humanSummary())")
+        #expect(report.checked(.cleanSessionSettlesSuccess) == 1)
+        #expect(report.checked(.violationSettlesFailure) == 0)
+    }
+
+    // MARK: no-shield-after-settlement
+
+    @Test func shieldsLeftUpAtRunEndFire() throws {
+        let report = FocusPledgeChecker.check(CheckerFixture.cleanSession { b, _ in b.settle("s1", "SUCCESS") })
+        #expect(report.failedInvariants == [I.noShieldAfterSettlement.rawValue])
+        let violation = try #require(report.violations.first)
+        #expect(violation.explanation.contains("at run end"))
+        #expect(violation.relevantEvents.contains { $0.event == "shields" && $0["apps"] == "com.example.game" })
+    }
+
+    @Test func shieldsLeftUpUntilTheNextSessionFire() throws {
+        var b = HistoryBuilder()
+        let host = b.spawnHost()
+        b.startSession("s1", host: host, minutes: 30)
+        b.wait(deviceMinutes: 31)
+        b.settle("s1", "SUCCESS")
+        b.startSession("s2", host: host, minutes: 30)
+        b.wait(deviceMinutes: 31)
+        b.hostSettles("s2", "SUCCESS", host: host)
+        let report = FocusPledgeChecker.check(b.finish())
+        let violation = try #require(report.violations.first)
+        #expect(report.violations.count == 1)
+        #expect(violation.invariant == I.noShieldAfterSettlement.rawValue)
+        #expect(violation.sessionId == "s1")
+        #expect(violation.explanation.contains("before session s2 started"))
+    }
+
+    // MARK: failure-while-host-dead-settled-after-relaunch
+
+    /// A violation while the host is dead, then a relaunch; `after` decides what follows.
+    static func deadHostViolation(after: (inout HistoryBuilder, Int32) -> Void) -> [HistoryEvent] {
+        var b = HistoryBuilder()
+        let host = b.spawnHost()
+        b.startSession("s1", host: host, minutes: 30)
+        b.killHost(host)
+        b.violation("s1")
+        b.wait(deviceMinutes: 1)
+        after(&b, host)
+        return b.finish()
+    }
+
+    @Test func failureWhileHostDeadSettledAfterRelaunchPasses() {
+        let report = FocusPledgeChecker.check(Self.deadHostViolation { b, _ in
+            let relaunched = b.spawnHost()
+            b.line("host-app", pid: relaunched, "reconciled", ["action": "settle_failure", "sessionId": "s1"])
+            b.hostSettles("s1", "FAILURE", host: relaunched)
+        })
+        #expect(report.passed, "\(report.humanSummary())")
+        #expect(report.checked(.failureWhileHostDeadSettledAfterRelaunch) == 1)
+        #expect(report.detectionLatency.count == 0)  // the host was dead: not a detection sample
+    }
+
+    @Test func failureWhileHostDeadSettledBeforeRelaunchFires() throws {
+        let report = FocusPledgeChecker.check(Self.deadHostViolation { b, _ in
+            b.settle("s1", "FAILURE")  // a client settlement no live host could have made
+            b.shields("")
+            _ = b.spawnHost()
+        })
+        #expect(report.failedInvariants == [I.failureWhileHostDeadSettledAfterRelaunch.rawValue])
+        #expect(report.violations.first?.explanation.contains("before the relaunch") == true)
+    }
+
+    @Test func failureWhileHostDeadNeverSettledFires() {
+        let report = FocusPledgeChecker.check(Self.deadHostViolation { b, _ in _ = b.spawnHost() })
+        #expect(report.failedInvariants.contains(I.failureWhileHostDeadSettledAfterRelaunch.rawValue))
+        #expect(report.violations(of: I.failureWhileHostDeadSettledAfterRelaunch.rawValue).first?.explanation
+            .contains("never settled") == true)
+    }
+
+    @Test func failureWhileHostDeadSettledByTheStaleJobFires() {
+        let report = FocusPledgeChecker.check(Self.deadHostViolation { b, _ in
+            _ = b.spawnHost()
+            b.settle("s1", "FAILURE", reason: "no_heartbeat", origin: "staleJob")
+            b.shields("")
+        })
+        #expect(report.failedInvariants == [I.failureWhileHostDeadSettledAfterRelaunch.rawValue])
+    }
+
+    @Test func failureWhileHostDeadWithoutRelaunchIsNotJudged() {
+        let report = FocusPledgeChecker.check(Self.deadHostViolation { _, _ in })
+        #expect(report.checked(.failureWhileHostDeadSettledAfterRelaunch) == 0)
+    }
+
+    // MARK: no-store-corrupt
+
+    @Test func quarantineFires() throws {
+        var b = HistoryBuilder()
+        _ = b.spawnHost()
+        b.harness("quarantine", ["file": "Library/Preferences/group.focuspledge.plist", "movedTo": "quarantine/1.plist", "reason": "bad plist"])
+        let report = FocusPledgeChecker.check(b.finish())
+        #expect(report.failedInvariants == [CoreRules.noStoreCorrupt.name])
+        let violation = try #require(report.violations.first)
+        #expect(violation.sessionId == nil)
+        #expect(violation.relevantEvents.map(\.event) == ["quarantine"])
+    }
+}

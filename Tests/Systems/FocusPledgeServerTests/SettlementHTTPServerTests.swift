@@ -1,0 +1,261 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import FocusPledgeServer
+import FocusPledge
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A device clock the test moves by hand.
+final class ManualClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+    init(_ start: Date) { current = start }
+    func now() -> Date { lock.withLock { current } }
+    func advance(seconds: Double) { lock.withLock { current = current.addingTimeInterval(seconds) } }
+}
+
+/// The HTTP API, routed in-process (no socket), plus the trace it leaves.
+@Suite struct SettlementHTTPServerTests {
+    struct Reply {
+        var status: HTTPResponse.Status
+        var json: [String: Any]
+    }
+
+    static func call(
+        _ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, _ body: String? = nil
+    ) async throws -> Reply {
+        try await client.execute(uri: uri, method: method, body: body.map { ByteBuffer(string: $0) }) { response in
+            let object = try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))
+            return Reply(status: response.status, json: object as? [String: Any] ?? [:])
+        }
+    }
+
+    static func traceLines(_ path: String) throws -> [[String: Any]] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
+    }
+
+    @Test func resolveSessionFollowsTheSeedsRulesOverHTTP() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_700_000_000))
+        let store = try SettlementStore(
+            journalPath: dir.file("journal.jsonl"), tracePath: dir.file("trace/settlement-server.jsonl"),
+            now: { clock.now() }, onFatal: { message in Issue.record("fatal: \(message)") })
+        let app = Application(router: SettlementHTTPServer.buildRouter(store: store))
+
+        try await app.test(.router) { client in
+            var reply = try await Self.call(client, .post, "/sessions", #"{"sessionId":"s1","durationMinutes":60}"#)
+            #expect(reply.status == .ok)
+            #expect(reply.json["status"] as? String == "created")
+
+            clock.advance(seconds: 5)
+            reply = try await Self.call(client, .post, "/sessions/s1/heartbeat")
+            #expect(reply.status == .ok)
+            #expect(reply.json["lastCheckedAtUnixMillis"] as? Int == 1_700_000_005_000)
+
+            // The seed's literal call: nativeEvidence with an int and a null.
+            clock.advance(seconds: 1)
+            let failure = #"{"sessionId":"s1","resolution":"FAILURE","idempotencyKey":"flutter_s1_1700000006000","reason":"app_opened","nativeEvidence":{"timestamp":1700000006000,"appBundleId":null}}"#
+            reply = try await Self.call(client, .post, "/resolveSession", failure)
+            #expect(reply.status == .ok)
+            #expect(reply.json["status"] as? String == "settled")
+            #expect(reply.json["ledgerSeq"] as? Int == 1)
+
+            reply = try await Self.call(client, .post, "/resolveSession", failure)
+            #expect(reply.status == .ok)
+            #expect(reply.json["status"] as? String == "duplicate")
+            #expect(reply.json["ledgerSeq"] as? Int == 1)
+
+            let hardened = #"{"sessionId":"s1","resolution":"SUCCESS","idempotencyKey":"h1","reason":"completed","ifActive":true}"#
+            reply = try await Self.call(client, .post, "/resolveSession", hardened)
+            #expect(reply.status == .conflict)
+            #expect(reply.json["status"] as? String == "alreadyResolved")
+            #expect(reply.json["resolution"] as? String == "FAILURE")
+            #expect(reply.json["idempotencyKey"] as? String == "flutter_s1_1700000006000")
+
+            // A fresh as-written key double-settles, and the ledger shows it.
+            clock.advance(seconds: 1)
+            let again = #"{"sessionId":"s1","resolution":"SUCCESS","idempotencyKey":"flutter_s1_1700000007000","reason":"completed"}"#
+            reply = try await Self.call(client, .post, "/resolveSession", again)
+            #expect(reply.status == .ok)
+            #expect(reply.json["status"] as? String == "settled")
+            #expect(reply.json["previousStatus"] as? String == "FAILURE")
+            #expect(reply.json["ledgerSeq"] as? Int == 2)
+
+            reply = try await Self.call(client, .get, "/sessions/s1")
+            let session = reply.json["session"] as? [String: Any]
+            #expect(session?["status"] as? String == "SUCCESS")
+            #expect((session?["resolutions"] as? [Any])?.count == 2)
+
+            reply = try await Self.call(client, .get, "/settlements")
+            #expect((reply.json["settlements"] as? [Any])?.count == 2)
+        }
+
+        let settled = try Self.traceLines(dir.file("trace/settlement-server.jsonl")).filter { $0["event"] as? String == "settled" }
+        #expect(settled.count == 2)
+        for line in settled {
+            for field in ["t", "process", "pid", "sessionId", "resolution", "reason", "idempotencyKey", "ledgerSeq"] {
+                #expect(line[field] != nil, "trace line lacks \(field)")
+            }
+            #expect(line["process"] as? String == "settlement-server")
+        }
+        #expect(settled.first?["t"] as? Double == 1_700_000_006)
+    }
+
+    @Test func badRequestsGetOneLineErrors() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try SettlementStore(
+            journalPath: dir.file("journal.jsonl"), tracePath: nil, now: { Date(timeIntervalSince1970: 0) }, onFatal: { _ in })
+        let app = Application(router: SettlementHTTPServer.buildRouter(store: store, maxRequestBodyBytes: 1024))
+
+        try await app.test(.router) { client in
+            let cases: [(String, String, HTTPResponse.Status, String)] = [
+                ("/resolveSession", "not json", .badRequest, "body is not valid JSON"),
+                ("/resolveSession", #"{"sessionId":"s1"}"#, .badRequest, "missing field"),
+                ("/resolveSession", #"{"sessionId":"s1","resolution":"MAYBE","idempotencyKey":"k","reason":"r"}"#, .badRequest, "resolution must be"),
+                ("/resolveSession", #"{"sessionId":"s1","resolution":"FAILURE","idempotencyKey":"k","reason":"r"}"#, .notFound, "no session"),
+                ("/sessions", #"{"sessionId":"s1","durationMinutes":"sixty"}"#, .badRequest, "durationMinutes"),
+                ("/sessions", #"{"sessionId":"s1","durationMinutes":0}"#, .badRequest, "durationMinutes must be"),
+                ("/sessions", String(repeating: " ", count: 2048), .contentTooLarge, "larger than 1024 bytes"),
+            ]
+            for (uri, body, status, message) in cases {
+                let reply = try await Self.call(client, .post, uri, body)
+                #expect(reply.status == status, "\(uri) \(body.prefix(40))")
+                let error = reply.json["error"] as? String ?? ""
+                #expect(error.contains(message), "\(error)")
+                #expect(!error.contains("\n"))
+            }
+            #expect(try await Self.call(client, .get, "/sessions/nope").status == .notFound)
+            #expect(try await Self.call(client, .post, "/sessions/nope/heartbeat").status == .notFound)
+            #expect(try await Self.call(client, .get, "/health").status == .ok)
+        }
+        #expect(await store.lastLedgerSeq() == 0)
+        #expect(await store.sessionCount() == 0)
+    }
+
+    @Test func journalFailureStopsAllMutationsWith503() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let fatalMessages = ManualLog()
+        let store = try SettlementStore(
+            journalPath: dir.file("journal.jsonl"), tracePath: nil, maxJournalBytes: 120,
+            now: { Date(timeIntervalSince1970: 0) }, onFatal: { fatalMessages.add($0) })
+        let app = Application(router: SettlementHTTPServer.buildRouter(store: store))
+        try await app.test(.router) { client in
+            #expect(try await Self.call(client, .post, "/sessions", #"{"sessionId":"s1","durationMinutes":60}"#).status == .ok)
+            // The second record would pass the 120-byte bound.
+            let reply = try await Self.call(client, .post, "/sessions", #"{"sessionId":"s2","durationMinutes":60}"#)
+            #expect(reply.status == .serviceUnavailable)
+            #expect(try await Self.call(client, .post, "/sessions/s1/heartbeat").status == .serviceUnavailable)
+        }
+        #expect(fatalMessages.all.count == 1)
+        #expect(fatalMessages.all.first?.contains("120-byte limit") == true)
+    }
+
+    @Test func staleJobRunsOnItsTimerAgainstTheInjectedClock() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_700_000_000))
+        let store = try SettlementStore(
+            journalPath: dir.file("journal.jsonl"), tracePath: dir.file("trace.jsonl"),
+            now: { clock.now() }, onFatal: { message in Issue.record("fatal: \(message)") })
+        await store.createSession(sessionId: "s1", durationMinutes: 60)
+        let job = Task { await SettlementHTTPServer.runStaleJob(store: store, staleAfterSeconds: 30, intervalMillis: 5) }
+        defer { job.cancel() }
+
+        // Device time stands still: several ticks pass without expiring anything.
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(await store.session("s1")?.status == .active)
+
+        clock.advance(seconds: 31)
+        var status = SessionStatus.active
+        for _ in 0..<400 where status == .active {  // at most ~2 s
+            try await Task.sleep(for: .milliseconds(5))
+            status = await store.session("s1")?.status ?? .active
+        }
+        #expect(status == .failure)
+        let settlement = await store.session("s1")?.resolutions.first
+        #expect(settlement?.reason == "no_heartbeat")
+        #expect(settlement?.idempotencyKey == "server_stale_s1")
+        let expired = try Self.traceLines(dir.file("trace.jsonl")).filter { $0["event"] as? String == "stale-expired" }
+        #expect(expired.count == 1)
+        #expect(expired.first?["ledgerSeq"] as? String == "1")  // trace fields are strings (PROTOCOL.md §8)
+    }
+
+    /// The real server: binds 127.0.0.1 on an ephemeral port and publishes it atomically.
+    @Test func serverBindsLoopbackAndPublishesItsPort() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let configuration = SettlementServerConfiguration(
+            journalPath: dir.file("journal.jsonl"), portFilePath: dir.file("settlement-server.port"),
+            tracePath: nil, staleAfterSeconds: 60)
+        let server = Task {
+            try await SettlementHTTPServer.run(
+                configuration: configuration, now: { Date() }, onFatal: { message in Issue.record("fatal: \(message)") })
+        }
+        defer { server.cancel() }
+
+        var portText: String?
+        for _ in 0..<500 where portText == nil {  // at most ~5 s
+            portText = try? String(contentsOfFile: configuration.portFilePath!, encoding: .utf8)
+            if portText == nil { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        let text = try #require(portText)
+        #expect(text.hasSuffix("\n"))
+        let port = try #require(UInt16(text.dropLast()))
+        #expect(port > 0)
+        // A blocking socket call must not sit on the cooperative pool the server's handlers need
+        // (two threads on a two-core machine): run it on a thread of its own.
+        let response = try await withCheckedThrowingContinuation { (c: CheckedContinuation<String, Error>) in
+            Thread { c.resume(with: Result { try rawHTTPGet(port: port, path: "/health") }) }.start()
+        }
+        #expect(response.hasPrefix("HTTP/1.1 200"))
+        #expect(response.contains(#""status":"ok""#))
+        let temporaries = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".tmp-") }
+        #expect(temporaries.isEmpty)
+    }
+}
+
+final class ManualLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func add(_ line: String) { lock.withLock { lines.append(line) } }
+    var all: [String] { lock.withLock { lines } }
+}
+
+/// A minimal blocking HTTP/1.1 GET to 127.0.0.1, with a 5 s receive timeout.
+func rawHTTPGet(port: UInt16, path: String) throws -> String {
+    struct SocketError: Error { var what: String }
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw SocketError(what: "socket") }
+    defer { close(fd) }
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else { throw SocketError(what: "connect") }
+    let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+    guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == request.count else {
+        throw SocketError(what: "send")
+    }
+    var received: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    for _ in 0..<64 {  // Connection: close ends the reply well within 64 reads
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count <= 0 { break }
+        received += chunk[..<count]
+    }
+    return String(decoding: received, as: UTF8.self)
+}

@@ -1,0 +1,239 @@
+import AppGroup
+import SystemKit
+import FocusPledge
+import Foundation
+import Testing
+
+/// The hardened protocol keeps the seed's promises: every violation during a session ends in
+/// exactly one FAILURE of that session, a clean session in exactly one SUCCESS, shields come off
+/// only after the server confirmed, and a relaunch finishes what a dead host left.
+@Suite struct HardenedHostAppTests {
+    /// Session keys that must all be gone once a session is closed.
+    static let sessionKeys = FocusPledgeKeys.allKeys.filter { $0 != FocusPledgeKeys.blockedAppsTokens }
+
+    static func expectClosed(_ rig: Rig, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(rig.device.shields == nil, "shields left up", sourceLocation: sourceLocation)
+        #expect(rig.device.monitored.isEmpty, "monitoring left running", sourceLocation: sourceLocation)
+        for key in sessionKeys {
+            #expect(rig.store[key] == nil, "\(key) left in the suite", sourceLocation: sourceLocation)
+        }
+        #expect(rig.host.state.phase == .idle, sourceLocation: sourceLocation)
+    }
+
+    @Test func violationSettlesFailureExactlyOnceAndThenUnshields() {
+        var rig = Rig(.hardened)
+        rig.start("s1", minutes: 30)
+        #expect(rig.device.shields == ["com.example.game", "com.example.social"])
+        rig.run(for: 60)
+        let monitor = rig.threshold("s1")
+        #expect(monitor.state.lastDecision == .recordedFailure(sessionId: "s1"))
+        #expect(rig.device.notifications == [FocusPledgeKeys.failureNotification])
+        rig.notified()
+        #expect(rig.server.resolutions("s1") == [.failure])
+        #expect(rig.device.traces(named: "failure_seen").map { $0["sessionId"] } == ["s1"])
+        Self.expectClosed(rig)
+        // Nothing more happens, however long we wait.
+        rig.run(for: 3600)
+        #expect(rig.settleRequests.count == 1)
+        #expect(rig.server.resolutions("s1") == [.failure])
+    }
+
+    @Test func settleRequestUsesOneKeyPerSessionAndIfActive() {
+        var rig = Rig(.hardened)
+        rig.start("s1", minutes: 30)
+        rig.threshold("s1")
+        rig.notified()
+        let requests = rig.settleRequests
+        #expect(requests.count == 1)
+        #expect(requests.first?.idempotencyKey == "settle_s1")
+        #expect(requests.first?.ifActive == true)
+        #expect(requests.first?.reason == FocusPledgeKeys.appOpenedReason)
+    }
+
+    @Test func cleanSessionSettlesSuccessExactlyOnceAtTheEnd() {
+        var rig = Rig(.hardened)
+        rig.start("s1", minutes: 20)
+        rig.run(for: 20 * 60 - 5)
+        #expect(rig.server.resolutions("s1").isEmpty, "settled before the end")
+        #expect(rig.device.shields != nil)
+        rig.run(for: 10)
+        #expect(rig.server.resolutions("s1") == [.success])
+        Self.expectClosed(rig)
+        rig.run(for: 600)
+        #expect(rig.settleRequests.count == 1)
+    }
+
+    @Test func shieldsStayUntilTheServerConfirms() {
+        var rig = Rig(.hardened)
+        rig.autoHTTP = false
+        rig.start("s1", minutes: 30)
+        rig.flush()
+        rig.threshold("s1")
+        let effects = rig.notified()
+        #expect(resolveRequests(effects).count == 1)
+        #expect(!effects.contains(.removeShields))
+        #expect(rig.device.shields != nil)
+        #expect(rig.store[FocusPledgeKeys.activeSessionId] == "s1")
+        rig.flush()
+        Self.expectClosed(rig)
+    }
+
+    @Test func failureWhileHostWasDeadIsSettledOnRelaunch() {
+        var rig = Rig(.hardened)
+        rig.start("s1", minutes: 30)
+        rig.run(for: 30)
+        rig.kill()
+        rig.advance(120)
+        rig.threshold("s1")
+        rig.advance(3600)  // relaunch long after the end: the failure still wins
+        let effects = rig.relaunch()
+        #expect(effects.contains(.trace("reconciled", ["action": "settle_failure", "sessionId": "s1"])))
+        #expect(rig.server.resolutions("s1") == [.failure])
+        Self.expectClosed(rig)
+    }
+
+    @Test func sessionThatEndedWhileHostWasDeadIsSettledSuccessOnRelaunch() {
+        var rig = Rig(.hardened)
+        rig.start("s1", minutes: 30)
+        rig.kill()
+        rig.advance(30 * 60)
+        let monitor = rig.intervalDidEnd("s1")
+        #expect(monitor.state.lastDecision == .markedEnded(sessionId: "s1"))
+        #expect(rig.store[FocusPledgeKeys.sessionEnded] == "s1")
+        rig.advance(600)
+        rig.relaunch()
+        #expect(rig.server.resolutions("s1") == [.success])
+        Self.expectClosed(rig)
+    }
+
+    @Test func relaunchBeforeTheEndResumesEnforcementAndSettlesOnce() {
+        var rig = Rig(.hardened)
+        rig.start("s1", minutes: 30)
+        rig.kill()
+        rig.device.shields = nil  // as if the previous process died before applying them
+        rig.advance(600)
+        let effects = rig.relaunch()
+        #expect(resolveRequests(effects).isEmpty)
+        #expect(rig.device.shields == ["com.example.game", "com.example.social"])
+        #expect(rig.device.pollTimerRunning)
+        rig.run(for: 20 * 60 + 5)
+        #expect(rig.server.resolutions("s1") == [.success])
+        Self.expectClosed(rig)
+    }
+
+    @Test func hostKilledAfterServerSettledReSettlesWithTheSameKeyAndDoesNotDouble() {
+        var rig = Rig(.hardened)
+        rig.autoHTTP = false
+        rig.start("s1", minutes: 30)
+        rig.flush()
+        rig.threshold("s1")
+        rig.notified()
+        rig.kill()  // the settle request reaches the server; its answer is lost
+        #expect(rig.server.resolutions("s1") == [.failure])
+        #expect(rig.device.shields != nil)
+        rig.autoHTTP = true
+        rig.advance(1)
+        rig.relaunch()
+        #expect(rig.settleRequests.map(\.idempotencyKey) == ["settle_s1", "settle_s1"])
+        #expect(rig.server.resolutions("s1") == [.failure])
+        Self.expectClosed(rig)
+    }
+
+    @Test func lateCallbackOfAnEarlierSessionDoesNotFailTheCurrentOne() {
+        var rig = Rig(.hardened)
+        rig.start("s1", minutes: 15)
+        rig.run(for: 15 * 60 + 5)
+        #expect(rig.server.resolutions("s1") == [.success])
+        rig.start("s2", minutes: 15)
+        let late = rig.threshold("s1")
+        #expect(late.state.lastDecision == .ignored(reason: "not_the_active_session"))
+        #expect(rig.store[FocusPledgeKeys.sessionFailed] == false)
+        rig.run(for: 15 * 60 + 5)
+        #expect(rig.server.resolutions("s2") == [.success])
+    }
+
+    @Test func hostIgnoresAFailureRecordOfAnotherSession() {
+        var rig = Rig(.hardened)
+        rig.start("s2", minutes: 15)
+        // A record someone else left: failed, but bound to s1.
+        rig.device.store[FocusPledgeKeys.sessionFailed] = true
+        rig.device.store[FocusPledgeKeys.failureSessionId] = "s1"
+        rig.device.store[FocusPledgeKeys.failureReason] = "app_opened"
+        rig.notified()
+        rig.poll()
+        #expect(rig.settleRequests.isEmpty)
+        #expect(rig.device.traces(named: "failure_seen").isEmpty)
+    }
+
+    @Test func retriesBackOffExponentiallyUpToTheCapThenStallAndResumeOnTheNextTick() {
+        var rig = Rig(.hardened)
+        rig.start("s1", minutes: 30)
+        rig.server.isUp = false
+        rig.threshold("s1")
+        rig.notified()
+        rig.run(for: 600)
+        let delays = rig.allHostEffects.compactMap { e -> Double? in
+            if case .startTimer(let name, .after(let seconds)) = e, HostApp.retryRequestId(timer: name) != nil { return seconds }
+            return nil
+        }
+        // Each stalled episode restarts; look at the first one.
+        let firstEpisode = Array(delays.prefix(RetryPolicy.maxAttemptsPerEpisode - 1))
+        #expect(firstEpisode == [0.5, 1, 2, 4, 8, 16, 30, 30, 30, 30, 30])
+        #expect(delays.allSatisfy { $0 <= RetryPolicy.maxBackoffSeconds })
+        #expect(rig.device.traces(named: "settle_stalled").count >= 1)
+        #expect(Set(rig.settleRequests.map(\.idempotencyKey)) == ["settle_s1"])
+        #expect(rig.device.shields != nil, "unshielded without a settlement")
+        // Outstanding work stays bounded: one settle request or one retry timer at a time.
+        #expect(rig.host.state.retryWaiting.count + rig.host.state.inFlight.count <= 2)
+        rig.server.isUp = true
+        rig.run(for: 60)
+        #expect(rig.server.resolutions("s1") == [.failure])
+        Self.expectClosed(rig)
+    }
+
+    @Test func aServerSideSettlementIsLearntFromTheHeartbeatAndCleanedUp() {
+        var rig = Rig(.hardened)
+        rig.start("s1", minutes: 60)
+        rig.run(for: 30)
+        rig.server.staleJob("s1")
+        rig.run(for: 6)
+        #expect(rig.device.traces(named: "server_resolved").map { $0["sessionId"] } == ["s1"])
+        #expect(rig.settleRequests.isEmpty)
+        #expect(rig.server.resolutions("s1") == [.failure])
+        Self.expectClosed(rig)
+    }
+
+    @Test func aSettleAnsweredAlreadyResolvedAlsoCleansUp() {
+        var rig = Rig(.hardened)
+        rig.start("s1", minutes: 60)
+        rig.server.staleJob("s1")
+        rig.stop()  // the manual stop settles FAILURE, the server says it is already resolved
+        #expect(rig.settleRequests.map(\.reason) == [HostApp.userStoppedReason])
+        #expect(rig.device.traces(named: "settle_result").first?["outcome"] == "alreadyResolved")
+        #expect(rig.server.resolutions("s1") == [.failure])
+        Self.expectClosed(rig)
+    }
+
+    @Test func startWithoutSelectedAppsIsRejectedBeforeAnyWrite() {
+        var rig = Rig(.hardened, apps: nil)
+        let effects = rig.start("s1", minutes: 30)
+        #expect(effects == [.trace("start_rejected", ["sessionId": "s1", "reason": "no_blocked_apps"])])
+        #expect(rig.store.isEmpty)
+    }
+
+    @Test func everyHardenedWriteIsAtomic() {
+        var rig = Rig(.hardened)
+        rig.start("s1", minutes: 30)
+        rig.threshold("s1")
+        rig.shieldTap("com.example.game")
+        rig.notified()
+        rig.start("s2", minutes: 15)
+        rig.run(for: 15 * 60 + 5)
+        let writes = rig.performed.compactMap { e -> Bool? in
+            if case .setDefaults(_, let atomic) = e { return atomic }
+            return nil
+        }
+        #expect(writes.count >= 6)
+        #expect(writes.allSatisfy { $0 })
+    }
+}
