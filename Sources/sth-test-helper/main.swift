@@ -4,6 +4,7 @@
 //   observer   --root R --name A [--name B ...] "ready", then "cb <name>" per callback
 //   post       --root R --name A --count N      N posts, then "done"
 //   heartbeat  --root R --writer W --interval S "ready", then beats until killed
+//   pingpong   ping|pong                         the test ping-pong system (PingPong.swift)
 // Every process uses app group `group.test` and suite `group.test`.
 import AppGroup
 import Foundation
@@ -34,6 +35,10 @@ func parseOptions() -> (String, [String: [String]]) {
         options[String(k.dropFirst(2)), default: []].append(args.removeFirst())
     }
     return (command, options)
+}
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "pingpong" {
+    Executables.dieWithParent()
+    PingPong.run(CommandLine.arguments[2])
 }
 let (command, options) = parseOptions()
 nonisolated func opt(_ k: String) -> String {

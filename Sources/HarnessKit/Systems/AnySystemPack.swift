@@ -39,7 +39,7 @@ public struct AnyConfiguration: Sendable, Equatable {
     let value: any Sendable
     let equals: @Sendable (any Sendable) -> Bool
 
-    init<C: Sendable & Equatable>(_ value: C) {
+    public init<C: Sendable & Equatable>(_ value: C) {
         self.value = value
         equals = { ($0 as? C) == value }
     }

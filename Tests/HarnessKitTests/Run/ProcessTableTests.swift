@@ -1,0 +1,111 @@
+import HarnessKit
+import Testing
+
+/// Supervision and the nemesis as plain data: every decision checked without a process.
+@Suite struct ProcessTableTests {
+    static let ms: Int64 = 1_000_000
+
+    func table() -> ProcessTable {
+        var t = ProcessTable(longLivedRoles: ["app", "server"])
+        t.spawned(role: "app", pid: 100)
+        t.spawned(role: "server", pid: 200)
+        return t
+    }
+
+    func fault(_ target: String, _ kind: FaultKind, hold: Int = 50) -> PlannedFault {
+        PlannedFault(atWallOffsetMillis: 0, target: target, kind: kind, holdMillis: hold)
+    }
+
+    @Test func aKilledAppIsRelaunchedWhenItsDownTimeIsOverNotBefore() {
+        var t = table()
+        #expect(t.apply(fault("app", .kill, hold: 50), now: 0) == [
+            .signal(pid: 100, .kill), .record("signal", ["target": "app", "childPid": "100", "signal": "KILL", "by": "nemesis"]),
+        ])
+        #expect(t.exited(pid: 100, status: "signalled(9)", clean: false, now: 1 * Self.ms) == [
+            .record("exit", ["target": "app", "childPid": "100", "status": "signalled(9)"]),
+        ])
+        #expect(t.due(now: 49 * Self.ms).isEmpty)
+        #expect(t.due(now: 50 * Self.ms) == [.spawn(role: "app")])
+        #expect(t.due(now: 51 * Self.ms).isEmpty, "one relaunch, not one per tick")
+        t.spawned(role: "app", pid: 101)
+        #expect(t.entry("app")?.pid == 101)
+        #expect(t.faultCounts == ["kill": 1])
+    }
+
+    @Test func aStopIsContinuedAfterItsHoldAndAStoppedTargetIsSkipped() {
+        var t = table()
+        _ = t.apply(fault("server", .stop, hold: 20), now: 0)
+        #expect(t.entry("server")?.isStopped == true)
+        #expect(t.apply(fault("server", .kill), now: 5 * Self.ms) == [
+            .record("fault_skipped", ["target": "server", "kind": "kill", "why": "stopped"]),
+        ])
+        #expect(t.due(now: 20 * Self.ms) == [
+            .signal(pid: 200, .cont), .record("signal", ["target": "server", "childPid": "200", "signal": "CONT", "by": "nemesis"]),
+        ])
+        #expect(t.entry("server")?.isStopped == false)
+        #expect(t.faultCounts == ["stop": 1])
+    }
+
+    @Test func aCrashIsRestartedQuicklyButNotForever() {
+        var t = ProcessTable(longLivedRoles: ["app"])
+        var pid: Int32 = 1
+        t.spawned(role: "app", pid: pid)
+        var now: Int64 = 0
+        for crash in 1...ProcessTable.maxUnexpectedExits + 1 {
+            let commands = t.exited(pid: pid, status: "exited(1)", clean: false, now: now)
+            if crash <= ProcessTable.maxUnexpectedExits {
+                #expect(commands.count == 1)
+                now += ProcessTable.crashRestartDelayNanos
+                #expect(t.due(now: now) == [.spawn(role: "app")])
+                pid += 1
+                t.spawned(role: "app", pid: pid)
+            } else {
+                #expect(commands.last == .record("gave_up_restarting", ["target": "app"]))
+                #expect(t.due(now: now + 10_000 * Self.ms).isEmpty)
+            }
+        }
+    }
+
+    @Test func extensionCallsEndWithTheirExitAndTheWatchdogKillsALongOne() {
+        var t = table()
+        t.extensionStarted(role: "monitor", pid: 300, callback: "intervalDidStart", delivery: 1, now: 0)
+        t.extensionStarted(role: "monitor", pid: 301, callback: "intervalDidEnd", delivery: 2, now: 0)
+        #expect(t.exited(pid: 300, status: "exited(0)", clean: true, now: 1) == [
+            .record("callback_completed", ["callback": "intervalDidStart", "delivery": "1", "childPid": "300", "status": "exited(0)"]),
+        ])
+        #expect(t.due(now: ProcessTable.extensionWatchdogNanos).isEmpty)
+        #expect(t.due(now: ProcessTable.extensionWatchdogNanos + 1) == [
+            .signal(pid: 301, .kill), .record("signal", ["target": "monitor", "childPid": "301", "signal": "KILL", "by": "watchdog"]),
+        ])
+        #expect(t.exited(pid: 301, status: "signalled(9)", clean: false, now: 2).first == .record(
+            "callback_failed", ["callback": "intervalDidEnd", "delivery": "2", "childPid": "301", "status": "signalled(9)"]))
+        #expect(!t.extensionCallsRunning)
+    }
+
+    @Test func theNemesisHitsARunningExtensionOrSkips() {
+        var t = table()
+        #expect(t.apply(fault("monitor", .kill), now: 0) == [
+            .record("fault_skipped", ["target": "monitor", "kind": "kill", "why": "not running"]),
+        ])
+        t.extensionStarted(role: "monitor", pid: 300, callback: "intervalDidStart", delivery: 7, now: 0)
+        #expect(t.apply(fault("monitor", .stop, hold: 10), now: 0).first == .signal(pid: 300, .stop))
+        // A stopped extension is not the watchdog's: the nemesis holds it.
+        #expect(t.due(now: ProcessTable.extensionWatchdogNanos * 2).first == .signal(pid: 300, .cont))
+    }
+
+    @Test func quiesceContinuesTheStoppedAndRestartsTheDown() {
+        var t = table()
+        _ = t.apply(fault("app", .stop, hold: 10_000), now: 0)
+        _ = t.apply(fault("server", .kill, hold: 10_000), now: 0)
+        _ = t.exited(pid: 200, status: "signalled(9)", clean: false, now: 0)
+        let commands = t.beginQuiesce(now: 5 * Self.ms)
+        #expect(commands.first == .signal(pid: 100, .cont))
+        #expect(t.due(now: 5 * Self.ms) == [.spawn(role: "server")])
+    }
+
+    @Test func aFailedSpawnIsRetriedAndRecorded() {
+        var t = ProcessTable(longLivedRoles: ["app"])
+        #expect(t.spawnFailed(role: "app", error: "ENOENT", now: 0) == [.record("spawn_failed", ["target": "app", "error": "ENOENT"])])
+        #expect(t.due(now: ProcessTable.spawnRetryNanos) == [.spawn(role: "app")])
+    }
+}
