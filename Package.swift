@@ -75,7 +75,7 @@ let package = Package(
         .target(name: "FocusPledge", dependencies: ["AppGroup", "SystemKit"], path: "Sources/Systems/FocusPledge/Model"),
         .target(
             name: "FocusPledgeServer",
-            dependencies: ["FocusPledge", "History", .product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: ["FocusPledge", "History", "AppGroup", .product(name: "Hummingbird", package: "hummingbird")],
             path: "Sources/Systems/FocusPledge/Server"
         ),
         .target(

@@ -127,6 +127,14 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
 
     // MARK: Observers
 
+    /// The generation of `name` last delivered to this process's observers (nil when unobserved).
+    /// Read inside a handler, it is the generation that handler was called for.
+    public func lastDelivered(_ name: String) -> UInt64? {
+        mutex.lock()
+        defer { mutex.unlock() }
+        return lastSeen[name]
+    }
+
     /// Registers `handler` for `name`. Posts that land after this returns produce callbacks.
     @discardableResult
     public func addObserver(_ name: String, handler: @escaping Handler) throws -> ObserverToken {

@@ -6,12 +6,16 @@ import Glibc
 
 /// The one clock every stand-in reads (PROTOCOL.md §2).
 ///
-/// Real time when `<root>/clock` is absent. When present, virtual time, identical in every process:
+/// Real time when `<root>/clock` is absent. When present, virtual time, identical in every process.
+/// In the fixed-rate mode:
 ///
 ///     now = epochUnixSeconds + offsetSeconds + (CLOCK_MONOTONIC − anchorMonotonicNanos)/1e9 × rate
 ///
-/// CLOCK_MONOTONIC is system-wide on Linux, so all processes agree without talking. The harness
-/// moves the clock by rewriting the file (temp + rename); readers re-validate with one `fstatat`.
+/// CLOCK_MONOTONIC is system-wide on Linux, so all processes agree without talking. In the stepped
+/// mode (`"mode": "stepped"`, PROTOCOL.md §9) time stands still at `epochUnixSeconds +
+/// offsetSeconds` until the harness, the clock's only writer, moves it to the next deadline. The
+/// harness moves the clock by rewriting the file (temp + rename, then a post of `system.clock`);
+/// readers re-validate with one `fstatat`.
 public final class DeviceClock: @unchecked Sendable {
     public struct Configuration: Codable, Equatable, Sendable {
         public var version: Int = 1
@@ -25,21 +29,37 @@ public final class DeviceClock: @unchecked Sendable {
         public var offsetSeconds: Double
         /// IANA identifier, e.g. "Europe/Berlin".
         public var timeZone: String
+        /// nil (fixed rate) or "stepped": time moves only when the harness moves it.
+        public var mode: String?
 
-        public init(epochUnixSeconds: Double, anchorMonotonicNanos: UInt64 = DeviceClock.monotonicNanos(), rate: Double, offsetSeconds: Double = 0, timeZone: String = "UTC") {
+        public static let steppedMode = "stepped"
+
+        public init(epochUnixSeconds: Double, anchorMonotonicNanos: UInt64 = DeviceClock.monotonicNanos(), rate: Double, offsetSeconds: Double = 0, timeZone: String = "UTC", mode: String? = nil) {
             self.epochUnixSeconds = epochUnixSeconds
             self.anchorMonotonicNanos = anchorMonotonicNanos
             self.rate = rate
             self.offsetSeconds = offsetSeconds
             self.timeZone = timeZone
+            self.mode = mode
         }
 
-        /// Bounds: a rate of 0 would freeze time and make every timer wait forever.
+        /// A stepped clock at `epochUnixSeconds`.
+        public static func stepped(at epochUnixSeconds: Double, timeZone: String) -> Configuration {
+            Configuration(epochUnixSeconds: epochUnixSeconds, anchorMonotonicNanos: 0, rate: 0, timeZone: timeZone, mode: steppedMode)
+        }
+
+        public var isStepped: Bool { mode == Self.steppedMode }
+
+        /// Bounds: in the fixed-rate mode a rate of 0 would freeze time and make every timer wait
+        /// forever (the stepped mode is the way to stop time).
         public static let rateRange: ClosedRange<Double> = 0.001...100_000
 
         public func validate() throws {
             guard version == 1 else { throw AppGroupError.malformedFile(path: "clock", reason: "unknown version \(version)") }
-            guard Self.rateRange.contains(rate), epochUnixSeconds.isFinite, offsetSeconds.isFinite else {
+            guard mode == nil || isStepped else {
+                throw AppGroupError.malformedFile(path: "clock", reason: "unknown mode \(mode ?? "")")
+            }
+            guard isStepped || Self.rateRange.contains(rate), epochUnixSeconds.isFinite, offsetSeconds.isFinite else {
                 throw AppGroupError.malformedFile(path: "clock", reason: "rate must be in \(Self.rateRange), times finite")
             }
             guard TimeZone(identifier: timeZone) != nil else {
@@ -100,6 +120,7 @@ public final class DeviceClock: @unchecked Sendable {
     /// Virtual (or real) unix time, in seconds.
     public func nowUnixSeconds() -> Double {
         guard let c = configuration() else { return Date().timeIntervalSince1970 }
+        if c.isStepped { return c.epochUnixSeconds + c.offsetSeconds }
         let elapsed = Double(Int64(bitPattern: Self.monotonicNanos() &- c.anchorMonotonicNanos)) / 1e9
         return c.epochUnixSeconds + c.offsetSeconds + elapsed * c.rate
     }
@@ -110,17 +131,26 @@ public final class DeviceClock: @unchecked Sendable {
     public func monotonicSeconds() -> Double {
         let mono = Double(Self.monotonicNanos()) / 1e9
         guard let c = configuration() else { return mono }
+        // Stepped: the harness only ever moves epochUnixSeconds forward.
+        if c.isStepped { return c.epochUnixSeconds }
         return Double(c.anchorMonotonicNanos) / 1e9 + (mono - Double(c.anchorMonotonicNanos) / 1e9) * c.rate
     }
 
     public var rate: Double { configuration()?.rate ?? 1 }
 
+    /// True while the harness steps time (PROTOCOL.md §9): timers fire only when it moves the clock.
+    public var isStepped: Bool { configuration()?.isStepped ?? false }
+
     public var timeZone: TimeZone {
         configuration().flatMap { TimeZone(identifier: $0.timeZone) } ?? TimeZone(identifier: "UTC")!
     }
 
-    /// Real seconds that `virtualSeconds` of device time take at the current rate.
-    public func realSeconds(forVirtual virtualSeconds: Double) -> Double { virtualSeconds / rate }
+    /// Real seconds that `virtualSeconds` of device time take at the current rate; infinite when
+    /// time is stepped (it passes only when the harness moves it).
+    public func realSeconds(forVirtual virtualSeconds: Double) -> Double {
+        guard let c = configuration() else { return virtualSeconds }
+        return c.isStepped ? .infinity : virtualSeconds / c.rate
+    }
 
     /// Sleeps until device time reaches `deadline`, re-reading the clock at least every
     /// `maxSliceSeconds` of real time so a harness jump or rate change takes effect.

@@ -81,7 +81,7 @@ public struct HistoryEvent: Codable, Equatable, Sendable {
         return "{" + parts.joined(separator: ",") + "}"
     }
 
-    static func quote(_ s: String) -> String {
+    public static func quote(_ s: String) -> String {
         var out = "\""
         for u in s.unicodeScalars {
             switch u {

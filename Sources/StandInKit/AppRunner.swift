@@ -32,7 +32,9 @@ public protocol AppAdapter: AnyObject {
 
 /// The imperative shell of every app stand-in: one thread feeds inputs (user taps from the inbox,
 /// notifications, timers, HTTP answers) to the adapter one at a time and carries out the effects
-/// through the one `EffectInterpreter`. Timers run in device time.
+/// through the one `EffectInterpreter`. Timers run in device time. Under stepped virtual time it
+/// is a participant (PROTOCOL.md §9): whenever it has nothing left to do it reports its earliest
+/// timer, its requests in flight and the notification generations it has consumed.
 public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
     public struct Heartbeat: Sendable {
         public var writer: String
@@ -50,9 +52,20 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
     let heartbeat: HeartbeatWriter?
 
     private let cond = NSCondition()
-    private var inputs: [AppInput] = []
+    /// An input, or only a marker that a notification generation has been taken in.
+    private struct Queued {
+        var input: AppInput?
+        var consumed: (name: String, generation: UInt64)?
+    }
+    private var inputs: [Queued] = []
     nonisolated(unsafe) static var terminate: sig_atomic_t = 0
 
+    /// Stepped virtual time: the scheduler FIFO, and what this process has consumed so far.
+    let scheduler: SchedulerChannel?
+    var consumed: [String: UInt64] = [:]
+    /// Requests in flight: their service, and (stepped) the device time they give up at.
+    var httpInFlight: [Int: (service: String, giveUpAt: Double?)] = [:]
+    static let heartbeatTimer = "__heartbeat"
     struct Timer {
         var next: Double
         var every: Double?
@@ -62,11 +75,18 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
     /// HTTP calls in flight (each on its own thread, each bounded by the client's timeout).
     var inFlight = 0
     static let maxInFlight = 16
+    /// Under stepped time one worker: requests reach their servers in the order the machine sent
+    /// them, so two runs hand a server the same sequence (at a fixed rate they race, as on a phone).
+    lazy var http = WorkerPool(name: "http", maxThreads: scheduler == nil ? AppRunner.maxInFlight : 1)
     static let maxTimers = 1024
     /// The longest the loop sleeps in real time: clock jumps and SIGTERM are noticed this fast.
     static let maxSleepSeconds = 0.02
-    /// Every request's bound (connect + send + receive).
+    /// Every request's bound (connect + send + receive): wall time at a fixed rate, device time
+    /// when stepped (where a stopped server must not hold time for wall seconds).
     public static let httpTimeout: Duration = .seconds(2)
+    public static let httpTimeoutDeviceSeconds = 2.0
+    /// Stepped: the wall-time cap on a request whose device deadline never comes.
+    public static let httpSteppedWallCap: Duration = .seconds(30)
 
     public init(context: StandInContext, adapter: AppAdapter, heartbeat: Heartbeat? = nil) throws {
         self.context = context
@@ -76,14 +96,27 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
         self.heartbeat = try heartbeat.map {
             try HeartbeatWriter(container: context.container, writer: $0.writer, intervalSeconds: $0.intervalSeconds, clock: context.clock)
         }
+        scheduler = context.clock.isStepped ? SchedulerChannel.open(deviceRoot: context.root) : nil
         device.host = self
     }
 
-    func enqueue(_ i: AppInput) {
+    func enqueue(_ i: AppInput?, consumed: (String, UInt64)? = nil) {
         cond.lock()
-        inputs.append(i)
+        inputs.append(Queued(input: i, consumed: consumed))
         cond.signal()
         cond.unlock()
+    }
+
+    /// Observes `name`; each callback enqueues `input()` with the generation it was called for.
+    func observe(_ name: String, _ input: @escaping @Sendable () -> [AppInput]) throws {
+        let center = context.center
+        try center.addObserver(name) { [weak self] _ in
+            guard let self else { return }
+            let gen = center.lastDelivered(name)
+            for i in input() { self.enqueue(i) }
+            if let gen { self.enqueue(nil, consumed: (name, gen)) }
+        }
+        if let gen = center.lastDelivered(name) { consumed[name] = max(consumed[name] ?? 0, gen) }
     }
 
     /// Runs until SIGTERM; then exits 0.
@@ -92,48 +125,72 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
         context.trace.log("launched", ["variant": context.variant])
         let inboxName = EmulatedOSPaths.inboxPosted(context.process)
         do {
-            try context.center.addObserver(inboxName) { [weak self] _ in self?.takeInbox() }
+            try observe(inboxName) { [weak self] in self?.takeInbox() ?? [] }
             for name in adapter.observedNotifications {
-                try context.center.addObserver(name) { [weak self] _ in self?.enqueue(.notification(name)) }
+                try observe(name) { [.notification(name)] }
+            }
+            if scheduler != nil {
+                // The harness wakes this process when a deadline it reported has come (due timers
+                // fire below).
+                try observe(SchedulerChannel.wakeNotification(pid: getpid())) { [] }
             }
         } catch {
             StandInContext.fail(context.process, "cannot observe notifications: \(error)")
         }
         if let heartbeat {
             heartbeat.onError = { [context] e in context.trace.log("heartbeat_error", ["error": "\(e)"]) }
-            heartbeat.start()
+            try? heartbeat.beat()
+            startTimer(Self.heartbeatTimer, .every(seconds: heartbeat.intervalSeconds))
         }
         feed(.launched)
-        takeInbox()  // taps that arrived while we were not running
+        for m in takeInbox() { receive(m) }  // taps that arrived while we were not running
         while AppRunner.terminate == 0 {
             cond.lock()
             let pending = inputs
             inputs.removeAll()
             cond.unlock()
-            for i in pending { receive(i) }
+            for q in pending {
+                if let input = q.input { receive(input) }
+                if let (name, gen) = q.consumed { consumed[name] = max(consumed[name] ?? 0, gen) }
+            }
             fireDueTimers()
             cond.lock()
+            if inputs.isEmpty {
+                cond.unlock()
+                reportIdle()
+                cond.lock()
+            }
             if inputs.isEmpty {
                 let wait = min(Self.maxSleepSeconds, secondsUntilNextTimer())
                 if wait > 0 { cond.wait(until: Date(timeIntervalSinceNow: wait)) }
             }
             cond.unlock()
         }
-        heartbeat?.stop()
         context.trace.log("terminated", ["signal": "TERM"])
         exit(0)
     }
 
-    /// Called on the notify thread: only queues.
-    func takeInbox() {
-        for m in inbox.take(onMalformed: { [context] in context.trace.log("inbox_malformed", ["file": $0]) }) {
-            enqueue(.user(m))
-        }
+    /// Stepped time: tells the harness what this process waits for (nothing is queued).
+    func reportIdle() {
+        guard let scheduler else { return }
+        let timerNext = timers.values.map(\.next).min()
+        let httpNext = httpInFlight.values.compactMap(\.giveUpAt).min()
+        let next = [timerNext, httpNext].compactMap { $0 }.min()
+        var services: [String: Int] = [:]
+        for (_, h) in httpInFlight { services[h.service, default: 0] += 1 }
+        scheduler.reportIdle(nextUnixSeconds: next, http: services, consumed: consumed)
+    }
+
+    /// Takes the inbox's messages as inputs (on the notify thread, or at launch).
+    func takeInbox() -> [AppInput] {
+        inbox.take(onMalformed: { [context] in context.trace.log("inbox_malformed", ["file": $0]) }).map { .user($0) }
     }
 
     func receive(_ input: AppInput) {
         switch input {
-        case .httpReply: inFlight -= 1
+        case .httpReply(let id, _):
+            // A reply to a request already given up at its device deadline is dropped.
+            guard httpInFlight.removeValue(forKey: id) != nil else { return }
         case .user(let m):
             var fields = m.fields
             fields["action"] = m.action
@@ -158,15 +215,28 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
 
     func fireDueTimers() {
         let now = context.clock.nowUnixSeconds()
+        // Stepped: a request whose device deadline came gives up now, in this loop — not when its
+        // thread next looks at the clock — so the answer is the same in every run.
+        for (id, h) in httpInFlight.sorted(by: { $0.key < $1.key }) {
+            guard let at = h.giveUpAt, at <= now else { continue }
+            httpInFlight[id] = nil
+            feed(.httpReply(requestId: id, .transportError("\(h.service): no answer within \(Self.httpTimeoutDeviceSeconds) device seconds")))
+        }
         // Earliest first; equal times by name, so the order never depends on hashing.
         let due = timers.filter { $0.value.next <= now }.sorted { ($0.value.next, $0.key) < ($1.value.next, $1.key) }
         for (name, timer) in due {
             guard timers[name]?.next == timer.next else { continue }  // replaced or cancelled meanwhile
             if let every = timer.every {
-                // A stopped process resumes with one firing, not a burst of the missed ones.
-                timers[name] = Timer(next: max(timer.next + every, now), every: every)
+                // A stopped process resumes with one firing, not a burst of the missed ones: the
+                // next one is the first point of the timer's grid strictly after now.
+                let missed = max(0, ((now - timer.next) / every).rounded(.down))
+                timers[name] = Timer(next: timer.next + (missed + 1) * every, every: every)
             } else {
                 timers[name] = nil
+            }
+            if name == Self.heartbeatTimer {
+                do { try heartbeat?.beat() } catch { context.trace.log("heartbeat_error", ["error": "\(error)"]) }
+                continue
             }
             feed(.timer(name))
         }
@@ -190,16 +260,40 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
     // MARK: HTTP
 
     public func send(requestId: Int, _ call: HTTPCall) {
-        if inFlight >= Self.maxInFlight {
+        cond.lock()
+        let busy = inFlight
+        cond.unlock()
+        guard busy < Self.maxInFlight else {
             enqueue(.httpReply(requestId: requestId, .transportError("too many requests in flight")))
-            inFlight += 1
             return
         }
-        inFlight += 1
+        adjustInFlight(+1)
         let portFile = StandInContext.portFile(runDirectory: context.runDirectory, service: call.service)
-        Thread { [weak self] in
-            let reply = LoopbackHTTPClient.perform(call, portFile: portFile, timeout: Self.httpTimeout)
-            self?.enqueue(.httpReply(requestId: requestId, reply))
-        }.start()
+        let clock = context.clock
+        let stepped = scheduler != nil
+        // Stepped: the request gives up at a device deadline, which this process reports; the
+        // run loop gives it up at that instant (fireDueTimers), never the thread on its own.
+        let giveUpAt = stepped ? clock.nowUnixSeconds() + Self.httpTimeoutDeviceSeconds : nil
+        httpInFlight[requestId] = (call.service, giveUpAt)
+        http.run { [weak self] in
+            let reply: HTTPReply
+            if let giveUpAt {
+                reply = LoopbackHTTPClient.perform(
+                    call, portFile: portFile, timeout: Self.httpSteppedWallCap, giveUp: { clock.nowUnixSeconds() >= giveUpAt })
+            } else {
+                reply = LoopbackHTTPClient.perform(call, portFile: portFile, timeout: Self.httpTimeout)
+            }
+            guard let self else { return }
+            self.adjustInFlight(-1)
+            if stepped, case .transportError(let message) = reply, message.hasSuffix(LoopbackHTTPClient.gaveUpMessage) { return }
+            self.enqueue(.httpReply(requestId: requestId, reply))
+        }
+    }
+
+    /// Requests whose threads still run (bounded by `maxInFlight`).
+    private func adjustInFlight(_ delta: Int) {
+        cond.lock()
+        inFlight += delta
+        cond.unlock()
     }
 }

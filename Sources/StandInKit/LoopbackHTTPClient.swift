@@ -22,19 +22,28 @@ public enum LoopbackHTTPClient {
 
     /// Sends `call` to the port published in `portFile` (re-read on every call: a restarted server
     /// binds a new port). Never throws: every failure is a transport error.
-    public static func perform(_ call: HTTPCall, portFile: String, timeout: Duration) -> HTTPReply {
+    public static func perform(_ call: HTTPCall, portFile: String, timeout: Duration, giveUp: () -> Bool = { false }) -> HTTPReply {
         guard let text = try? String(contentsOfFile: portFile, encoding: .utf8),
             let port = UInt16(text.trimmingCharacters(in: .whitespacesAndNewlines))
         else { return .transportError("\(call.service): no port published in \(portFile)") }
         do {
-            let r = try request(method: call.method, port: port, path: call.path, json: call.body, timeout: timeout)
+            let r = try request(method: call.method, port: port, path: call.path, json: call.body, timeout: timeout, giveUp: giveUp)
             return .response(status: r.status, body: r.body)
         } catch {
             return .transportError("\(call.service) \(call.method) \(call.path): \(error)")
         }
     }
 
-    public static func request(method: String, port: UInt16, path: String, json: Data?, timeout: Duration) throws -> Response {
+    /// Ends the message of a request abandoned through `giveUp`.
+    public static let gaveUpMessage = "gave up at its device-time deadline"
+
+    /// How often a wait looks at `giveUp` (a device-time deadline under stepped time).
+    static let giveUpSliceMillis: Int32 = 20
+
+    /// `timeout` bounds the whole exchange in wall time; `giveUp` ends it early when it turns true.
+    public static func request(
+        method: String, port: UInt16, path: String, json: Data?, timeout: Duration, giveUp: () -> Bool = { false }
+    ) throws -> Response {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
@@ -43,6 +52,17 @@ public enum LoopbackHTTPClient {
         func msLeft() -> Int32 {
             let left = deadline - ContinuousClock.now
             return Int32(max(0, min(60_000, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)))
+        }
+        func wait(_ events: Int32, _ what: String) throws {
+            while true {
+                if giveUp() { throw Failure(description: "\(what): \(gaveUpMessage)") }
+                let left = msLeft()
+                guard left > 0 else { throw Failure(description: "\(what): timed out") }
+                var p = pollfd(fd: fd, events: Int16(events), revents: 0)
+                let r = poll(&p, 1, min(left, giveUpSliceMillis))
+                if r == 1 { return }
+                if r < 0 && errno != EINTR { throw Failure(description: "\(what): \(String(cString: strerror(errno)))") }
+            }
         }
         let flags = fcntl(fd, F_GETFL)
         _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
@@ -55,8 +75,7 @@ public enum LoopbackHTTPClient {
         }
         if rc != 0 {
             guard errno == EINPROGRESS else { throw Failure(description: "connect 127.0.0.1:\(port): \(String(cString: strerror(errno)))") }
-            var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            guard poll(&p, 1, msLeft()) == 1 else { throw Failure(description: "connect 127.0.0.1:\(port): timed out") }
+            try wait(POLLOUT, "connect 127.0.0.1:\(port)")
             var err: Int32 = 0
             var len = socklen_t(MemoryLayout<Int32>.size)
             getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len)
@@ -72,15 +91,13 @@ public enum LoopbackHTTPClient {
             let n = out.withUnsafeBytes { send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
             if n > 0 { sent += n; continue }
             if n < 0 && errno != EAGAIN && errno != EINTR { throw Failure(description: "send: \(String(cString: strerror(errno)))") }
-            var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            guard poll(&p, 1, msLeft()) == 1 else { throw Failure(description: "send: timed out") }
+            try wait(POLLOUT, "send")
         }
         var buf = Data()
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
             if let r = try parse(buf) { return r }
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&p, 1, msLeft()) == 1 else { throw Failure(description: "receive: timed out") }
+            try wait(POLLIN, "receive")
             let n = recv(fd, &chunk, chunk.count, 0)
             if n == 0 {
                 if let r = try parse(buf, eof: true) { return r }

@@ -5,7 +5,7 @@ struct Harness: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "harness",
         abstract: "ScreenTimeHarness: runs iOS Screen Time app protocols as real processes and checks them.",
-        subcommands: [RunCommand.self, CheckCommand.self, PlanCommand.self, SystemsCommand.self, DoctorCommand.self, BenchCommand.self, BenchPongCommand.self],
+        subcommands: [RunCommand.self, CheckCommand.self, PlanCommand.self, NormalizeCommand.self, SystemsCommand.self, DoctorCommand.self, BenchCommand.self, BenchPongCommand.self],
         defaultSubcommand: RunCommand.self)
 }
 

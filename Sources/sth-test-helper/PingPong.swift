@@ -31,6 +31,19 @@ enum PingPong {
             let defaults = try SharedDefaults(container: container, suiteName: group)
             let trace = Trace(path: "\(runDir)/trace/\(role).jsonl", process: role, clock: clock)
             trace.log("launched", ["variant": variant])
+            // Stepped virtual time (PROTOCOL.md §9): after each piece of work, say that we are idle,
+            // have no timer, and which generation of each observed name we have taken in.
+            let scheduler = clock.isStepped ? SchedulerChannel.open(deviceRoot: root) : nil
+            let observed = ["ping": ["system.inbox.ping", "pingpong.pong"], "pong": ["pingpong.ping"]][role] ?? []
+            let reportLock = NSLock()
+            @Sendable func reportIdle() {
+                guard let scheduler else { return }
+                reportLock.lock()
+                defer { reportLock.unlock() }
+                var consumed: [String: UInt64] = [:]
+                for name in observed { consumed[name] = center.lastDelivered(name) ?? 0 }
+                scheduler.reportIdle(nextUnixSeconds: nil, http: [:], consumed: consumed)
+            }
             switch role {
             case "ping":
                 let inbox = "\(rootPath)/system/inbox/ping"
@@ -51,12 +64,13 @@ enum PingPong {
                     let returned = defaults.integer(forKey: "returned")
                     if returned > 0 { trace.log("returned", ["upTo": String(returned)]) }
                 }
-                try center.addObserver("system.inbox.ping") { _ in takeInbox() }
-                try center.addObserver("pingpong.pong") { _ in sawReturn() }
+                try center.addObserver("system.inbox.ping") { _ in takeInbox(); reportIdle() }
+                try center.addObserver("pingpong.pong") { _ in sawReturn(); reportIdle() }
                 takeInbox()
                 sawReturn()
                 // A ball served before a kill and not yet returned is served again.
                 if defaults.integer(forKey: "ball") > defaults.integer(forKey: "returned") { try? center.post("pingpong.ping") }
+                reportIdle()
             case "pong":
                 @Sendable func returnBall() {
                     let ball = defaults.integer(forKey: "ball")
@@ -66,8 +80,9 @@ enum PingPong {
                     trace.log("acknowledged", ["ball": String(ball), "returned": String(ack)])
                     try? center.post("pingpong.pong")
                 }
-                try center.addObserver("pingpong.ping") { _ in returnBall() }
+                try center.addObserver("pingpong.ping") { _ in returnBall(); reportIdle() }
                 returnBall()
+                reportIdle()
             default:
                 fail("pingpong: role must be ping or pong, not \(role)")
             }

@@ -81,6 +81,12 @@ public struct EmulatedOS: Sendable, Equatable {
         return steps
     }
 
+    /// The earliest interval start or end still to be delivered after `now` (virtual time steps
+    /// there).
+    public func nextDeadline(after now: Double) -> Double? {
+        activities.values.flatMap { [$0.started ? nil : $0.start, $0.ended ? nil : $0.end] }.compactMap { $0 }.filter { $0 > now }.min()
+    }
+
     /// True while `activity` is registered and `now` is inside its interval.
     public func isMonitored(_ activity: String, now: Double) -> Bool {
         activities[activity].map { now >= $0.start && now < $0.end } ?? false

@@ -1,7 +1,9 @@
 /// The system's processes as plain data: which role runs as which pid, which are stopped or down
 /// and until when, which extension calls are running — and what to do next. Pure: times are
-/// CLOCK_MONOTONIC nanoseconds handed in, and every decision comes back as `Command`s that the
-/// runner carries out (spawn, signal, record a history line). Tested without processes.
+/// handed in as "ticks" — CLOCK_MONOTONIC nanoseconds at a fixed clock rate, device milliseconds
+/// under virtual time (`ticksPerMillisecond` says which) — plus wall nanoseconds for the
+/// extension watchdog, and every decision comes back as `Command`s that the runner carries out
+/// (spawn, signal, record a history line). Tested without processes.
 ///
 /// Long-lived roles (app, server) are kept alive: relaunched after the nemesis's kill once its
 /// down time is over, and after a crash (bounded). Extension calls are one process each; iOS's
@@ -38,16 +40,33 @@ public struct ProcessTable: Sendable {
         public var pid: Int32
         public var callback: String
         public var delivery: Int
-        public var startedNanos: Int64
+        /// Wall nanoseconds (the watchdog's clock).
+        public var startedWallNanos: Int64
+        /// Ticks.
         public var resumeAtNanos: Int64?
+    }
+
+    /// Under virtual time a fault on an extension role waits for that role's next call (none runs
+    /// while the system is idle): killed as it starts, or stopped for the hold.
+    public struct ArmedFault: Sendable, Equatable {
+        public var kind: FaultKind
+        public var holdTicks: Int64
+        /// Ticks; a call after this is not hit.
+        public var untilTicks: Int64
+
+        public init(kind: FaultKind, holdTicks: Int64, untilTicks: Int64) {
+            self.kind = kind
+            self.holdTicks = holdTicks
+            self.untilTicks = untilTicks
+        }
     }
 
     // Bounds.
     public static let maxUnexpectedExits = 50
     /// A crashed long-lived process comes back after this.
-    public static let crashRestartDelayNanos: Int64 = 50_000_000
+    public static let crashRestartDelayMillis: Int64 = 50
     /// A failed spawn is retried after this.
-    public static let spawnRetryNanos: Int64 = 100_000_000
+    public static let spawnRetryMillis: Int64 = 100
     /// An extension still running after this is killed, as iOS's watchdog would.
     public static let extensionWatchdogNanos: Int64 = 3_000_000_000
     /// Extension calls running at once (the OS queues nothing: past this, a call is refused).
@@ -58,9 +77,22 @@ public struct ProcessTable: Sendable {
     public private(set) var extensions: [ExtensionCall] = []
     /// Faults carried out, by kind (`kill`, `term`, `stop`).
     public private(set) var faultCounts: [String: Int] = [:]
+    /// 1_000_000 (wall ns) at a fixed rate, 1 (device ms) under virtual time.
+    public let ticksPerMillisecond: Int64
+    /// Virtual time: extension faults wait for the role's next call.
+    public let armsExtensionFaults: Bool
+    public private(set) var armed: [String: ArmedFault] = [:]
 
-    public init(longLivedRoles: [String]) {
+    public init(longLivedRoles: [String], ticksPerMillisecond: Int64 = 1_000_000, armsExtensionFaults: Bool = false) {
         longLived = longLivedRoles.map { LongLived(role: $0) }
+        self.ticksPerMillisecond = ticksPerMillisecond
+        self.armsExtensionFaults = armsExtensionFaults
+    }
+
+    /// The earliest tick at which `due(now:)` has something to do (nil: nothing scheduled).
+    public var nextDueTicks: Int64? {
+        let longLivedTimes = longLived.flatMap { [$0.resumeAtNanos, $0.pid == nil ? $0.restartAtNanos : nil] }.compactMap { $0 }
+        return (longLivedTimes + extensions.compactMap(\.resumeAtNanos)).min()
     }
 
     public func entry(_ role: String) -> LongLived? { longLived.first { $0.role == role } }
@@ -81,12 +113,21 @@ public struct ProcessTable: Sendable {
 
     public mutating func spawnFailed(role: String, error: String, now: Int64) -> [Command] {
         guard let i = index(role) else { return [] }
-        longLived[i].restartAtNanos = now + Self.spawnRetryNanos
+        longLived[i].restartAtNanos = now + Self.spawnRetryMillis * ticksPerMillisecond
         return [.record("spawn_failed", ["target": role, "error": error])]
     }
 
-    public mutating func extensionStarted(role: String, pid: Int32, callback: String, delivery: Int, now: Int64) {
-        extensions.append(ExtensionCall(role: role, pid: pid, callback: callback, delivery: delivery, startedNanos: now))
+    /// A call started.
+    public mutating func extensionStarted(role: String, pid: Int32, callback: String, delivery: Int, wallNanos: Int64) {
+        extensions.append(ExtensionCall(role: role, pid: pid, callback: callback, delivery: delivery, startedWallNanos: wallNanos))
+    }
+
+    /// Under virtual time: the fault armed for `role`'s next call, if one is and its hold has not
+    /// run out; it is used up (and counted).
+    public mutating func takeArmedFault(role: String, now: Int64) -> ArmedFault? {
+        guard let fault = armed.removeValue(forKey: role), now <= fault.untilTicks else { return nil }
+        faultCounts[fault.kind.rawValue, default: 0] += 1
+        return fault
     }
 
     // MARK: Exits
@@ -106,7 +147,7 @@ public struct ProcessTable: Sendable {
             // It died on its own (a crash): iOS/the user brings it back, but not forever.
             longLived[i].unexpectedExits += 1
             if longLived[i].unexpectedExits <= Self.maxUnexpectedExits {
-                longLived[i].restartAtNanos = now + Self.crashRestartDelayNanos
+                longLived[i].restartAtNanos = now + Self.crashRestartDelayMillis * ticksPerMillisecond
             } else {
                 commands.append(.record("gave_up_restarting", ["target": longLived[i].role]))
             }
@@ -124,7 +165,7 @@ public struct ProcessTable: Sendable {
         case .term: signal = .term
         case .stop: signal = .stop
         }
-        let hold = Int64(fault.holdMillis) * 1_000_000
+        let hold = Int64(fault.holdMillis) * ticksPerMillisecond
         if let i = index(fault.target) {
             guard let pid = longLived[i].pid, !longLived[i].isStopped else {
                 let why = longLived[i].isStopped ? "stopped" : "not running"
@@ -143,6 +184,10 @@ public struct ProcessTable: Sendable {
             ]
         }
         guard let e = extensions.firstIndex(where: { $0.role == fault.target && $0.resumeAtNanos == nil }) else {
+            if armsExtensionFaults {
+                armed[fault.target] = ArmedFault(kind: fault.kind, holdTicks: hold, untilTicks: now + hold)
+                return [.record("fault_armed", ["target": fault.target, "kind": fault.kind.rawValue])]
+            }
             return [.record("fault_skipped", ["target": fault.target, "kind": fault.kind.rawValue, "why": "not running"])]
         }
         faultCounts[fault.kind.rawValue, default: 0] += 1
@@ -160,7 +205,7 @@ public struct ProcessTable: Sendable {
     // MARK: Time passing
 
     /// Stopped processes whose stop is over are continued; long-lived ones whose down time is over
-    /// are restarted; extensions past the watchdog are killed.
+    /// are restarted.
     public mutating func due(now: Int64) -> [Command] {
         var commands: [Command] = []
         for i in longLived.indices {
@@ -191,7 +236,13 @@ public struct ProcessTable: Sendable {
                 commands.append(.spawn(role: longLived[i].role))
             }
         }
-        for call in extensions where now - call.startedNanos > Self.extensionWatchdogNanos && call.resumeAtNanos == nil {
+        return commands
+    }
+
+    /// Extensions running past iOS's watchdog (wall time; a stopped one is the nemesis's) are killed.
+    public func watchdog(wallNanos: Int64) -> [Command] {
+        var commands: [Command] = []
+        for call in extensions where wallNanos - call.startedWallNanos > Self.extensionWatchdogNanos && call.resumeAtNanos == nil {
             commands += [
                 .signal(pid: call.pid, .kill),
                 .record("signal", ["target": call.role, "childPid": String(call.pid), "signal": "KILL", "by": "watchdog"]),
@@ -213,6 +264,7 @@ public struct ProcessTable: Sendable {
             }
             if longLived[i].pid == nil { longLived[i].restartAtNanos = now }
         }
+        armed.removeAll()
         for e in extensions.indices where extensions[e].resumeAtNanos != nil {
             extensions[e].resumeAtNanos = nil
             commands += [

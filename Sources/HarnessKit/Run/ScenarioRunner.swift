@@ -83,6 +83,15 @@ public final class ScenarioRunner: UserDevice {
 
     var table: ProcessTable
     var os = EmulatedOS()
+    /// Virtual time: the clock steps when the system is idle (PROTOCOL.md §9).
+    let stepped: Bool
+    var scheduler = VirtualScheduler()
+    var schedulerInbox: SchedulerInbox?
+    /// Virtual time: device unix seconds now (the harness is the clock's only writer).
+    var steppedNow: Double = 0
+    /// Virtual time: clock moves, and quiescence waits that ran into their bound.
+    var steps = 0
+    var quiescenceTimeouts = 0
     var children: [Int32: ChildProcess] = [:]
     var inboxes: [String: AppInbox] = [:]
     var nextDelivery = 1
@@ -107,8 +116,14 @@ public final class ScenarioRunner: UserDevice {
         let base = DeviceRoot.resolvePath(environment: [:])
         deviceRootPath = (base as NSString).deletingLastPathComponent + "/runs/\(UUID().uuidString.prefix(12))"
         paths = RunPaths(runDirectory: runDir, deviceRoot: deviceRootPath)
-        table = ProcessTable(longLivedRoles: pack.descriptor.roles.filter(\.lifetime.isLongLived).map(\.name))
+        stepped = options.scenario.clock.mode == .virtual
+        table = ProcessTable(
+            longLivedRoles: pack.descriptor.roles.filter(\.lifetime.isLongLived).map(\.name),
+            ticksPerMillisecond: stepped ? 1 : 1_000_000, armsExtensionFaults: stepped)
     }
+
+    /// The process table's clock: wall ns at a fixed rate, device ms under virtual time.
+    func ticks() -> Int64 { stepped ? Int64((steppedNow * 1000).rounded()) : Self.now() }
 
     static func now() -> Int64 { TraceLog.monotonicNanos() }
 
@@ -146,10 +161,18 @@ public final class ScenarioRunner: UserDevice {
             try FileManager.default.createDirectory(atPath: paths.dataDirectory(role.name), withIntermediateDirectories: true)
         }
         root = try DeviceRoot(path: deviceRootPath)
-        let cfg = DeviceClock.Configuration(
-            epochUnixSeconds: o.scenario.clock.start.timeIntervalSince1970, rate: o.scenario.clock.rate,
-            timeZone: o.scenario.clock.timeZone)
-        try DeviceClock.write(cfg, to: root)
+        let start = o.scenario.clock.start.timeIntervalSince1970
+        if stepped {
+            if let role = pack.descriptor.roles.first(where: { $0.lifetime.isLongLived && !$0.participatesInVirtualTime }) {
+                throw RunError("\(pack.id)'s \(role.name) does not take part in virtual time; run it with clock.mode: fixed")
+            }
+            steppedNow = start
+            try DeviceClock.write(.stepped(at: start, timeZone: o.scenario.clock.timeZone), to: root)
+            schedulerInbox = try SchedulerInbox(deviceRoot: root)
+        } else {
+            try DeviceClock.write(
+                DeviceClock.Configuration(epochUnixSeconds: start, rate: o.scenario.clock.rate, timeZone: o.scenario.clock.timeZone), to: root)
+        }
         clock = DeviceClock(deviceRoot: root)
         rec = try HarnessRecorder(runDirectory: runDir, clock: clock)
         center = try DarwinNotificationCenter(deviceRoot: root)
@@ -168,7 +191,8 @@ public final class ScenarioRunner: UserDevice {
 
         var started = [
             "scenario": o.scenario.name, "system": pack.id, "variant": o.variant.rawValue, "seed": String(o.seed),
-            "rate": String(o.scenario.clock.rate), "deviceRoot": deviceRootPath, "command": rerunCommand(),
+            "rate": String(o.scenario.clock.rate), "clockMode": o.scenario.clock.mode.rawValue, "deviceRoot": deviceRootPath,
+            "command": rerunCommand(),
         ]
         started.merge(pack.runFacts(o.scenario.configuration)) { core, _ in core }
         rec.record("run_started", started)
@@ -224,11 +248,24 @@ public final class ScenarioRunner: UserDevice {
         return child
     }
 
+    /// Virtual time: a stopped server is unreachable — its port is withdrawn until it is continued
+    /// — because a request that reached a frozen server would be handled when it is continued, at
+    /// a moment that depends on wall-clock scheduling. At a fixed rate requests hang, as on iOS.
+    func withdrawPort(of pid: Int32, _ withdraw: Bool) {
+        guard stepped, let role = table.longLived.first(where: { $0.pid == pid })?.role,
+            pack.descriptor.role(role)?.lifetime == .server
+        else { return }
+        let live = paths.portFile(role)
+        let aside = paths.runDirectory + "/ports/.\(role).port.withdrawn"
+        if withdraw { rename(live, aside) } else { rename(aside, live) }
+    }
+
     /// Starts a long-lived role and records it.
     func spawn(_ name: String) throws {
         guard let role = pack.descriptor.role(name) else { throw RunError("\(pack.id) has no role \(name)") }
         let child = try start(role, extra: pack.launchArguments(for: role, configuration: o.scenario.configuration, run: paths))
         table.spawned(role: name, pid: child.pid)
+        if stepped { scheduler.spawned(pid: child.pid, role: name) }
         rec.record("spawn", ["target": name, "childPid": String(child.pid)])
     }
 
@@ -237,15 +274,19 @@ public final class ScenarioRunner: UserDevice {
             switch command {
             case .spawn(let role):
                 do { try spawn(role) } catch {
-                    execute(table.spawnFailed(role: role, error: "\(error)", now: Self.now()))
+                    execute(table.spawnFailed(role: role, error: "\(error)", now: ticks()))
                 }
             case .signal(let pid, let signal):
                 guard let child = children[pid] else { continue }
                 switch signal {
                 case .kill: child.signal(SIGKILL)
                 case .term: child.signal(SIGTERM)
-                case .stop: child.signal(SIGSTOP)
-                case .cont: child.signal(SIGCONT)
+                case .stop:
+                    withdrawPort(of: pid, true)
+                    child.signal(SIGSTOP)
+                case .cont:
+                    child.signal(SIGCONT)
+                    withdrawPort(of: pid, false)
                 }
             case .record(let event, let fields):
                 rec.record(event, fields)
@@ -253,18 +294,25 @@ public final class ScenarioRunner: UserDevice {
         }
     }
 
-    func reap() {
+    /// Reaps exited children; true when any had exited.
+    @discardableResult
+    func reap() -> Bool {
         let order = table.longLived.compactMap(\.pid) + table.extensions.map(\.pid)
+        var any = false
         for pid in order {
             guard let child = children[pid], let status = child.poll() else { continue }
+            any = true
             children[pid] = nil
-            execute(table.exited(pid: pid, status: "\(status)", clean: status == .exited(0), now: Self.now()))
+            scheduler.exited(pid: pid)
+            execute(table.exited(pid: pid, status: "\(status)", clean: status == .exited(0), now: ticks()))
         }
+        execute(table.watchdog(wallNanos: Self.now()))
+        return any
     }
 
     // MARK: UserDevice (what the pack's workload does through the harness)
 
-    public var now: Double { clock.nowUnixSeconds() }
+    public var now: Double { stepped ? steppedNow : clock.nowUnixSeconds() }
 
     public func record(_ action: String, _ fields: [String: String]) {
         var f = fields
@@ -300,17 +348,80 @@ public final class ScenarioRunner: UserDevice {
         }
         let delivery = nextDelivery
         nextDelivery += 1
+        var f = label
+        f["callback"] = call.callbackName
+        f["delivery"] = String(delivery)
+        // Virtual time: a fault armed for this extension lands at launch, where its outcome does
+        // not depend on how far the process got in wall time — a kill means the call never runs,
+        // a stop that it runs only when continued.
+        if stepped, let fault = table.takeArmedFault(role: role.name, now: ticks()) {
+            switch fault.kind {
+            case .kill, .term:
+                f["childPid"] = "-"
+                rec.record("callback_delivered", f)
+                rec.record("signal", [
+                    "target": role.name, "signal": fault.kind == .kill ? "KILL" : "TERM", "by": "nemesis",
+                    "delivery": String(delivery), "at": "launch",
+                ])
+                rec.record("callback_failed", [
+                    "callback": call.callbackName, "delivery": String(delivery), "status": "killed at launch",
+                ])
+            case .stop:
+                f["deferredUntil"] = String(Double(ticks() + fault.holdTicks) / 1000)
+                rec.record("callback_delivered", f)
+                rec.record("signal", [
+                    "target": role.name, "signal": "STOP", "by": "nemesis", "delivery": String(delivery), "at": "launch",
+                ])
+                deferredCalls.append((ticks() + fault.holdTicks, role, call, delivery))
+            }
+            return
+        }
+        launch(role, call, delivery: delivery, fields: f)
+    }
+
+    func launch(_ role: ProcessRole, _ call: ExtensionCall, delivery: Int, fields: [String: String]) {
+        var f = fields
         do {
             let child = try start(role, extra: call.arguments(delivery: delivery))
-            table.extensionStarted(role: role.name, pid: child.pid, callback: call.callbackName, delivery: delivery, now: Self.now())
-            var f = label
-            f["callback"] = call.callbackName
-            f["delivery"] = String(delivery)
+            table.extensionStarted(role: role.name, pid: child.pid, callback: call.callbackName, delivery: delivery, wallNanos: Self.now())
             f["childPid"] = String(child.pid)
-            rec.record("callback_delivered", f)
+            rec.record(f["deferredUntil"] == nil ? "callback_delivered" : "callback_started", f)
         } catch {
-            rec.record("callback_not_delivered", ["callback": call.callbackName, "error": "\(error)"])
+            rec.record("callback_not_delivered", ["callback": call.callbackName, "delivery": String(delivery), "error": "\(error)"])
         }
+    }
+
+    /// Virtual time: calls held back by an armed stop, started at their tick.
+    var deferredCalls: [(ticks: Int64, role: ProcessRole, call: ExtensionCall, delivery: Int)] = []
+
+    /// Starts the deferred calls that are due; true if any.
+    func launchDeferredCalls() -> Bool {
+        let due = deferredCalls.filter { $0.ticks <= ticks() }
+        guard !due.isEmpty else { return false }
+        deferredCalls.removeAll { $0.ticks <= ticks() }
+        for d in due {
+            rec.record("signal", ["target": d.role.name, "signal": "CONT", "by": "nemesis", "delivery": String(d.delivery)])
+            launch(d.role, d.call, delivery: d.delivery, fields: [
+                "callback": d.call.callbackName, "delivery": String(d.delivery), "deferredUntil": String(Double(d.ticks) / 1000),
+            ])
+        }
+        return true
+    }
+
+    /// Generations of the shims' notifications at the last scan (virtual time scans only when
+    /// they moved or an interval boundary is due: scanning is the costliest part of a step).
+    var scannedGenerations: [UInt64] = []
+
+    /// Virtual time: scans when something changed or is due; true if it delivered or recorded.
+    @discardableResult
+    func scanEmulatedOSIfNeeded() -> Bool {
+        let gens = [EmulatedOSPaths.deviceActivityChanged, EmulatedOSPaths.managedSettingsChanged].map { (try? center.generation($0)) ?? 0 }
+        let due = os.nextDeadline(after: steppedNow - 0.001).map { $0 <= steppedNow } ?? false
+        guard gens != scannedGenerations || due else { return false }
+        scannedGenerations = gens
+        let before = rec.counts.values.reduce(0, +)
+        scanEmulatedOS()
+        return rec.counts.values.reduce(0, +) != before
     }
 
     /// The emulated OS looks at the shims' files.
@@ -331,6 +442,10 @@ public final class ScenarioRunner: UserDevice {
     // MARK: The loop
 
     func loop() {
+        if stepped { loopStepped() } else { loopFixedRate() }
+    }
+
+    func loopFixedRate() {
         var actionIndex = 0
         let actionTimes = plan.workload.actionTimes
         var faults = plan.faults[...]
@@ -356,7 +471,7 @@ public final class ScenarioRunner: UserDevice {
             execute(table.due(now: now))
             if !quiescing {
                 let elapsedMillis = Int((now - startNanos) / 1_000_000)
-                while let f = faults.first, f.atWallOffsetMillis <= elapsedMillis {
+                while let f = faults.first, f.atOffsetMillis <= elapsedMillis {
                     faults = faults.dropFirst()
                     execute(table.apply(f, now: now))
                 }
@@ -390,6 +505,166 @@ public final class ScenarioRunner: UserDevice {
         }
     }
 
+    // MARK: Virtual time
+
+    /// How long (wall) the system may take to go quiet at one device instant before the harness
+    /// records who held it and moves on anyway: never a hang.
+    static let quiescenceWallNanos: Int64 = 5_000_000_000
+
+    /// The pids the nemesis holds stopped, and the server roles among them.
+    func stoppedNow() -> (pids: Set<Int32>, services: Set<String>) {
+        var pids = Set<Int32>()
+        var services = Set<String>()
+        for e in table.longLived where e.isStopped {
+            if let pid = e.pid { pids.insert(pid) }
+            if pack.descriptor.role(e.role)?.lifetime == .server { services.insert(e.role) }
+        }
+        for call in table.extensions where call.resumeAtNanos != nil { pids.insert(call.pid) }
+        return (pids, services)
+    }
+
+    /// Waits until nothing holds device time at this instant (bounded).
+    func quiesce() {
+        let deadline = Self.now() + Self.quiescenceWallNanos
+        var blockers: [String] = []
+        // Blockers are worked out again only when something changed: a report came, a child
+        // exited, or we posted a wake (reading the notify records is the costly part).
+        var changed = true
+        while true {
+            if reap() { changed = true }
+            let reports = schedulerInbox?.read(timeoutMillis: 0) ?? []
+            for report in reports { scheduler.received(report) }
+            if !reports.isEmpty { changed = true }
+            let running = table.extensions.filter { $0.resumeAtNanos == nil }.map(\.role)
+            if changed {
+                changed = false
+                let stopped = stoppedNow()
+                var read: [String: UInt64] = [:]
+                let generation: (String) -> UInt64 = { name in
+                    if let g = read[name] { return g }
+                    let g = (try? self.center.generation(name)) ?? 0
+                    read[name] = g
+                    return g
+                }
+                for pid in scheduler.toWake(now: steppedNow, generation: generation, stopped: stopped.pids) {
+                    try? center.post(SchedulerChannel.wakeNotification(pid: pid))
+                    read[SchedulerChannel.wakeNotification(pid: pid)] = nil
+                }
+                let exiting = table.longLived.filter { $0.pid != nil && $0.expectedExit && !$0.isStopped }.map(\.role)
+                // A stopped server's port is withdrawn (`withdrawPort`), so every request ends at
+                // once: a participant waiting for any answer holds time.
+                blockers = scheduler.blockers(
+                    now: steppedNow, generation: generation, stopped: stopped.pids, stoppedServices: [],
+                    runningCalls: running, exiting: exiting)
+                if blockers.isEmpty { return }
+            }
+            if Self.now() > deadline { break }
+            // Participants answer through the FIFO, which wakes us at once; an exit does not, so
+            // while calls run or processes die we look again within a millisecond.
+            let waitingForExit = !running.isEmpty || table.longLived.contains { $0.pid != nil && $0.expectedExit }
+            let wait: Int32 = waitingForExit ? 1 : 50
+            let arrived = schedulerInbox?.read(timeoutMillis: wait) ?? []
+            for report in arrived { scheduler.received(report) }
+            if !arrived.isEmpty { changed = true }
+        }
+        quiescenceTimeouts += 1
+        rec.record("quiescence_timeout", ["waitingFor": blockers.joined(separator: "; ")])
+    }
+
+    /// Moves the stepped clock to `t`; `quiesce` then wakes the participants whose deadline came.
+    func advance(to t: Double) {
+        steppedNow = t
+        steps += 1
+        do {
+            try DeviceClock.write(.stepped(at: t, timeZone: o.scenario.clock.timeZone), to: root)
+        } catch {
+            rec.record("clock_error", ["error": "\(error)"])
+        }
+    }
+
+    func loopStepped() {
+        let actionTimes = plan.workload.actionTimes
+        var actionIndex = 0
+        var faults = plan.faults[...]
+        let deviceStart = o.scenario.clock.start.timeIntervalSince1970
+        let workloadEnd = deviceStart + Double(plan.deviceDurationSeconds)
+        let end = workloadEnd + Double(o.scenario.settleSeconds)
+        var quiescing = false
+        // Virtual time is far faster than the device; bound the wall time anyway.
+        let hardDeadline = startNanos + Self.overrunWallNanos + Int64(Double(plan.deviceDurationSeconds + o.scenario.settleSeconds) / 100 * 1e9)
+        var lastProgress = Self.now()
+        quiesce()
+        while true {
+            // Everything due at this instant, in a fixed order, each followed by quiet.
+            if scanEmulatedOSIfNeeded() { quiesce() }
+            let due = table.due(now: ticks())
+            if !due.isEmpty {
+                execute(due)
+                quiesce()
+                if scanEmulatedOSIfNeeded() { quiesce() }
+            }
+            if launchDeferredCalls() {
+                quiesce()
+                if scanEmulatedOSIfNeeded() { quiesce() }
+            }
+            if !quiescing {
+                while let f = faults.first, deviceStart + Double(f.atOffsetMillis) / 1000 <= steppedNow {
+                    faults = faults.dropFirst()
+                    execute(table.apply(f, now: ticks()))
+                    quiesce()
+                }
+            }
+            while actionIndex < actionTimes.count, deviceStart + actionTimes[actionIndex] <= steppedNow {
+                plan.workload.perform(action: actionIndex, on: self)
+                actionIndex += 1
+                quiesce()
+                while scanEmulatedOSIfNeeded() { quiesce() }
+            }
+            if !quiescing && actionIndex == actionTimes.count && steppedNow >= workloadEnd {
+                quiescing = true
+                rec.record("quiesce", [:])
+                armedFaultsDropped()
+                execute(table.beginQuiesce(now: ticks()))
+                quiesce()
+                continue
+            }
+            if quiescing && steppedNow >= end && !table.extensionCallsRunning && deferredCalls.isEmpty { return }
+            if Self.now() > hardDeadline {
+                rec.record("run_overran", [
+                    "why": "virtual time did not reach the end within its wall-time bound",
+                    "extensionCallsRunning": String(table.extensions.count),
+                ])
+                return
+            }
+            // The next instant anything happens.
+            let stopped = stoppedNow()
+            var candidates: [Double] = [quiescing ? end : workloadEnd]
+            if let t = scheduler.nextDeadline(after: steppedNow, stopped: stopped.pids) { candidates.append(t) }
+            if actionIndex < actionTimes.count { candidates.append(deviceStart + actionTimes[actionIndex]) }
+            if !quiescing, let f = faults.first { candidates.append(deviceStart + Double(f.atOffsetMillis) / 1000) }
+            if let t = table.nextDueTicks { candidates.append(Double(t) / 1000) }
+            if let t = deferredCalls.map(\.ticks).min() { candidates.append(Double(t) / 1000) }
+            if let t = os.nextDeadline(after: steppedNow) { candidates.append(t) }
+            let next = candidates.filter { $0 > steppedNow }.min() ?? (steppedNow + 0.001)
+            advance(to: next)
+            quiesce()
+            let wall = Self.now()
+            if wall - lastProgress > 2_000_000_000 {
+                lastProgress = wall
+                let pct = Int(100 * min(1, (steppedNow - deviceStart) / max(1, end - deviceStart)))
+                let faultCount = table.faultCounts.values.reduce(0, +)
+                o.progress("\(o.scenario.name)/\(o.variant.rawValue) seed \(o.seed): \(pct)% of device time, \(faultCount) faults (virtual time)")
+            }
+        }
+    }
+
+    /// Armed extension faults do not outlive the workload (the settle time is fault-free).
+    func armedFaultsDropped() {
+        for (role, fault) in table.armed.sorted(by: { $0.key < $1.key }) {
+            rec.record("fault_skipped", ["target": role, "kind": fault.kind.rawValue, "why": "no call before the workload ended"])
+        }
+    }
+
     // MARK: Finish
 
     func shutdownAll() {
@@ -420,7 +695,12 @@ public final class ScenarioRunner: UserDevice {
                 "file": obj?["file"] as? String ?? "", "movedTo": obj?["movedTo"] as? String ?? "", "reason": obj?["reason"] as? String ?? line,
             ])
         }
-        rec.record("run_finished", table.faultCounts.mapValues(String.init))
+        var finished = table.faultCounts.mapValues(String.init)
+        if stepped {
+            finished["steps"] = String(steps)
+            finished["quiescenceTimeouts"] = String(quiescenceTimeouts)
+        }
+        rec.record("run_finished", finished)
         let merged = try HistoryMerge.merge(runDirectory: runDir)
         try merged.jsonl.write(to: URL(fileURLWithPath: runDir + "/history.jsonl"), options: .atomic)
         if merged.tornLines > 0 { o.progress("note: \(merged.tornLines) torn trace line(s) of killed processes skipped") }

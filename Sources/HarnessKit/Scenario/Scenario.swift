@@ -42,16 +42,28 @@ public struct Scenario: Sendable, Equatable {
     /// 45 device minutes: longer than FocusPledge's stale-heartbeat threshold (15 min) plus a poll.
     public static let defaultSettleSeconds = 45 * 60
 
+    /// How device time passes.
+    public enum ClockMode: String, Sendable, Equatable, CaseIterable {
+        /// Time moves only when every process is idle and nothing is in flight, straight to the
+        /// next deadline (PROTOCOL.md §9): verdicts do not depend on speed, runs replay exactly.
+        case virtual
+        /// Time runs at `rate` × wall time: wall-clock races between processes, chaos as it comes.
+        case fixed
+    }
+
     /// The virtual device clock the emulated OS starts with.
     public struct Clock: Sendable, Equatable {
-        /// Device seconds per wall second.
+        public var mode: ClockMode = .virtual
+        /// Device seconds per wall second in the fixed mode. In the virtual mode it is the rate
+        /// the nemesis's wall-millisecond settings refer to (they are scaled by it to device time).
         public var rate: Double
         /// Device time at the start of the run.
         public var start: Date
         /// IANA identifier, e.g. `Europe/Berlin` (DeviceActivity schedules are local time).
         public var timeZone: String
 
-        public init(rate: Double, start: Date, timeZone: String) {
+        public init(mode: ClockMode = .virtual, rate: Double, start: Date, timeZone: String) {
+            self.mode = mode
             self.rate = rate
             self.start = start
             self.timeZone = timeZone
@@ -81,6 +93,20 @@ public struct Scenario: Sendable, Equatable {
             self.stopMillis = stopMillis
             self.restartDelayMillis = restartDelayMillis
             self.targets = targets
+        }
+
+        /// The same nemesis with its wall-millisecond settings turned into device milliseconds at
+        /// `rate` (virtual time plans faults in device time).
+        public func scaled(by rate: Double) -> Nemesis {
+            func scale(_ r: ClosedRange<Int>) -> ClosedRange<Int> {
+                let lo = Int((Double(r.lowerBound) * rate).rounded()), hi = Int((Double(r.upperBound) * rate).rounded())
+                return lo...max(lo, hi)
+            }
+            var n = self
+            n.intervalMillis = scale(intervalMillis)
+            n.stopMillis = scale(stopMillis)
+            n.restartDelayMillis = scale(restartDelayMillis)
+            return n
         }
 
         /// What a scenario without a `nemesis` block gets: nothing goes wrong.

@@ -9,6 +9,7 @@
 //   system: focuspledge             required; `harness systems` lists the known systems
 //   variants: [as-written, hardened]        = all of the system's variants; non-empty, no repeats
 //   clock:
+//     mode: virtual                 = virtual; virtual (time steps when the system is idle) or fixed
 //     rate: 600                     = 600; device seconds per wall second, 0 < rate <= 1000000
 //     start: "2026-02-17T08:00:00Z" = that; ISO 8601 with a zone (Z or +01:00)
 //     timeZone: Europe/Berlin       = UTC; an IANA time zone identifier
@@ -157,7 +158,10 @@ struct NodeReader {
     func clock(_ node: Node?) throws(ScenarioError) -> Scenario.Clock {
         var clock = Scenario.Clock(rate: 600, start: Date(timeIntervalSince1970: 1_771_315_200), timeZone: "UTC")
         guard let node else { return clock }
-        let section = try fields(node, path: "clock", allowed: ["rate", "start", "timeZone"])
+        let section = try fields(node, path: "clock", allowed: ["mode", "rate", "start", "timeZone"])
+        if let value = section["mode"] {
+            clock.mode = try enumValue(value, "clock.mode", what: "clock mode")
+        }
         if let value = section["rate"] {
             clock.rate = try positiveDouble(value, "clock.rate", maximum: ScenarioParser.maximumRate)
         }

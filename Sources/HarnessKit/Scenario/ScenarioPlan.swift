@@ -9,7 +9,8 @@ public struct ScenarioPlan: Sendable, Equatable, Encodable {
     public var seed: UInt64
     /// Device time the user's actions cover (the scenario's `duration`, or the override).
     public var deviceDurationSeconds: Int
-    /// Wall time the faults cover, as given by the runner.
+    /// Wall time the faults cover at a fixed rate (0 under virtual time, where they cover
+    /// `deviceDurationSeconds`).
     public var wallSpanMillis: Int
     /// The pack's plan: `userActions` (sorted by `atDeviceOffsetSeconds`) and its summary keys.
     public var workload: AnyWorkloadPlan
@@ -48,18 +49,34 @@ public struct ScenarioPlan: Sendable, Equatable, Encodable {
         let workload = scenario.system.plan(
             scenario.configuration, seed: seed, deviceMillis: deviceSeconds * 1000, generator: &workloadGenerator)
         var nemesisGenerator = SeededGenerator(seed: seed, stream: nemesisStream)
-        let faults = planFaults(scenario.nemesis, wallSpanMillis: max(0, wallSpanMillis), generator: &nemesisGenerator)
+        let faults = planFaults(scenario.nemesis, spanMillis: max(0, wallSpanMillis), timeBase: .wall, generator: &nemesisGenerator)
         return ScenarioPlan(
             scenarioName: scenario.name, seed: seed, deviceDurationSeconds: deviceSeconds,
             wallSpanMillis: max(0, wallSpanMillis), workload: workload, faults: faults)
     }
 
-    /// The plan a run of `scenario` executes: its faults cover the wall time the workload takes at
-    /// the scenario's clock rate (the runner adds its settle time on top, fault-free).
+    /// The plan a run of `scenario` executes. At a fixed rate its faults cover the wall time the
+    /// workload takes at that rate; under virtual time they cover the workload's device time, with
+    /// the nemesis's wall-millisecond settings scaled by the rate to device time (the same fault
+    /// density per device hour as at that fixed rate). The settle time after it is fault-free.
     public static func make(scenario: Scenario, seed: UInt64, durationOverride: Duration? = nil) -> ScenarioPlan {
         let deviceSeconds = deviceDurationSeconds(scenario: scenario, override: durationOverride)
-        let wallSpan = Int(Double(deviceSeconds) / scenario.clock.rate * 1000)
-        return make(scenario: scenario, seed: seed, durationOverride: durationOverride, wallSpanMillis: max(wallSpan, 1))
+        switch scenario.clock.mode {
+        case .fixed:
+            let wallSpan = Int(Double(deviceSeconds) / scenario.clock.rate * 1000)
+            return make(scenario: scenario, seed: seed, durationOverride: durationOverride, wallSpanMillis: max(wallSpan, 1))
+        case .virtual:
+            var workloadGenerator = SeededGenerator(seed: seed, stream: workloadStream)
+            let workload = scenario.system.plan(
+                scenario.configuration, seed: seed, deviceMillis: deviceSeconds * 1000, generator: &workloadGenerator)
+            var nemesisGenerator = SeededGenerator(seed: seed, stream: nemesisStream)
+            let faults = planFaults(
+                scenario.nemesis.scaled(by: scenario.clock.rate), spanMillis: deviceSeconds * 1000, timeBase: .device,
+                generator: &nemesisGenerator)
+            return ScenarioPlan(
+                scenarioName: scenario.name, seed: seed, deviceDurationSeconds: deviceSeconds, wallSpanMillis: 0,
+                workload: workload, faults: faults)
+        }
     }
 
     public static func deviceDurationSeconds(scenario: Scenario, override: Duration?) -> Int {
@@ -68,7 +85,7 @@ public struct ScenarioPlan: Sendable, Equatable, Encodable {
     }
 
     static func planFaults(
-        _ nemesis: Scenario.Nemesis, wallSpanMillis: Int, generator: inout SeededGenerator
+        _ nemesis: Scenario.Nemesis, spanMillis wallSpanMillis: Int, timeBase: PlannedFault.TimeBase, generator: inout SeededGenerator
     ) -> [PlannedFault] {
         let kinds = FaultKind.allCases
         let weights = kinds.map { nemesis.weights.weight(of: $0) }
@@ -88,7 +105,7 @@ public struct ScenarioPlan: Sendable, Equatable, Encodable {
             // Skipped, not retried, so that one busy target does not shift every later draw.
             if let busy = busyUntilMillis[target], atMillis < busy { continue }
             if atMillis + holdMillis > wallSpanMillis { continue }
-            faults.append(PlannedFault(atWallOffsetMillis: atMillis, target: target, kind: kind, holdMillis: holdMillis))
+            faults.append(PlannedFault(timeBase: timeBase, atOffsetMillis: atMillis, target: target, kind: kind, holdMillis: holdMillis))
             busyUntilMillis[target] = atMillis + holdMillis
         }
         return faults

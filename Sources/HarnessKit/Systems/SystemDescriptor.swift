@@ -84,13 +84,17 @@ public struct ProcessRole: Sendable, Codable, Equatable {
     public var arguments: [String]
     public var nemesisTarget: Bool
     public var readiness: Readiness
+    /// Long-lived roles: it reports idleness under virtual time (PROTOCOL.md §9). A role that does
+    /// not can run only with `clock.mode: fixed`.
+    public var participatesInVirtualTime: Bool
     /// One line for `harness systems`.
     public var summary: String
 
     public init(
         name: String, lifetime: Lifetime, executable: String, arguments: [String] = [], nemesisTarget: Bool = true,
-        readiness: Readiness? = nil, summary: String
+        readiness: Readiness? = nil, participatesInVirtualTime: Bool = true, summary: String
     ) {
+        self.participatesInVirtualTime = participatesInVirtualTime
         self.name = name
         self.lifetime = lifetime
         self.executable = executable

@@ -55,7 +55,7 @@ import Testing
             let commands = t.exited(pid: pid, status: "exited(1)", clean: false, now: now)
             if crash <= ProcessTable.maxUnexpectedExits {
                 #expect(commands.count == 1)
-                now += ProcessTable.crashRestartDelayNanos
+                now += ProcessTable.crashRestartDelayMillis * Self.ms
                 #expect(t.due(now: now) == [.spawn(role: "app")])
                 pid += 1
                 t.spawned(role: "app", pid: pid)
@@ -68,13 +68,13 @@ import Testing
 
     @Test func extensionCallsEndWithTheirExitAndTheWatchdogKillsALongOne() {
         var t = table()
-        t.extensionStarted(role: "monitor", pid: 300, callback: "intervalDidStart", delivery: 1, now: 0)
-        t.extensionStarted(role: "monitor", pid: 301, callback: "intervalDidEnd", delivery: 2, now: 0)
+        t.extensionStarted(role: "monitor", pid: 300, callback: "intervalDidStart", delivery: 1, wallNanos: 0)
+        t.extensionStarted(role: "monitor", pid: 301, callback: "intervalDidEnd", delivery: 2, wallNanos: 0)
         #expect(t.exited(pid: 300, status: "exited(0)", clean: true, now: 1) == [
             .record("callback_completed", ["callback": "intervalDidStart", "delivery": "1", "childPid": "300", "status": "exited(0)"]),
         ])
-        #expect(t.due(now: ProcessTable.extensionWatchdogNanos).isEmpty)
-        #expect(t.due(now: ProcessTable.extensionWatchdogNanos + 1) == [
+        #expect(t.watchdog(wallNanos: ProcessTable.extensionWatchdogNanos).isEmpty)
+        #expect(t.watchdog(wallNanos: ProcessTable.extensionWatchdogNanos + 1) == [
             .signal(pid: 301, .kill), .record("signal", ["target": "monitor", "childPid": "301", "signal": "KILL", "by": "watchdog"]),
         ])
         #expect(t.exited(pid: 301, status: "signalled(9)", clean: false, now: 2).first == .record(
@@ -87,10 +87,11 @@ import Testing
         #expect(t.apply(fault("monitor", .kill), now: 0) == [
             .record("fault_skipped", ["target": "monitor", "kind": "kill", "why": "not running"]),
         ])
-        t.extensionStarted(role: "monitor", pid: 300, callback: "intervalDidStart", delivery: 7, now: 0)
+        t.extensionStarted(role: "monitor", pid: 300, callback: "intervalDidStart", delivery: 7, wallNanos: 0)
         #expect(t.apply(fault("monitor", .stop, hold: 10), now: 0).first == .signal(pid: 300, .stop))
         // A stopped extension is not the watchdog's: the nemesis holds it.
-        #expect(t.due(now: ProcessTable.extensionWatchdogNanos * 2).first == .signal(pid: 300, .cont))
+        #expect(t.watchdog(wallNanos: ProcessTable.extensionWatchdogNanos * 2).isEmpty)
+        #expect(t.due(now: 10 * Self.ms).first == .signal(pid: 300, .cont))
     }
 
     @Test func quiesceContinuesTheStoppedAndRestartsTheDown() {
@@ -106,6 +107,37 @@ import Testing
     @Test func aFailedSpawnIsRetriedAndRecorded() {
         var t = ProcessTable(longLivedRoles: ["app"])
         #expect(t.spawnFailed(role: "app", error: "ENOENT", now: 0) == [.record("spawn_failed", ["target": "app", "error": "ENOENT"])])
-        #expect(t.due(now: ProcessTable.spawnRetryNanos) == [.spawn(role: "app")])
+        #expect(t.due(now: ProcessTable.spawnRetryMillis * Self.ms) == [.spawn(role: "app")])
+    }
+
+    // MARK: Virtual time (ticks are device milliseconds)
+
+    @Test func underVirtualTimeHoldsAreDeviceMillisecondsAndTheNextDueTimeIsKnown() {
+        var t = ProcessTable(longLivedRoles: ["app"], ticksPerMillisecond: 1, armsExtensionFaults: true)
+        t.spawned(role: "app", pid: 100)
+        #expect(t.nextDueTicks == nil)
+        _ = t.apply(fault("app", .kill, hold: 30_000), now: 1_000)
+        _ = t.exited(pid: 100, status: "signalled(9)", clean: false, now: 1_000)
+        #expect(t.nextDueTicks == 31_000, "relaunched 30 device seconds later")
+        #expect(t.due(now: 30_999).isEmpty)
+        #expect(t.due(now: 31_000) == [.spawn(role: "app")])
+    }
+
+    @Test func underVirtualTimeAnExtensionFaultWaitsForTheRolesNextCallWithinItsHold() {
+        var t = ProcessTable(longLivedRoles: [], ticksPerMillisecond: 1, armsExtensionFaults: true)
+        #expect(t.apply(fault("monitor", .kill, hold: 5_000), now: 0) == [.record("fault_armed", ["target": "monitor", "kind": "kill"])])
+        #expect(t.takeArmedFault(role: "shield", now: 100) == nil)
+        #expect(t.takeArmedFault(role: "monitor", now: 200) == ProcessTable.ArmedFault(kind: .kill, holdTicks: 5_000, untilTicks: 5_000))
+        #expect(t.faultCounts == ["kill": 1])
+        // Armed once: the next call runs free.
+        #expect(t.takeArmedFault(role: "monitor", now: 300) == nil)
+        // A call after the fault's hold is not hit, and the fault is not counted.
+        _ = t.apply(fault("monitor", .stop, hold: 1_000), now: 1_000)
+        #expect(t.takeArmedFault(role: "monitor", now: 2_001) == nil)
+        #expect(t.faultCounts == ["kill": 1])
+        // With a call running, the fault hits it at once instead of arming.
+        t.extensionStarted(role: "monitor", pid: 4, callback: "x", delivery: 4, wallNanos: 0)
+        #expect(t.apply(fault("monitor", .stop, hold: 60_000), now: 3_000).first == .signal(pid: 4, .stop))
+        #expect(t.nextDueTicks == 63_000)
     }
 }

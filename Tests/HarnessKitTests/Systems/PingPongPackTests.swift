@@ -79,3 +79,24 @@ import Testing
         #expect(history.filter { $0.isHarnessLine("spawn") }.count > 2, "killed roles are relaunched")
     }
 }
+
+extension PingPongPackTests {
+    /// The ping-pong processes take part in virtual time through the FIFO alone (PROTOCOL.md §9)
+    /// — and the same system runs at a fixed rate too.
+    @Test func itRunsUnderBothClockModes() throws {
+        for mode in ["virtual", "fixed"] {
+            let scenario = try Scenario.parse(yaml: """
+                name: rally
+                system: pingpong
+                clock: { mode: \(mode), rate: 600 }
+                duration: 10m
+                settle: 5m
+                rally: { serves: 8, everySeconds: 60 }
+                """, systems: Self.catalog)
+            let (outcome, history) = try Self.run(scenario, variant: .hardened)
+            #expect(outcome.exitCode == 0, "\(mode): \(outcome.setupError ?? outcome.report?.humanSummary() ?? "")")
+            #expect(!history.contains { $0.event == "quiescence_timeout" }, "\(mode)")
+            #expect(history.first { $0.isHarnessLine("run_started") }?["clockMode"] == mode)
+        }
+    }
+}

@@ -59,7 +59,7 @@ public struct FocusPledgePack: SystemPack {
         return [
             "--journal", Self.journal(run), "--port-file", run.portFile(role.name), "--trace", run.trace(role.name),
             "--device-root", run.deviceRoot, "--stale-after-seconds", String(configuration.staleAfterMinutes * 60),
-            "--job-interval-ms", "20",
+            "--job-interval-ms", "20", "--no-journal-fsync",
         ]
     }
 

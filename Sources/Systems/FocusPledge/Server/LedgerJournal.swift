@@ -87,6 +87,11 @@ public final class LedgerJournal {
 
     deinit { close(fd) }
 
+    /// False = each record is written whole (one `write`) but not fsynced: it survives a SIGKILL of
+    /// the server (the page cache keeps it), not a crash of the machine — all the harness ever
+    /// does to it. The harness runs its servers so (`--no-journal-fsync`); the default is to sync.
+    public var syncsEachRecord = true
+
     /// Opens (creating if absent) and replays the journal at `path`.
     /// `now` only names the `.corrupt-<unix ms>` copy of a dropped tail.
     public static func open(
@@ -141,7 +146,9 @@ public final class LedgerJournal {
                 throw .appendWouldExceedLimit(path: path, limitBytes: maxJournalBytes)
             }
             try writeOnce(line)
-            guard fsync(fd) == 0 else { throw .io(operation: "fsync", path: path, errno: errno) }
+            if syncsEachRecord {
+                guard fsync(fd) == 0 else { throw .io(operation: "fsync", path: path, errno: errno) }
+            }
             sizeBytes += line.count
         }
     }

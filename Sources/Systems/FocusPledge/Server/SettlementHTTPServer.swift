@@ -1,3 +1,4 @@
+import AppGroup
 import FocusPledge
 import Foundation
 import Hummingbird
@@ -16,11 +17,23 @@ public enum SettlementHTTPServer {
         public var description: String
     }
 
+    /// Stepped virtual time (PROTOCOL.md §9): the server observes clock moves on `center` and
+    /// reports through `channel`; its stale job then runs at each move instead of on a timer.
+    public struct SteppedTime: Sendable {
+        public var center: DarwinNotificationCenter
+        public var channel: SchedulerChannel
+        public init(center: DarwinNotificationCenter, channel: SchedulerChannel) {
+            self.center = center
+            self.channel = channel
+        }
+    }
+
     /// Opens the journal, binds, publishes the port, runs the stale job, and returns after SIGTERM
     /// or SIGINT once in-flight requests are done.
     public static func run(
         configuration: SettlementServerConfiguration,
         now: @escaping @Sendable () -> Date,
+        stepped: SteppedTime? = nil,
         onFatal: @escaping @Sendable (String) -> Void
     ) async throws {
         guard configuration.staleAfterSeconds > 0 else {
@@ -34,7 +47,7 @@ public enum SettlementHTTPServer {
             store = try SettlementStore(
                 journalPath: configuration.journalPath, tracePath: configuration.tracePath,
                 limits: configuration.limits, maxJournalBytes: configuration.maxJournalBytes,
-                now: now, onFatal: onFatal)
+                journalFsync: configuration.journalFsync, now: now, onFatal: onFatal)
         } catch { throw StartError(description: error.description) }
         if let copy = store.recovery.corruptCopyPath {
             FileHandle.standardError.write(Data(
@@ -51,23 +64,50 @@ public enum SettlementHTTPServer {
                     onFatal("server is running but has no local port")
                     return
                 }
-                guard let portFilePath else { return }
-                do { try PortFile.write(port: port, to: portFilePath) } catch { onFatal(oneLine(error)) }
+                if let portFilePath {
+                    do { try PortFile.write(port: port, to: portFilePath) } catch { onFatal(oneLine(error)) }
+                }
+                // Stepped time: the first report comes only once the port is published, so no
+                // client can reach the previous incarnation's port after the harness moves on.
+                if let stepped { await participate(store: store, stepped: stepped, staleAfterSeconds: configuration.staleAfterSeconds) }
             }
         )
 
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await app.runService() }
-            group.addTask {
-                await runStaleJob(
-                    store: store, staleAfterSeconds: configuration.staleAfterSeconds,
-                    intervalMillis: configuration.jobIntervalMillis)
+            if stepped == nil {
+                group.addTask {
+                    await runStaleJob(
+                        store: store, staleAfterSeconds: configuration.staleAfterSeconds,
+                        intervalMillis: configuration.jobIntervalMillis)
+                }
             }
             // The server returns on SIGTERM; the stale job only ever ends by cancellation.
             try await group.next()
             group.cancelAll()
         }
         await store.traceStopped()
+    }
+
+    /// Stepped virtual time: wakes on the harness's `system.wake.<pid>`, and reports.
+    static func participate(store: SettlementStore, stepped: SteppedTime, staleAfterSeconds: Double) async {
+        let name = SchedulerChannel.wakeNotification(pid: getpid())
+        let center = stepped.center
+        do {
+            try center.addObserver(name) { _ in
+                let generation = center.lastDelivered(name) ?? 0
+                Task { await store.clockMoved(clockGeneration: generation) }
+            }
+        } catch {
+            FileHandle.standardError.write(Data("settlement-server: cannot observe \(name): \(error)\n".utf8))
+            return
+        }
+        let channel = stepped.channel
+        await store.participate(
+            staleAfterSeconds: staleAfterSeconds, clockGeneration: center.lastDelivered(name) ?? 0,
+            report: { next, generation in
+                channel.reportIdle(nextUnixSeconds: next?.timeIntervalSince1970, http: [:], consumed: [name: generation])
+            })
     }
 
     /// The seed's scheduled job, on a wall-clock period; staleness itself is in device time.

@@ -158,6 +158,15 @@ public struct SettlementLedger: Sendable, Equatable {
 
     // MARK: - Queries
 
+    /// The earliest device time at which `expireStale(now:staleAfterSeconds:)` would settle
+    /// something, or nil when no session is active: the server's next deadline in stepped time.
+    public func nextStaleDeadline(staleAfterSeconds: Double) -> Date? {
+        let staleAfterMillis = Int64((staleAfterSeconds * 1000).rounded())
+        let earliest = activeSessionIds.compactMap { sessions[$0] }.map { $0.lastCheckedAtUnixMillis ?? $0.createdAtUnixMillis }.min()
+        // Stale means strictly older than the threshold: one millisecond past it.
+        return earliest.map { UnixMillis.date($0 + staleAfterMillis + 1) }
+    }
+
     public func session(_ sessionId: String) -> SessionRecord? { sessions[sessionId] }
 
     /// Every settlement in ledger order.

@@ -12,6 +12,8 @@ public struct SettlementServerConfiguration: Sendable {
     public var jobIntervalMillis: Int
     public var limits: SettlementLimits
     public var maxJournalBytes: Int
+    /// fsync each journal record (see `LedgerJournal.syncsEachRecord`).
+    public var journalFsync = true
     public var maxRequestBodyBytes: Int
 
     public static let defaultJobIntervalMillis = 100

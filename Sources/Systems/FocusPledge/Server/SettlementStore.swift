@@ -16,6 +16,10 @@ public actor SettlementStore {
     private let onFatal: @Sendable (String) -> Void
     private var failure: String?
     public nonisolated let recovery: LedgerJournal.Recovery
+    /// Stepped virtual time: told after every change, before any answer leaves, what the server
+    /// waits for next (its stale-job deadline) and which clock generation it has caught up with.
+    private var stepped: (staleAfterSeconds: Double, report: @Sendable (Date?, UInt64) -> Void)?
+    private var clockGeneration: UInt64 = 0
 
     public struct OpenError: Error, Sendable, CustomStringConvertible {
         public var description: String
@@ -26,6 +30,7 @@ public actor SettlementStore {
         tracePath: String?,
         limits: SettlementLimits = .standard,
         maxJournalBytes: Int = LedgerJournal.defaultMaxJournalBytes,
+        journalFsync: Bool = true,
         now: @escaping @Sendable () -> Date,
         onFatal: @escaping @Sendable (String) -> Void
     ) throws(OpenError) {
@@ -33,6 +38,7 @@ public actor SettlementStore {
         let opened: (journal: LedgerJournal, ledger: SettlementLedger, recovery: LedgerJournal.Recovery)
         do { opened = try LedgerJournal.open(path: journalPath, limits: limits, maxJournalBytes: maxJournalBytes, now: startedAt) }
         catch { throw OpenError(description: error.description) }
+        opened.journal.syncsEachRecord = journalFsync
         var trace: TraceLog?
         if let tracePath {
             do {
@@ -65,7 +71,30 @@ public actor SettlementStore {
         let t = now()
         let step = SettlementService.handle(method: method, path: path, body: body, ledger: &ledger, now: t)
         if let problem = persist(step.records, step.trace, at: t) { return Self.unavailable(problem) }
+        reportIdle()
         return step.reply
+    }
+
+    /// Takes part in stepped virtual time (PROTOCOL.md §9); reports at once.
+    public func participate(staleAfterSeconds: Double, clockGeneration: UInt64, report: @escaping @Sendable (Date?, UInt64) -> Void) {
+        stepped = (staleAfterSeconds, report)
+        self.clockGeneration = clockGeneration
+        // A participant never reports a deadline that has passed: a restarted server catches up
+        // with whatever went stale while it was down before it says it is idle.
+        if failure == nil { expireStale(staleAfterSeconds: staleAfterSeconds) }
+        reportIdle()
+    }
+
+    /// The stepped clock moved (generation `clockGeneration`): run the stale job at the new time.
+    public func clockMoved(clockGeneration: UInt64) {
+        if let stepped, failure == nil { expireStale(staleAfterSeconds: stepped.staleAfterSeconds) }
+        self.clockGeneration = max(self.clockGeneration, clockGeneration)
+        reportIdle()
+    }
+
+    private func reportIdle() {
+        guard let stepped else { return }
+        stepped.report(ledger.nextStaleDeadline(staleAfterSeconds: stepped.staleAfterSeconds), clockGeneration)
     }
 
     /// One tick of the seed's server-side scheduled job; returns how many sessions it settled.

@@ -35,11 +35,7 @@ struct HostAppCommand: ParsableCommand {
     func run() throws {
         let ctx = context("host-app")
         do {
-            // The heartbeat file is the harness's liveness probe (heartbeat checks), not the seed's.
-            try AppRunner(
-                context: ctx, adapter: HostAppAdapter(variant: variant(of: ctx)),
-                heartbeat: .init(writer: "host-app", intervalSeconds: Double(HostApp.pollIntervalSeconds))
-            ).run()
+            try AppRunner(context: ctx, adapter: HostAppAdapter(variant: variant(of: ctx))).run()
         } catch {
             StandInContext.fail("host-app", "\(error)")
         }

@@ -24,6 +24,8 @@ struct SettlementServerCommand: AsyncParsableCommand {
     @Option(help: "Trace file (PROTOCOL.md §8).") var trace: String?
     @Option(help: "Wall-clock period of the stale job, 1...3600000 ms.") var jobIntervalMs: Int = SettlementServerConfiguration.defaultJobIntervalMillis
     @Option(help: "Device root whose clock the server runs on (real time when absent).") var deviceRoot: String?
+    @Flag(inversion: .prefixedNo, help: "fsync each journal record (the harness, which only ever kills the server, runs without).")
+    var journalFsync = true
 
     func validate() throws {
         guard staleAfterSeconds.isFinite, staleAfterSeconds > 0 else {
@@ -43,16 +45,25 @@ struct SettlementServerCommand: AsyncParsableCommand {
         }
         // The server reads the same device clock as the stand-ins, so its stale job runs in device time.
         let clock: DeviceClock
+        var stepped: SettlementHTTPServer.SteppedTime?
         if let deviceRoot {
-            do { clock = DeviceClock(deviceRoot: try DeviceRoot(path: deviceRoot, create: false)) } catch { fail("--device-root \(deviceRoot): \(error)") }
+            do {
+                let root = try DeviceRoot(path: deviceRoot, create: false)
+                clock = DeviceClock(deviceRoot: root)
+                // Under stepped virtual time the server is a participant (PROTOCOL.md §9).
+                if clock.isStepped, let channel = SchedulerChannel.open(deviceRoot: root) {
+                    stepped = .init(center: try DarwinNotificationCenter(deviceRoot: root), channel: channel)
+                }
+            } catch { fail("--device-root \(deviceRoot): \(error)") }
         } else {
             clock = DeviceClock(deviceRoot: nil)
         }
-        let configuration = SettlementServerConfiguration(
+        var configuration = SettlementServerConfiguration(
             journalPath: journal, portFilePath: portFile, tracePath: trace,
             staleAfterSeconds: staleAfterSeconds, jobIntervalMillis: jobIntervalMs)
+        configuration.journalFsync = journalFsync
         do {
-            try await SettlementHTTPServer.run(configuration: configuration, now: { clock.now() }, onFatal: { fail($0) })
+            try await SettlementHTTPServer.run(configuration: configuration, now: { clock.now() }, stepped: stepped, onFatal: { fail($0) })
         } catch {
             fail("\(error)")
         }

@@ -1,0 +1,175 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One participant's state in stepped virtual time (PROTOCOL.md §9): as of report `seq`, process
+/// `pid` is idle — waiting for its earliest timer (`nextUnixSeconds`), for HTTP answers from
+/// `http` (service → requests in flight), or for a notification — and has consumed generation
+/// `consumed[name]` of every Darwin notification name it observes.
+///
+/// One line, tab-separated, at most `maxLineBytes` (below PIPE_BUF, so a write is atomic):
+///
+///     v1 <pid> <seq> <next|-> <service:count,...|-> <name>=<generation> ...
+public struct SchedulerReport: Sendable, Equatable {
+    public var pid: Int32
+    public var seq: UInt64
+    /// Device unix seconds of the earliest timer (millisecond precision), nil = none.
+    public var nextUnixSeconds: Double?
+    public var http: [String: Int]
+    public var consumed: [String: UInt64]
+
+    public static let maxLineBytes = 4000
+
+    public init(pid: Int32, seq: UInt64, nextUnixSeconds: Double?, http: [String: Int] = [:], consumed: [String: UInt64]) {
+        self.pid = pid
+        self.seq = seq
+        self.nextUnixSeconds = nextUnixSeconds
+        self.http = http
+        self.consumed = consumed
+    }
+
+    /// The same report without its sequence number (to skip reports that say nothing new).
+    public func sameState(as other: SchedulerReport) -> Bool {
+        pid == other.pid && nextUnixSeconds == other.nextUnixSeconds && http == other.http && consumed == other.consumed
+    }
+
+    public var line: String {
+        let next = nextUnixSeconds.map { String(format: "%.3f", $0) } ?? "-"
+        let services = http.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }
+        var parts = ["v1", String(pid), String(seq), next, services.isEmpty ? "-" : services.joined(separator: ",")]
+        parts += consumed.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        return parts.joined(separator: "\t") + "\n"
+    }
+
+    /// Parses one line (without or with its newline); nil for anything malformed.
+    public init?(line raw: Substring) {
+        let line = raw.hasSuffix("\n") ? raw.dropLast() : raw
+        let parts = line.split(separator: "\t", omittingEmptySubsequences: false)
+        guard parts.count >= 5, parts[0] == "v1", let pid = Int32(parts[1]), let seq = UInt64(parts[2]) else { return nil }
+        var next: Double?
+        if parts[3] != "-" {
+            guard let n = Double(parts[3]), n.isFinite else { return nil }
+            next = n
+        }
+        var http: [String: Int] = [:]
+        if parts[4] != "-" {
+            for entry in parts[4].split(separator: ",") {
+                guard let colon = entry.lastIndex(of: ":"), let count = Int(entry[entry.index(after: colon)...]), count >= 0 else { return nil }
+                http[String(entry[..<colon])] = count
+            }
+        }
+        var consumed: [String: UInt64] = [:]
+        for entry in parts.dropFirst(5) {
+            guard let eq = entry.lastIndex(of: "="), let gen = UInt64(entry[entry.index(after: eq)...]) else { return nil }
+            consumed[String(entry[..<eq])] = gen
+        }
+        self.init(pid: pid, seq: seq, nextUnixSeconds: next, http: http, consumed: consumed)
+    }
+}
+
+/// A participant's end of the scheduler FIFO `<root>/system/scheduler` (PROTOCOL.md §9): reports
+/// go in one `write(2)` each. Opened non-blocking: with no harness reading (no FIFO, or ENXIO)
+/// there is no stepped time and `open` returns nil.
+public final class SchedulerChannel: @unchecked Sendable {
+    public static let fifoName = "scheduler"
+    public static let directory = "system"
+    /// Posted by the harness after every move of a stepped clock.
+    public static let clockNotification = "system.clock"
+
+    /// Posted by the harness to wake one participant whose reported deadline has come; each
+    /// participant observes its own (and reports the generation it has taken in).
+    public static func wakeNotification(pid: Int32) -> String { "system.wake.\(pid)" }
+
+    private let fd: Int32
+    private let lock = NSLock()
+    private var seq: UInt64 = 0
+    private var last: SchedulerReport?
+
+    init(fd: Int32) { self.fd = fd }
+
+    deinit { close(fd) }
+
+    /// The channel, or nil when no harness steps time for this device root.
+    public static func open(deviceRoot: DeviceRoot) -> SchedulerChannel? {
+        guard let dir = try? deviceRoot.subdirectory(directory, create: false) else { return nil }
+        let fd = openat(dir.fd, fifoName, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return nil }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFIFO else {
+            close(fd)
+            return nil
+        }
+        return SchedulerChannel(fd: fd)
+    }
+
+    /// Reports idleness unless it says the same as the previous report. False when the write
+    /// failed (the harness is gone, or the pipe is full): the harness then waits its bound.
+    @discardableResult
+    public func reportIdle(nextUnixSeconds: Double?, http: [String: Int], consumed: [String: UInt64]) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        var report = SchedulerReport(pid: getpid(), seq: seq + 1, nextUnixSeconds: nextUnixSeconds, http: http, consumed: consumed)
+        if let last, report.sameState(as: last) { return true }
+        let bytes = Array(report.line.utf8)
+        guard bytes.count <= SchedulerReport.maxLineBytes else { return false }
+        let wrote = bytes.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count) }
+        guard wrote == bytes.count else { return false }
+        seq += 1
+        report.seq = seq
+        last = report
+        return true
+    }
+}
+
+/// The harness's end of the scheduler FIFO: creates it, keeps it open for reading, and hands out
+/// the reports that arrive (whole lines only).
+public final class SchedulerInbox: @unchecked Sendable {
+    public let fd: Int32
+    /// Our own write end: with no writer at all a FIFO reads as end-of-file and `poll` returns at
+    /// once (POLLHUP) — holding one keeps `read(timeoutMillis:)` a real wait.
+    private let keepAliveFd: Int32
+    private var pending: [UInt8] = []
+    /// Lines longer than this are dropped (and counted): a participant bug, never a hang.
+    public private(set) var malformedLines = 0
+
+    public init(deviceRoot: DeviceRoot) throws {
+        let dir = try deviceRoot.subdirectory(SchedulerChannel.directory)
+        if mkfifoat(dir.fd, SchedulerChannel.fifoName, 0o600) != 0 && errno != EEXIST {
+            throw AppGroupError.io(operation: "mkfifo", path: "\(dir.path)/\(SchedulerChannel.fifoName)", errno: errno)
+        }
+        // Read end non-blocking; held open for the whole run so writers never see ENXIO.
+        fd = openat(dir.fd, SchedulerChannel.fifoName, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { throw AppGroupError.io(operation: "open", path: "\(dir.path)/\(SchedulerChannel.fifoName)", errno: errno) }
+        keepAliveFd = openat(dir.fd, SchedulerChannel.fifoName, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
+    }
+
+    deinit {
+        close(fd)
+        if keepAliveFd >= 0 { close(keepAliveFd) }
+    }
+
+    /// Waits up to `timeoutMillis` for data, then returns every whole report that arrived.
+    public func read(timeoutMillis: Int32) -> [SchedulerReport] {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        _ = poll(&p, 1, timeoutMillis)
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            pending.append(contentsOf: buffer[0..<n])
+        }
+        var reports: [SchedulerReport] = []
+        while let nl = pending.firstIndex(of: 0x0A) {
+            let line = String(decoding: pending[..<nl], as: UTF8.self)
+            pending.removeSubrange(...nl)
+            if let r = SchedulerReport(line: Substring(line)) { reports.append(r) } else { malformedLines += 1 }
+        }
+        if pending.count > SchedulerReport.maxLineBytes {
+            pending.removeAll()
+            malformedLines += 1
+        }
+        return reports
+    }
+}

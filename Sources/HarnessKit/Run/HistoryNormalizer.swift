@@ -1,0 +1,42 @@
+import Foundation
+import History
+
+/// A history with everything that legitimately differs between two runs of the same scenario,
+/// seed and build taken out — wall-clock stamps, pids, the run's own paths — and its lines in an
+/// order that does not depend on which of two processes acting at the same device instant wrote
+/// first: by device time, then process, then each process's own order. Loopback ports, which the
+/// kernel picks, become `127.0.0.1:<port>`. Under virtual time two runs give byte-identical
+/// normalized histories (`harness normalize`, and a test).
+public enum HistoryNormalizer {
+    /// Fields that carry wall time or process ids.
+    public static let droppedFields: Set<String> = ["childPid"]
+
+    public static func normalize(_ events: [HistoryEvent], runDirectory: String?, deviceRoot: String?) -> [String] {
+        // Stable: within one (t, process) the merge order (each process's own order) stands.
+        let ordered = events.enumerated().sorted {
+            ($0.element.t, $0.element.process, $0.offset) < ($1.element.t, $1.element.process, $1.offset)
+        }
+        return ordered.map { _, e in
+            var fields = e.fields
+            for k in droppedFields { fields[k] = nil }
+            for (k, v) in fields {
+                var v = v
+                if let runDirectory, !runDirectory.isEmpty { v = v.replacingOccurrences(of: runDirectory, with: "<run-dir>") }
+                if let deviceRoot, !deviceRoot.isEmpty { v = v.replacingOccurrences(of: deviceRoot, with: "<device-root>") }
+                v = v.replacingOccurrences(of: #"127\.0\.0\.1:[0-9]+"#, with: "127.0.0.1:<port>", options: .regularExpression)
+                fields[k] = v
+            }
+            var parts = ["\"t\":\(e.t)", "\"process\":\(HistoryEvent.quote(e.process))", "\"event\":\(HistoryEvent.quote(e.event))"]
+            for k in fields.keys.sorted() { parts.append("\(HistoryEvent.quote(k)):\(HistoryEvent.quote(fields[k]!))") }
+            return "{" + parts.joined(separator: ",") + "}"
+        }
+    }
+
+    /// The normalized `history.jsonl` of a run directory.
+    public static func normalize(runDirectory: String) throws -> [String] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: runDirectory + "/history.jsonl"))
+        let events = HistoryEvent.parse(jsonl: data).events
+        let started = events.first { $0.isHarnessLine("run_started") }
+        return normalize(events, runDirectory: runDirectory, deviceRoot: started?["deviceRoot"])
+    }
+}

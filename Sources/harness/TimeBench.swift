@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import HarnessKit
+import Supervision
+import SystemRegistry
+
+/// `harness bench time`: the same scenario, seed and nemesis under virtual time and at a fixed
+/// rate, in one run of the benchmark: wall time, device:wall ratio and both verdicts side by side.
+struct TimeBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "time",
+        abstract: "Virtual time vs. a fixed clock rate on the same scenario and seed: wall time, speed, verdicts.")
+
+    @Option(help: "Scenario (default: the bundled FocusPledge scenario).") var scenario = "Sources/Systems/FocusPledge/scenarios/focuspledge.yaml"
+    @Option(help: "Device time of the workload.") var duration = "24h"
+    @Option(help: "Variant.") var variant = "hardened"
+    @Option(help: "Seed.") var seed: UInt64 = 1
+    @Option(help: "The fixed rate to compare with.") var rate = 900.0
+    @Option(help: "Directory for the two run directories.") var out = "runs/bench-time"
+    @Flag(help: "Print JSON instead of a table.") var json = false
+
+    struct Row: Encodable {
+        var mode: String
+        var deviceSeconds: Int
+        var wallSeconds: Double
+        var deviceToWall: Double
+        var verdict: String
+        var faults: Int
+        var violatedInvariants: [String]
+        var runDirectory: String
+    }
+
+    func run() throws {
+        var base: Scenario
+        do { base = try ScenarioParser.load(path: scenario, systems: SystemRegistry.catalog) } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        guard let seconds = ScenarioDuration.seconds(from: duration), seconds > 0 else { throw ValidationError("--duration: use e.g. 24h") }
+        guard rate > 0, rate <= 100_000 else { throw ValidationError("--rate must be in (0, 100000]") }
+        let chosen: ScenarioVariant
+        do { chosen = try base.variant(named: variant) } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        base.clock.rate = rate
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let outDir = out.hasPrefix("/") ? out : FileManager.default.currentDirectoryPath + "/" + out
+        var rows: [Row] = []
+        for mode in [Scenario.ClockMode.virtual, .fixed] {
+            var s = base
+            s.clock.mode = mode
+            progress("\(mode.rawValue): \(duration) of \(s.name) [\(chosen.rawValue)] seed \(seed) ...")
+            let runner = ScenarioRunner(options: .init(
+                scenario: s, scenarioPath: scenario, variant: chosen, seed: seed, durationOverride: .seconds(seconds),
+                outputDirectory: outDir, binDirectory: Executables.directory, progress: progress))
+            let o = runner.run()
+            let device = seconds + s.settleSeconds
+            rows.append(Row(
+                mode: mode == .virtual ? "virtual" : "fixed \(Int(rate))x", deviceSeconds: device, wallSeconds: o.wallSeconds,
+                deviceToWall: Double(device) / max(o.wallSeconds, 1e-9),
+                verdict: o.exitCode == 0 ? "PASS" : (o.exitCode == 1 ? "VIOLATION" : "UNDECIDED: \(o.setupError ?? o.report?.undecidedReason ?? "")"),
+                faults: o.killsAndStops, violatedInvariants: Set(o.report?.violations.map(\.invariant) ?? []).sorted(),
+                runDirectory: o.runDirectory))
+        }
+        if json {
+            try printJSON(rows)
+            return
+        }
+        print("\(base.name) [\(chosen.rawValue)] seed \(seed): \(duration) of workload + \(base.settleSeconds / 60) min settling, nemesis \(base.nemesis.enabled ? "on" : "off")")
+        print("mode          device s   wall s   device:wall   verdict     faults  violated")
+        for r in rows {
+            let mode: String = r.mode.padding(toLength: 12, withPad: " ", startingAt: 0)
+            let device: String = String(r.deviceSeconds).leftPad(8)
+            let wall: String = String(format: "%9.1f", r.wallSeconds)
+            let ratio: String = String(format: "%13.0f", r.deviceToWall)
+            let verdict: String = r.verdict.padding(toLength: 10, withPad: " ", startingAt: 0)
+            let faults: String = String(r.faults).leftPad(8)
+            let violated: String = r.violatedInvariants.isEmpty ? "-" : r.violatedInvariants.joined(separator: ",")
+            print("\(mode)  \(device)\(wall)\(ratio)   \(verdict)\(faults)  \(violated)")
+        }
+        if rows.count == 2 { print(String(format: "virtual / fixed wall time: %.3f", rows[0].wallSeconds / rows[1].wallSeconds)) }
+    }
+}

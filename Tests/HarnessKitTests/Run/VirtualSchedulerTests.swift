@@ -1,0 +1,63 @@
+import AppGroup
+import HarnessKit
+import Testing
+
+@Suite struct VirtualSchedulerTests {
+    func report(_ pid: Int32, seq: UInt64 = 1, next: Double? = nil, http: [String: Int] = [:], consumed: [String: UInt64] = [:]) -> SchedulerReport {
+        SchedulerReport(pid: pid, seq: seq, nextUnixSeconds: next, http: http, consumed: consumed)
+    }
+
+    @Test func reportsRoundTripThroughTheirLineFormatAndMalformedLinesAreRefused() {
+        let r = report(42, seq: 7, next: 1_771_315_205.5, http: ["settlement-server": 1], consumed: ["system.wake.42": 3, "a=b": 9])
+        #expect(r.line.hasSuffix("\n") && !r.line.dropLast().contains("\n"))
+        #expect(SchedulerReport(line: Substring(r.line)) == r)
+        #expect(SchedulerReport(line: Substring(report(1).line)) == report(1))
+        for bad in ["", "v2\t1\t1\t-\t-", "v1\tx\t1\t-\t-", "v1\t1\t1\tsoon\t-", "v1\t1\t1\t-\ts:x", "v1\t1\t1\t-\t-\tname"] {
+            #expect(SchedulerReport(line: Substring(bad)) == nil, "\(bad)")
+        }
+    }
+
+    @Test func quietOnlyWhenEveryParticipantReportedTookInItsNotificationsAndWaitsForNothingRunning() {
+        var s = VirtualScheduler()
+        s.spawned(pid: 1, role: "app")
+        s.spawned(pid: 2, role: "server")
+        var gens = ["n": UInt64(5), "system.wake.1": 2]
+        func blockers(stopped: Set<Int32> = [], services: Set<String> = [], calls: [String] = []) -> [String] {
+            s.blockers(now: 100, generation: { gens[$0] ?? 0 }, stopped: stopped, stoppedServices: services, runningCalls: calls)
+        }
+        #expect(blockers() == ["app (pid 1) is starting", "server (pid 2) is starting"])
+        s.received(report(1, consumed: ["n": 4, "system.wake.1": 2]))
+        s.received(report(2, next: 150))
+        #expect(blockers() == ["app has not taken in n"])
+        s.received(report(1, seq: 2, http: ["server": 1], consumed: ["n": 5, "system.wake.1": 2]))
+        #expect(blockers() == ["app waits for server"])
+        #expect(blockers(stopped: [2], services: ["server"]).isEmpty, "a request to a stopped server waits for its deadline")
+        s.received(report(1, seq: 3, consumed: ["n": 5, "system.wake.1": 2]))
+        #expect(blockers().isEmpty)
+        #expect(blockers(calls: ["monitor"]) == ["monitor call running"])
+        // An older report never replaces a newer one.
+        s.received(report(1, seq: 2, http: ["server": 1], consumed: ["n": 5]))
+        #expect(blockers().isEmpty)
+        gens["n"] = 6
+        #expect(blockers() == ["app has not taken in n"])
+        #expect(blockers(stopped: [1]).isEmpty, "a stopped participant holds nothing")
+    }
+
+    @Test func deadlinesWakesAndExits() {
+        var s = VirtualScheduler()
+        s.spawned(pid: 1, role: "app")
+        s.spawned(pid: 2, role: "server")
+        s.received(report(1, next: 105, consumed: ["system.wake.1": 0]))
+        s.received(report(2, next: 300, consumed: ["system.wake.2": 0]))
+        #expect(s.nextDeadline(after: 100, stopped: []) == 105)
+        #expect(s.nextDeadline(after: 100, stopped: [1]) == 300)
+        // At 105 the app is due: woken once, then not again until it took that in.
+        #expect(s.toWake(now: 105, generation: { _ in 0 }, stopped: []) == [1])
+        #expect(s.toWake(now: 105, generation: { $0 == "system.wake.1" ? 1 : 0 }, stopped: []).isEmpty)
+        #expect(s.blockers(now: 105, generation: { _ in 0 }, stopped: [], stoppedServices: [], runningCalls: []) == ["app has a timer due"])
+        s.exited(pid: 1)
+        s.received(report(1, seq: 9))
+        #expect(s.strayReports == 1)
+        #expect(s.nextDeadline(after: 100, stopped: []) == 300)
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import HarnessKit
+import History
+import Supervision
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Virtual time: the same scenario, seed and build give the same history — apart from wall
+/// stamps, pids and paths — with the nemesis on, in both variants.
+@Suite(.serialized) struct VirtualTimeDeterminismTests {
+    static let scenario = """
+        name: determinism
+        system: focuspledge
+        clock: { mode: virtual, rate: 900, start: "2026-02-17T23:10:00Z", timeZone: "Europe/Berlin" }
+        duration: 90m
+        settle: 30m
+        workload:
+          blockedApps: [com.social.feed, com.video.shorts]
+          sessions: { durationMinutes: [15, 30], gapMinutes: [1, 5] }
+          violations: { probability: 0.7, kinds: [open_blocked_app, press_shield_button], maxPerSession: 2 }
+          stopSessionProbability: 0.2
+        nemesis:
+          intervalMillis: [30, 90]
+          actions: { kill: 0.5, term: 0.1, stop: 0.4 }
+          stopMillis: [20, 250]
+          restartDelayMillis: [10, 300]
+        server: { staleAfterMinutes: 10 }
+        """
+
+    func run(_ dir: String, _ scenario: String, variant: String, seed: Int) throws -> (String, Int32?) {
+        let out = dir + "/out-\(variant)-\(seed)-\(UUID().uuidString.prefix(6))"
+        let p = try ChildProcess.spawn(
+            try Executables.path(of: "harness"), ["run", scenario, "--variant", variant, "--seed", String(seed), "--out", out],
+            captureStdout: true, stderrTo: -1)
+        while p.readLine(timeout: .seconds(120)) != nil {}
+        let status = p.wait(timeout: .seconds(60)) ?? p.killAndReap()
+        let runs = try FileManager.default.contentsOfDirectory(atPath: out)
+        let run = try #require(runs.first)
+        guard case .exited(let code)? = status else { return (out + "/" + run, nil) }
+        return (out + "/" + run, code)
+    }
+
+    @Test(arguments: [("hardened", 3), ("as-written", 3), ("hardened", 8), ("as-written", 8)])
+    func twoRunsGiveTheSameNormalizedHistory(variant: String, seed: Int) throws {
+        let dir = NSTemporaryDirectory() + "sth-determinism-\(getpid())-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let scenario = dir + "/determinism.yaml"
+        try Self.scenario.write(toFile: scenario, atomically: true, encoding: .utf8)
+        let (a, codeA) = try run(dir, scenario, variant: variant, seed: seed)
+        let (b, codeB) = try run(dir, scenario, variant: variant, seed: seed)
+        #expect(codeA == codeB && codeA != nil && codeA != 2)
+        let historyA = try HistoryNormalizer.normalize(runDirectory: a)
+        let historyB = try HistoryNormalizer.normalize(runDirectory: b)
+        #expect(historyA.count > 100, "a real run: \(historyA.count) lines")
+        let events = HistoryEvent.parse(jsonl: try Data(contentsOf: URL(fileURLWithPath: a + "/history.jsonl"))).events
+        #expect(events.filter { $0["by"] == "nemesis" }.count > 5, "the nemesis was on")
+        #expect(!events.contains { $0.event == "quiescence_timeout" })
+        if historyA != historyB {
+            let firstDiff = zip(historyA, historyB).enumerated().first { $0.element.0 != $0.element.1 }
+            Issue.record("histories differ (\(historyA.count) vs \(historyB.count) lines); first difference at line \(firstDiff?.offset ?? min(historyA.count, historyB.count)):\n\(firstDiff?.element.0 ?? "-")\n\(firstDiff?.element.1 ?? "-")")
+        }
+    }
+}
