@@ -71,6 +71,10 @@ let package = Package(
         // Small executable the tests spawn as a separate process (writers, observers, heartbeats, ping-pong).
         .executableTarget(name: "sth-test-helper", dependencies: ["AppGroup", "Supervision"], path: "Sources/sth-test-helper"),
 
+        // MARK: Emulated iOS — the shared model, the system/ files, the Apple-named frameworks, the harness side
+        .target(name: "ScreenTimeModel", path: "Sources/ScreenTimeModel"),
+        .target(name: "SystemFiles", dependencies: ["AppGroup", "ScreenTimeModel"], path: "Sources/SystemFiles"),
+
         // MARK: Systems — FocusPledge (seed 000)
         .target(name: "FocusPledge", dependencies: ["AppGroup", "SystemKit"], path: "Sources/Systems/FocusPledge/Model"),
         .target(
@@ -109,6 +113,7 @@ let package = Package(
         .target(name: "SystemRegistry", dependencies: ["HarnessKit", "FocusPledgePack"], path: "Sources/Systems/Registry"),
 
         // MARK: Tests
+        .testTarget(name: "ScreenTimeModelTests", dependencies: ["ScreenTimeModel"], path: "Tests/ScreenTimeModelTests"),
         .testTarget(
             name: "AppGroupTests",
             dependencies: ["AppGroup", "Supervision", "sth-test-helper"],
