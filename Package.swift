@@ -133,6 +133,29 @@ let package = Package(
         // MARK: Systems — the registry
         .target(name: "SystemRegistry", dependencies: ["HarnessKit", "FocusPledgePack"], path: "Sources/Systems/Registry"),
 
+        // MARK: Seed code — the seeds' Swift blocks compiled against the frameworks (Tests/SeedCode, EDITS.md)
+        // Stand-ins for what the seeds' apps link besides Screen Time (UIKit's app lifecycle, Flutter,
+        // SwiftUI, React Native); compile-only. One module per seed: seeds reuse class names.
+        .target(name: "SeedPlatform", path: "Tests/SeedCode/Stubs/SeedPlatform"),
+        .target(name: "SwiftUI", dependencies: ["SeedPlatform"], path: "Tests/SeedCode/Stubs/SwiftUI"),
+        .target(name: "React", path: "Tests/SeedCode/Stubs/React"),
+        .target(
+            name: "Seed000", dependencies: ["AppGroup", "DeviceActivity", "FamilyControls", "ManagedSettings", "SeedPlatform", "SwiftUI"],
+            path: "Tests/SeedCode/Seed000", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .target(
+            name: "Seed002", dependencies: ["ManagedSettings", "SeedPlatform", "UserNotifications"],
+            path: "Tests/SeedCode/Seed002", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .target(
+            name: "Seed003", dependencies: ["AppGroup", "CFDarwinNotify", "DeviceActivity", "FamilyControls", "ManagedSettings", "React"],
+            path: "Tests/SeedCode/Seed003", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .target(
+            name: "Seed004",
+            dependencies: ["AppGroup", "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "React", "SwiftUI"],
+            path: "Tests/SeedCode/Seed004", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .testTarget(
+            name: "SeedCodeCompileTests", dependencies: ["Seed000", "Seed002", "Seed003", "Seed004"],
+            path: "Tests/SeedCode/CompileTests"),
+
         // MARK: Tests
         .testTarget(name: "ScreenTimeModelTests", dependencies: ["ScreenTimeModel"], path: "Tests/ScreenTimeModelTests"),
         .testTarget(
