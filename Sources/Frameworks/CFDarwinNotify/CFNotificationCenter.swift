@@ -40,6 +40,9 @@ public final class CFNotificationCenter: @unchecked Sendable {
 
     init(center: DarwinNotificationCenter?) { self.center = center }
 
+    /// A center over an explicit device's notify files (tests; apps use the Darwin center).
+    @_spi(ScreenTimeHarness) public convenience init(darwinCenter: DarwinNotificationCenter) { self.init(center: darwinCenter) }
+
     static let darwin = CFNotificationCenter(center: DarwinNotificationCenter.shared)
 
     func post(_ name: String) {
