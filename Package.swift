@@ -9,11 +9,18 @@ import PackageDescription
 //   AppGroup                     on-disk protocol + App Group primitives (defaults, notify, heartbeats, clock)
 //   History                      trace lines (the one trace writer) and the merged history
 //   SystemKit                    what every pack's pure machines speak: Effect, the interpreter, extension calls
-//   ScreenTimeShims              Apple-shaped ManagedSettings / DeviceActivity shims, the app inbox
+//   ScreenTimeShims              the app inbox; the runner's readers of system/ (through ScreenTimeOS)
 //   StandInKit                   the stand-in shells: app run loop, extension runner, live device
 //   Supervision                  children that die with us
 //   HarnessKit                   SystemPack, scenarios, runner (OS, process table, merge), checker kit, reports
 //   harness                      the CLI
+// Emulated iOS (layers 3-4 of DESIGN.md)
+//   ScreenTimeModel              pure: system/ record types, opaque tokens, Apple's schedule rules
+//   SystemFiles                  the one reader/writer of system/ files (bounded, atomic, posts)
+//   Frameworks/*                 app-facing, Apple-named: FamilyControls, ManagedSettings,
+//                                ManagedSettingsUI, DeviceActivity, UserNotifications (+ UIKit's
+//                                colors and images, CoreFoundation's Darwin notify center)
+//   ScreenTimeOS                 harness side of system/: read registrations and stores, answer prompts
 // Systems (Sources/Systems/<Name>/, one folder per seed system)
 //   FocusPledge                  seed 000: Model (machines, keys, wire), Server, StandIns, Pack, executables
 //   SystemRegistry               the list of packs the harness ships
@@ -22,6 +29,9 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "AppGroup", targets: ["AppGroup"]),
+        .library(
+            name: "ScreenTimeFrameworks",
+            targets: ["FamilyControls", "ManagedSettings", "ManagedSettingsUI", "DeviceActivity", "UserNotifications", "UIKitSubset", "CFDarwinNotify"]),
         .executable(name: "harness", targets: ["harness"]),
     ],
     dependencies: [
@@ -38,12 +48,15 @@ let package = Package(
         .target(name: "AppGroup", dependencies: ["CInotifyTools", "CSystemShims"], path: "Sources/AppGroup"),
         .target(name: "History", path: "Sources/History"),
         .target(name: "SystemKit", dependencies: ["AppGroup"], path: "Sources/SystemKit"),
-        .target(name: "ScreenTimeShims", dependencies: ["AppGroup", "History"], path: "Sources/ScreenTimeShims"),
+        .target(
+            name: "ScreenTimeShims", dependencies: ["AppGroup", "History", "ScreenTimeModel", "ScreenTimeOS", "SystemFiles"],
+            path: "Sources/ScreenTimeShims"),
         .target(name: "Supervision", dependencies: ["CSystemShims"], path: "Sources/Supervision"),
         .target(
             name: "StandInKit",
             dependencies: [
                 "AppGroup", "History", "ScreenTimeShims", "SystemKit",
+                "DeviceActivity", "ManagedSettings", "ManagedSettingsUI", "SystemFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -70,6 +83,18 @@ let package = Package(
         .executableTarget(name: "notify-pingpong-c", path: "Sources/notify-pingpong-c"),
         // Small executable the tests spawn as a separate process (writers, observers, heartbeats, ping-pong).
         .executableTarget(name: "sth-test-helper", dependencies: ["AppGroup", "Supervision"], path: "Sources/sth-test-helper"),
+
+        // MARK: Emulated iOS — the shared model, the system/ files, the Apple-named frameworks, the harness side
+        .target(name: "ScreenTimeModel", path: "Sources/ScreenTimeModel"),
+        .target(name: "SystemFiles", dependencies: ["AppGroup", "ScreenTimeModel"], path: "Sources/SystemFiles"),
+        .target(name: "UIKitSubset", path: "Sources/Frameworks/UIKitSubset"),
+        .target(name: "CFDarwinNotify", dependencies: ["AppGroup"], path: "Sources/Frameworks/CFDarwinNotify"),
+        .target(name: "ManagedSettings", dependencies: ["ScreenTimeModel", "SystemFiles"], path: "Sources/Frameworks/ManagedSettings"),
+        .target(name: "ManagedSettingsUI", dependencies: ["ManagedSettings", "UIKitSubset"], path: "Sources/Frameworks/ManagedSettingsUI"),
+        .target(name: "FamilyControls", dependencies: ["ManagedSettings", "ScreenTimeModel", "SystemFiles"], path: "Sources/Frameworks/FamilyControls"),
+        .target(name: "DeviceActivity", dependencies: ["ManagedSettings", "ScreenTimeModel", "SystemFiles"], path: "Sources/Frameworks/DeviceActivity"),
+        .target(name: "UserNotifications", dependencies: ["ScreenTimeModel", "SystemFiles"], path: "Sources/Frameworks/UserNotifications"),
+        .target(name: "ScreenTimeOS", dependencies: ["AppGroup", "ScreenTimeModel", "SystemFiles"], path: "Sources/ScreenTimeOS"),
 
         // MARK: Systems — FocusPledge (seed 000)
         .target(name: "FocusPledge", dependencies: ["AppGroup", "SystemKit"], path: "Sources/Systems/FocusPledge/Model"),
@@ -108,7 +133,39 @@ let package = Package(
         // MARK: Systems — the registry
         .target(name: "SystemRegistry", dependencies: ["HarnessKit", "FocusPledgePack"], path: "Sources/Systems/Registry"),
 
+        // MARK: Seed code — the seeds' Swift blocks compiled against the frameworks (Tests/SeedCode, EDITS.md)
+        // Stand-ins for what the seeds' apps link besides Screen Time (UIKit's app lifecycle, Flutter,
+        // SwiftUI, React Native); compile-only. One module per seed: seeds reuse class names.
+        .target(name: "SeedPlatform", path: "Tests/SeedCode/Stubs/SeedPlatform"),
+        .target(name: "SwiftUI", dependencies: ["SeedPlatform"], path: "Tests/SeedCode/Stubs/SwiftUI"),
+        .target(name: "React", path: "Tests/SeedCode/Stubs/React"),
+        .target(
+            name: "Seed000", dependencies: ["AppGroup", "DeviceActivity", "FamilyControls", "ManagedSettings", "SeedPlatform", "SwiftUI"],
+            path: "Tests/SeedCode/Seed000", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .target(
+            name: "Seed002", dependencies: ["ManagedSettings", "SeedPlatform", "UserNotifications"],
+            path: "Tests/SeedCode/Seed002", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .target(
+            name: "Seed003", dependencies: ["AppGroup", "CFDarwinNotify", "DeviceActivity", "FamilyControls", "ManagedSettings", "React"],
+            path: "Tests/SeedCode/Seed003", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .target(
+            name: "Seed004",
+            dependencies: ["AppGroup", "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "React", "SwiftUI"],
+            path: "Tests/SeedCode/Seed004", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .testTarget(
+            name: "SeedCodeCompileTests", dependencies: ["Seed000", "Seed002", "Seed003", "Seed004"],
+            path: "Tests/SeedCode/CompileTests"),
+
         // MARK: Tests
+        .testTarget(name: "ScreenTimeModelTests", dependencies: ["ScreenTimeModel"], path: "Tests/ScreenTimeModelTests"),
+        .testTarget(
+            name: "FrameworksTests",
+            dependencies: [
+                "AppGroup", "ScreenTimeModel", "SystemFiles", "ScreenTimeOS", "ScreenTimeShims", "StandInKit", "SystemKit",
+                "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "DeviceActivity", "UserNotifications", "CFDarwinNotify",
+            ],
+            path: "Tests/FrameworksTests"
+        ),
         .testTarget(
             name: "AppGroupTests",
             dependencies: ["AppGroup", "Supervision", "sth-test-helper"],

@@ -1,14 +1,15 @@
 import AppGroup
 import Foundation
+import ScreenTimeModel
 
-/// Where the framework shims meet the emulated OS (the harness): `<root>/system/`.
-/// The shims write requests here and post a Darwin notification; only the harness reads it.
+/// Where the runner meets the emulated OS: `<root>/system/` (the full list is
+/// `ScreenTimeModel.SystemPaths`, PROTOCOL.md §7).
 public enum EmulatedOSPaths {
-    public static let managedSettings = "system/managedsettings"
-    public static let deviceActivity = "system/deviceactivity"
-    public static func inbox(_ process: String) -> String { "system/inbox/\(process)" }
+    public static let managedSettings = SystemPaths.managedSettings
+    public static let deviceActivity = SystemPaths.deviceActivity
+    public static func inbox(_ process: String) -> String { SystemPaths.inbox(process) }
 
-    public static let managedSettingsChanged = "system.managedsettings.changed"
-    public static let deviceActivityChanged = "system.deviceactivity.changed"
-    public static func inboxPosted(_ process: String) -> String { "system.inbox.\(process)" }
+    public static let managedSettingsChanged = SystemPaths.managedSettingsChanged
+    public static let deviceActivityChanged = SystemPaths.deviceActivityChanged
+    public static func inboxPosted(_ process: String) -> String { SystemPaths.inboxPosted(process) }
 }

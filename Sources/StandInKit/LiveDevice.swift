@@ -1,6 +1,8 @@
 import AppGroup
+@_spi(ScreenTimeHarness) import DeviceActivity
 import Foundation
-import ScreenTimeShims
+@_spi(ScreenTimeHarness) import ManagedSettings
+import SystemFiles
 import SystemKit
 
 /// What only a running process can do with an effect: keep timers and talk to servers. The app
@@ -12,14 +14,16 @@ public protocol LiveDeviceHost: AnyObject {
 }
 
 /// The real device: effects land in the device root (shared defaults, Darwin notifications,
-/// ManagedSettings and DeviceActivity through the framework shims) and the trace.
+/// ManagedSettings and DeviceActivity through the app-facing framework modules, exactly as app
+/// code calls them) and the trace.
 public final class LiveDevice: DevicePort {
     let context: StandInContext
     public weak var host: LiveDeviceHost?
-    private lazy var shieldStore = Result { try ManagedSettingsStore(deviceRoot: context.root, center: context.center) }
-    private lazy var activityCenter = Result { try DeviceActivityCenter(deviceRoot: context.root, center: context.center) }
+    private lazy var device = EmulatedDevice(root: context.root, center: context.center, clock: context.clock, process: context.process)
+    private lazy var shieldStore = ManagedSettingsStore(named: .default, device: device)
+    private lazy var activityCenter = DeviceActivityCenter(device: device)
     /// The response an extension gave iOS (shield action), if any.
-    public private(set) var response: ShieldActionResponse?
+    public private(set) var response: SystemKit.ShieldActionResponse?
 
     public init(context: StandInContext) {
         self.context = context
@@ -31,16 +35,37 @@ public final class LiveDevice: DevicePort {
 
     public func post(_ name: String) throws { try context.center.post(name) }
 
+    /// `shield.applications` = these apps' tokens; nil also clears `applicationCategories`
+    /// (seed 000's `stopNativeSession` sets both to nil).
     public func setShield(applications: [String]?) throws {
-        try shieldStore.get().setShield(ManagedSettingsStore.Shield(applications: applications.map(Set.init)))
+        try shieldStore.updateShield { s in
+            if let applications {
+                s.applications = Set(applications.map(ApplicationToken.init(bundleIdentifier:)))
+            } else {
+                s.applications = nil
+                s.applicationCategories = nil
+            }
+        }
     }
 
+    /// An absolute interval as Apple's API takes it: full date components (year … second) in the
+    /// device's time zone, the start rounded down and the end up to whole seconds.
     public func startMonitoring(activity: String, start: Date, end: Date, repeats: Bool) throws {
-        try activityCenter.get().startMonitoring(activity, during: DeviceActivitySchedule(intervalStart: start, intervalEnd: end, repeats: repeats))
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = device.timeZone
+        func components(_ d: Date) -> DateComponents {
+            calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: d)
+        }
+        let schedule = DeviceActivitySchedule(
+            intervalStart: components(Date(timeIntervalSince1970: start.timeIntervalSince1970.rounded(.down))),
+            intervalEnd: components(Date(timeIntervalSince1970: end.timeIntervalSince1970.rounded(.up))), repeats: repeats)
+        try activityCenter.startMonitoring(DeviceActivityName(activity), during: schedule)
     }
 
     public func stopMonitoring(_ activities: [String]) throws {
-        try activityCenter.get().stopMonitoring(activities)
+        // An empty list would stop every activity (Apple's default); the effect means none.
+        guard !activities.isEmpty else { return }
+        activityCenter.stopMonitoring(activities.map { DeviceActivityName($0) })
     }
 
     public func startTimer(_ name: String, _ fire: TimerFire) {
@@ -58,7 +83,7 @@ public final class LiveDevice: DevicePort {
         host.send(requestId: requestId, call)
     }
 
-    public func respond(_ response: ShieldActionResponse) {
+    public func respond(_ response: SystemKit.ShieldActionResponse) {
         self.response = response
         context.trace.log("responded", ["response": response.rawValue])
     }

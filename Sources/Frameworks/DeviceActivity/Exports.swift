@@ -1,0 +1,2 @@
+// Apple's DeviceActivity re-exports the token types it takes (ApplicationToken, …).
+@_exported import ManagedSettings

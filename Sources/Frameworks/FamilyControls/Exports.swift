@@ -1,0 +1,2 @@
+// Apple's FamilyControls re-exports the token types its selection holds (ApplicationToken, …).
+@_exported import ManagedSettings

@@ -1,0 +1,304 @@
+import Foundation
+import ScreenTimeModel
+import SystemFiles
+
+/// Apple's `UNUserNotificationCenter` over `system/notifications/` (PROTOCOL.md §7.5). The app
+/// writes what it asks for (authorization requests, pending requests, categories, removals) and
+/// posts `system.notifications.changed`; the OS writes what it decides (the authorization status,
+/// the delivered list) and hands the user's responses to the app through its inbox.
+///
+/// Completion handlers run on a global queue, as Apple's run on a background queue.
+open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
+    private let device: Result<EmulatedDevice, SystemFileError>
+    private let lock = NSLock()
+    private weak var _delegate: (any UNUserNotificationCenterDelegate)?
+
+    /// How long an authorization prompt waits for the scripted user: an hour of device time,
+    /// never more than 10 s of real time.
+    @_spi(ScreenTimeHarness) public var answerDeviceSeconds: Double = 3600
+    @_spi(ScreenTimeHarness) public var answerWallCapSeconds: Double = 10
+    /// How long a delegate may take to call `didReceive`'s completion handler.
+    @_spi(ScreenTimeHarness) public var delegateWallCapSeconds: Double = 5
+
+    nonisolated(unsafe) private static var shared: UNUserNotificationCenter?
+    private static let sharedLock = NSLock()
+
+    /// Apple's `current()`: the process's one center, on `SCREENTIME_DEVICE_ROOT`.
+    open class func current() -> UNUserNotificationCenter {
+        sharedLock.lock()
+        defer { sharedLock.unlock() }
+        if let shared { return shared }
+        let c = UNUserNotificationCenter(device: Result(catching: { () throws(SystemFileError) -> EmulatedDevice in try EmulatedDevice.current() }))
+        shared = c
+        return c
+    }
+
+    private init(device: Result<EmulatedDevice, SystemFileError>) { self.device = device }
+
+    /// A center on an explicit device (stand-ins with a context, tests).
+    @_spi(ScreenTimeHarness) public convenience init(device: EmulatedDevice) { self.init(device: .success(device)) }
+
+    /// Apple's `delegate` (weak).
+    open var delegate: (any UNUserNotificationCenterDelegate)? {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return _delegate
+        }
+        set {
+            lock.lock()
+            _delegate = newValue
+            lock.unlock()
+        }
+    }
+
+    static func deviceNow() -> Date { (try? EmulatedDevice.current().now()) ?? Date() }
+    static func deviceTimeZone() -> TimeZone { (try? EmulatedDevice.current().timeZone) ?? .current }
+
+    private func area(_ path: String = SystemPaths.notifications) throws -> SystemArea { try device.get().area(path) }
+
+    private func writer() throws -> WriterRecord {
+        let d = try device.get()
+        return WriterRecord(pid: d.writer.pid, process: d.writer.process)
+    }
+
+    private static func later(_ body: @escaping @Sendable () -> Void) { DispatchQueue.global().async(execute: body) }
+
+    // MARK: Authorization
+
+    /// Apple's `requestAuthorization(options:completionHandler:)`. Once the status is decided
+    /// (anything but `notDetermined`) it answers from the status without prompting, as iOS does;
+    /// otherwise it asks the OS (`authorization-request.json`) and waits, bounded, for the answer.
+    open func requestAuthorization(options: UNAuthorizationOptions = [], completionHandler: @escaping @Sendable (Bool, (any Error)?) -> Void) {
+        Thread.detachNewThread { [self] in
+            do { completionHandler(try self.requestAuthorizationBlocking(options: options), nil) } catch { completionHandler(false, error) }
+        }
+    }
+
+    open func requestAuthorization(options: UNAuthorizationOptions = []) async throws -> Bool {
+        try await withCheckedThrowingContinuation { (k: CheckedContinuation<Bool, any Error>) in
+            requestAuthorization(options: options) { granted, error in
+                if let error { k.resume(throwing: error) } else { k.resume(returning: granted) }
+            }
+        }
+    }
+
+    @_spi(ScreenTimeHarness) public func requestAuthorizationBlocking(options: UNAuthorizationOptions) throws -> Bool {
+        let device = try device.get()
+        let area = try area()
+        let (status, _) = try currentAuthorization()
+        if status != .notDetermined { return status.isGranted }
+        let request = AuthorizationRequestRecord(id: UUID().uuidString, options: options.names, requestedAt: device.now(), requestedBy: try writer())
+        try area.write(request, SystemPaths.notificationAuthorizationRequest, post: SystemPaths.notificationsChanged)
+        let answer = try AnswerWait.wait(
+            for: "UNUserNotificationCenter.requestAuthorization(options: \(options.names))", on: device, notification: SystemPaths.notificationsChanged,
+            deviceSeconds: answerDeviceSeconds, wallCapSeconds: answerWallCapSeconds
+        ) { () -> AuthorizationStatusRecord? in
+            guard let s = try? area.read(AuthorizationStatusRecord.self, SystemPaths.notificationAuthorization), s.answeredRequest == request.id else { return nil }
+            return s
+        }
+        guard let s = UNAuthorizationStatus(name: answer.status) else {
+            throw SystemFileError.malformed(path: "\(SystemPaths.notifications)/\(SystemPaths.notificationAuthorization)", reason: "unknown status \(answer.status)")
+        }
+        return s.isGranted
+    }
+
+    private func currentAuthorization() throws -> (UNAuthorizationStatus, UNAuthorizationOptions) {
+        guard let r = try area().read(AuthorizationStatusRecord.self, SystemPaths.notificationAuthorization) else { return (.notDetermined, []) }
+        guard let s = UNAuthorizationStatus(name: r.status) else {
+            throw SystemFileError.malformed(path: "\(SystemPaths.notifications)/\(SystemPaths.notificationAuthorization)", reason: "unknown status \(r.status)")
+        }
+        return (s, UNAuthorizationOptions(names: r.options ?? []))
+    }
+
+    open func getNotificationSettings(completionHandler: @escaping @Sendable (UNNotificationSettings) -> Void) {
+        let s = notificationSettingsNow()
+        Self.later { completionHandler(s) }
+    }
+
+    open func notificationSettings() async -> UNNotificationSettings { notificationSettingsNow() }
+
+    private func notificationSettingsNow() -> UNNotificationSettings {
+        do {
+            let (s, o) = try currentAuthorization()
+            return UNNotificationSettings(status: s, granted: o)
+        } catch {
+            EmulatedDevice.report("UNUserNotificationCenter.notificationSettings", error)
+            return UNNotificationSettings(status: .notDetermined, granted: [])
+        }
+    }
+
+    // MARK: Requests
+
+    /// Apple's `add(_:withCompletionHandler:)`: replaces any pending request with the same
+    /// identifier. Allowed whatever the authorization; the OS shows only what is authorized.
+    open func add(_ request: UNNotificationRequest, withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
+        let error: (any Error)?
+        do {
+            try addNow(request)
+            error = nil
+        } catch let e {
+            error = e
+        }
+        if let completionHandler { Self.later { completionHandler(error) } }
+    }
+
+    open func add(_ request: UNNotificationRequest) async throws { try addNow(request) }
+
+    private func addNow(_ request: UNNotificationRequest) throws {
+        guard let file = SystemFileName.encode(request.identifier) else {
+            throw UNError(.notificationInvalidNoContent, "identifier \(String(reflecting: String(request.identifier.prefix(80)))) is empty or too long")
+        }
+        let device = try device.get()
+        let record = NotificationRequestRecord(
+            identifier: request.identifier, content: try RecordConversion.record(request.content), trigger: try RecordConversion.record(request.trigger),
+            addedAt: device.now(), addedBy: try writer())
+        try area(SystemPaths.pendingNotifications).write(record, file, post: SystemPaths.notificationsChanged)
+    }
+
+    open func getPendingNotificationRequests(completionHandler: @escaping @Sendable ([UNNotificationRequest]) -> Void) {
+        let r = pendingNow()
+        Self.later { completionHandler(r) }
+    }
+
+    open func pendingNotificationRequests() async -> [UNNotificationRequest] { pendingNow() }
+
+    private func pendingNow() -> [UNNotificationRequest] {
+        do {
+            let (records, errors) = try area(SystemPaths.pendingNotifications).readAll(NotificationRequestRecord.self)
+            for e in errors { EmulatedDevice.report("UNUserNotificationCenter.pendingNotificationRequests", e) }
+            return records.map(\.record).sorted { ($0.addedAt, $0.identifier) < ($1.addedAt, $1.identifier) }.map(RecordConversion.request)
+        } catch {
+            EmulatedDevice.report("UNUserNotificationCenter.pendingNotificationRequests", error)
+            return []
+        }
+    }
+
+    open func removePendingNotificationRequests(withIdentifiers identifiers: [String]) {
+        do {
+            let a = try area(SystemPaths.pendingNotifications)
+            for id in identifiers { if let f = SystemFileName.encode(id) { a.directory.remove(f) } }
+            try a.post(SystemPaths.notificationsChanged)
+        } catch {
+            EmulatedDevice.report("UNUserNotificationCenter.removePendingNotificationRequests", error)
+        }
+    }
+
+    open func removeAllPendingNotificationRequests() {
+        do {
+            let a = try area(SystemPaths.pendingNotifications)
+            for f in try a.recordNames() { a.directory.remove(f) }
+            try a.post(SystemPaths.notificationsChanged)
+        } catch {
+            EmulatedDevice.report("UNUserNotificationCenter.removeAllPendingNotificationRequests", error)
+        }
+    }
+
+    // MARK: Delivered
+
+    open func getDeliveredNotifications(completionHandler: @escaping @Sendable ([UNNotification]) -> Void) {
+        let d = deliveredNow()
+        Self.later { completionHandler(d) }
+    }
+
+    open func deliveredNotifications() async -> [UNNotification] { deliveredNow() }
+
+    private func deliveredNow() -> [UNNotification] {
+        do {
+            let r = try area().read(DeliveredNotificationsRecord.self, SystemPaths.deliveredNotifications)
+            return (r?.notifications ?? []).map(RecordConversion.notification)
+        } catch {
+            EmulatedDevice.report("UNUserNotificationCenter.deliveredNotifications", error)
+            return []
+        }
+    }
+
+    /// The delivered list is the OS's: the app files a removal request (`removals/`) it applies.
+    open func removeDeliveredNotifications(withIdentifiers identifiers: [String]) { fileRemoval(identifiers, all: false) }
+
+    open func removeAllDeliveredNotifications() { fileRemoval([], all: true) }
+
+    private func fileRemoval(_ ids: [String], all: Bool) {
+        do {
+            let r = NotificationRemovalRecord(delivered: ids, all: all, requestedAt: try device.get().now())
+            try area(SystemPaths.notificationRemovals).write(r, "\(Int64(r.requestedAt.timeIntervalSince1970 * 1000))-\(UUID().uuidString).json", post: SystemPaths.notificationsChanged)
+        } catch {
+            EmulatedDevice.report("UNUserNotificationCenter.removeDeliveredNotifications", error)
+        }
+    }
+
+    // MARK: Categories and badge
+
+    open func setNotificationCategories(_ categories: Set<UNNotificationCategory>) {
+        do {
+            let r = NotificationCategoriesRecord(categories: categories.map(RecordConversion.record).sorted { $0.identifier < $1.identifier })
+            try area().write(r, SystemPaths.notificationCategories, post: SystemPaths.notificationsChanged)
+        } catch {
+            EmulatedDevice.report("UNUserNotificationCenter.setNotificationCategories", error)
+        }
+    }
+
+    open func getNotificationCategories(completionHandler: @escaping @Sendable (Set<UNNotificationCategory>) -> Void) {
+        let c = categoriesNow()
+        Self.later { completionHandler(c) }
+    }
+
+    open func notificationCategories() async -> Set<UNNotificationCategory> { categoriesNow() }
+
+    private func categoriesNow() -> Set<UNNotificationCategory> {
+        do {
+            return Set((try area().read(NotificationCategoriesRecord.self, SystemPaths.notificationCategories)?.categories ?? []).map(RecordConversion.category))
+        } catch {
+            EmulatedDevice.report("UNUserNotificationCenter.notificationCategories", error)
+            return []
+        }
+    }
+
+    /// iOS 16's `setBadgeCount(_:withCompletionHandler:)`.
+    open func setBadgeCount(_ newBadgeCount: Int, withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
+        let error: (any Error)?
+        do {
+            guard newBadgeCount >= 0 else { throw UNError(.badgeInputInvalid, "badge count \(newBadgeCount) is negative") }
+            try area().write(BadgeRecord(count: newBadgeCount), SystemPaths.badge, post: SystemPaths.notificationsChanged)
+            error = nil
+        } catch let e {
+            error = e
+        }
+        if let completionHandler { Self.later { completionHandler(error) } }
+    }
+
+    // MARK: Responses from the OS
+
+    /// What became of an inbox message offered to `receive(inboxAction:fields:)`.
+    @_spi(ScreenTimeHarness) public enum InboxOutcome: Equatable, Sendable {
+        /// Not a notification message; the app's own.
+        case notNotificationMessage
+        /// The delegate got the response and called its completion handler.
+        case delivered(identifier: String, actionIdentifier: String)
+        /// No delegate was set: the response is lost, as on iOS.
+        case noDelegate(identifier: String)
+        /// The delegate did not call its completion handler within `delegateWallCapSeconds`.
+        case completionNotCalled(identifier: String)
+        case malformed(String)
+    }
+
+    /// The app run loop hands every inbox message here first: a `notification_response` (the
+    /// user tapped a delivered notification or one of its actions) goes to the delegate's
+    /// `userNotificationCenter(_:didReceive:withCompletionHandler:)`, waiting (bounded) for the
+    /// completion handler. Call it on the thread the app's delegate expects (its main thread).
+    @_spi(ScreenTimeHarness) public func receive(inboxAction action: String, fields: [String: String]) -> InboxOutcome {
+        guard action == NotificationResponseMessage.action else { return .notNotificationMessage }
+        let parsed: (actionIdentifier: String, notification: DeliveredNotificationRecord, userText: String?)
+        do { parsed = try NotificationResponseMessage.parse(fields) } catch { return .malformed("\(error)") }
+        let notification = RecordConversion.notification(parsed.notification)
+        let id = parsed.notification.request.identifier
+        let response: UNNotificationResponse =
+            parsed.userText.map { UNTextInputNotificationResponse(notification: notification, actionIdentifier: parsed.actionIdentifier, userText: $0) }
+            ?? UNNotificationResponse(notification: notification, actionIdentifier: parsed.actionIdentifier)
+        guard let delegate else { return .noDelegate(identifier: id) }
+        let done = DispatchSemaphore(value: 0)
+        delegate.userNotificationCenter(self, didReceive: response) { done.signal() }
+        if done.wait(timeout: .now() + delegateWallCapSeconds) == .timedOut { return .completionNotCalled(identifier: id) }
+        return .delivered(identifier: id, actionIdentifier: parsed.actionIdentifier)
+    }
+}

@@ -1,0 +1,131 @@
+import AppGroup
+import Foundation
+import ScreenTimeModel
+
+/// One directory under `system/` and the notification its changes post: the only way the
+/// frameworks and the harness touch `system/` files. Reads are bounded and a bad file is an error
+/// naming it; writes are temp + rename followed by the post (PROTOCOL.md §1, §7).
+public struct SystemArea: @unchecked Sendable {
+    public let relativePath: String
+    public let directory: SafeDirectory
+    let center: DarwinNotificationCenter
+
+    init(relativePath: String, directory: SafeDirectory, center: DarwinNotificationCenter) {
+        self.relativePath = relativePath
+        self.directory = directory
+        self.center = center
+    }
+
+    func path(_ name: String) -> String { "\(relativePath)/\(name)" }
+
+    /// A record, nil when the file does not exist.
+    public func read<T: Decodable>(_ type: T.Type, _ name: String, limitBytes: Int = SystemPaths.maxRecordBytes) throws(SystemFileError) -> T? {
+        let bytes: [UInt8]?
+        do {
+            bytes = try directory.readFile(name, limitBytes: limitBytes)
+        } catch let e as AppGroupError {
+            if case .malformedFile(_, let reason) = e { throw .malformed(path: path(name), reason: reason) }
+            throw .io(e)
+        } catch {
+            throw .malformed(path: path(name), reason: "\(error)")
+        }
+        guard let bytes else { return nil }
+        do {
+            return try SystemJSON.decode(type, from: bytes)
+        } catch {
+            throw .malformed(path: path(name), reason: Self.describe(error))
+        }
+    }
+
+    /// Replaces `name` with `value` (temp + rename, no fsync: a record is the OS's state, and a
+    /// SIGKILL leaves the old or the new one), then posts `notification` if given.
+    public func write<T: Encodable>(_ value: T, _ name: String, post notification: String?) throws(SystemFileError) {
+        do {
+            try directory.writeAtomically(name, bytes: try SystemJSON.encode(value), fsync: false)
+            if let notification { try center.post(notification) }
+        } catch let e as AppGroupError {
+            throw .io(e)
+        } catch {
+            throw .malformed(path: path(name), reason: "cannot encode: \(error)")
+        }
+    }
+
+    /// Deletes `name` (absent is fine), then posts `notification` if given.
+    public func remove(_ name: String, post notification: String?) throws(SystemFileError) {
+        directory.remove(name)
+        if let notification { try post(notification) }
+    }
+
+    public func post(_ notification: String) throws(SystemFileError) {
+        do { try center.post(notification) } catch let e as AppGroupError { throw .io(e) } catch { throw .noDevice("\(error)") }
+    }
+
+    /// A holder that is SIGSTOPped must not hang an app: lock waits are bounded.
+    public static let lockTimeout: Duration = .seconds(2)
+
+    /// `body` under this area's flock (`<area>/.lock`, PROTOCOL.md §1): for read-modify-write of
+    /// a record, and for rules that count records (at most 20 activities).
+    public func withLock<T>(_ body: () throws(SystemFileError) -> T) throws(SystemFileError) -> T {
+        let lock: FileLock
+        do {
+            lock = try FileLock(directory: directory, name: ".lock")
+            try lock.lock(timeout: Self.lockTimeout)
+        } catch let e as AppGroupError {
+            throw .io(e)
+        } catch {
+            throw .noDevice("\(error)")
+        }
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    /// Record file names (`*.json`, no temp files), sorted; at most `SystemPaths.maxRecordsPerDirectory`.
+    public func recordNames() throws(SystemFileError) -> [String] {
+        do {
+            return try directory.entries(limit: SystemPaths.maxRecordsPerDirectory * 4).filter(SystemPaths.isRecordName).sorted()
+                .prefix(SystemPaths.maxRecordsPerDirectory).map { $0 }
+        } catch let e as AppGroupError {
+            throw .io(e)
+        } catch {
+            throw .noDevice("\(error)")
+        }
+    }
+
+    /// Every record that decodes, and the errors of those that do not (never dropped silently).
+    public func readAll<T: Decodable>(_ type: T.Type) -> (records: [(name: String, record: T)], errors: [SystemFileError]) {
+        var records: [(String, T)] = []
+        var errors: [SystemFileError] = []
+        let names: [String]
+        do { names = try recordNames() } catch { return ([], [error]) }
+        for n in names {
+            do {
+                if let r = try read(type, n) { records.append((n, r)) }
+            } catch {
+                errors.append(error)
+            }
+        }
+        return (records, errors)
+    }
+
+    /// DecodingError's description, one line.
+    static func describe(_ error: any Error) -> String {
+        switch error as? DecodingError {
+        case .dataCorrupted(let c)?: return "not JSON or bad value at \(codingPath(c.codingPath)): \(c.debugDescription)"
+        case .keyNotFound(let k, let c)?: return "missing \(codingPath(c.codingPath + [k]))"
+        case .typeMismatch(let t, let c)?: return "\(codingPath(c.codingPath)) is not a \(t)"
+        case .valueNotFound(let t, let c)?: return "\(codingPath(c.codingPath)) is null, expected \(t)"
+        default: return "\(error)"
+        }
+    }
+
+    static func codingPath(_ p: [any CodingKey]) -> String { p.isEmpty ? "top level" : p.map(\.stringValue).joined(separator: ".") }
+}
+
+/// Names that become file names under `system/` (store names, activity names).
+public enum SystemName {
+    public static func validate(_ name: String, kind: String) throws(SystemFileError) {
+        if name.isEmpty || name.hasPrefix(".") || name.contains("/") || name.utf8.contains(0) || name.utf8.count > 200 {
+            throw .invalidName(kind: kind, name: name)
+        }
+    }
+}
