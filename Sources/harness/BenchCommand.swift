@@ -47,7 +47,9 @@ func notifyTable(_ r: NotifyBenchmark.Result) -> String {
         \("".padding(toLength: 28, withPad: " ", startingAt: 0))  p50 µs   p99 µs  p99.9 µs   max µs
         \(row("DarwinNotificationCenter", r.ours))
         \(row("C temp+rename+inotify", r.baselineC))
+        \(row("+ idle reports (stepped)", r.oursWithIdleReports))
         ratio p50 \(String(format: "%.2f", r.ratioP50)) (target <= 1.3), ratio p99 \(String(format: "%.2f", r.ratioP99)); ours p99 \(LatencyStats.micros(r.ours.p99Nanos)) µs (target <= 1000 on tmpfs)
+        idle reports add \(String(format: "%.1f", r.idleReportOverheadP50 * 100)) % to the p50 round trip (target <= 10 %)
         """
 }
 
@@ -107,8 +109,9 @@ struct BenchPongCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "bench-pong", abstract: "Internal: the far side of `bench notify`.", shouldDisplay: false)
     @OptionGroup var root: DeviceRootOptions
     @Option(help: "Pin to this CPU.") var cpu: Int?
+    @Flag(help: "Report idle through the scheduler FIFO after each ping.") var idleReports = false
     func run() throws {
         Executables.dieWithParent()
-        try NotifyBenchmark.pong(rootPath: DeviceRoot.resolvePath(flag: root.deviceRoot), pinToCPU: cpu)
+        try NotifyBenchmark.pong(rootPath: DeviceRoot.resolvePath(flag: root.deviceRoot), pinToCPU: cpu, idleReports: idleReports)
     }
 }

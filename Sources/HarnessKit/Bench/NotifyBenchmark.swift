@@ -24,6 +24,11 @@ public enum NotifyBenchmark {
         public var baselineC: LatencyStats
         public var ratioP50: Double
         public var ratioP99: Double
+        /// The same round trip with the pong side a virtual-time participant: one idle report per
+        /// ping through the scheduler FIFO (PROTOCOL.md §9), read by a thread of the ping side.
+        public var oursWithIdleReports: LatencyStats
+        /// oursWithIdleReports p50 / ours p50 − 1.
+        public var idleReportOverheadP50: Double
         public var targets: [String: String]
     }
 
@@ -40,6 +45,7 @@ public enum NotifyBenchmark {
         defer { try? FileManager.default.removeItem(atPath: base) }
         let perRound = max(1, iterations / rounds)
         var ours: [Int64] = []
+        var idle: [Int64] = []
         var theirs: [Int64] = []
         var fs = "unknown"
         let pin = pin && sth_cpu_count() >= 2
@@ -51,14 +57,21 @@ public enum NotifyBenchmark {
             let (samples, fsType) = try runOurs(directory: "\(base)/ours\(r)", iterations: perRound, warmup: warmup, pongExecutable: pongExecutable, pongArguments: { pongArguments($0, pin) })
             ours += samples
             fs = fsType
+            progress("notify round \(r + 1)/\(rounds): DarwinNotificationCenter + idle reports")
+            let (idleSamples, _) = try runOurs(
+                directory: "\(base)/idle\(r)", iterations: perRound, warmup: warmup, pongExecutable: pongExecutable,
+                pongArguments: { pongArguments($0, pin) + ["--idle-reports"] }, idleReports: true)
+            idle += idleSamples
             progress("notify round \(r + 1)/\(rounds): ours p50 \(LatencyStats.micros(LatencyStats(samplesNanos: samples).p50Nanos)) µs, C p50 \(LatencyStats.micros(LatencyStats(samplesNanos: Array(theirs.suffix(perRound))).p50Nanos)) µs")
         }
         let o = LatencyStats(samplesNanos: ours)
         let b = LatencyStats(samplesNanos: theirs)
+        let i = LatencyStats(samplesNanos: idle)
         return Result(
             filesystem: fs, directory: rootPath, pinnedCPUs: pin, rounds: rounds, iterationsPerRound: perRound, ours: o, baselineC: b,
             ratioP50: Double(o.p50Nanos) / Double(b.p50Nanos), ratioP99: Double(o.p99Nanos) / Double(b.p99Nanos),
-            targets: ["ratioP50": "<= 1.3", "oursP99Micros(tmpfs)": "<= 1000"])
+            oursWithIdleReports: i, idleReportOverheadP50: Double(i.p50Nanos) / Double(o.p50Nanos) - 1,
+            targets: ["ratioP50": "<= 1.3", "oursP99Micros(tmpfs)": "<= 1000", "idleReportOverheadP50": "<= 0.10"])
     }
 
     static func runBaseline(executable: String, directory: String, iterations: Int, warmup: Int, pin: Bool) throws -> [Int64] {
@@ -91,10 +104,22 @@ public enum NotifyBenchmark {
         }
     }
 
-    static func runOurs(directory: String, iterations: Int, warmup: Int, pongExecutable: String, pongArguments: (String) -> [String]) throws -> ([Int64], String) {
+    static func runOurs(
+        directory: String, iterations: Int, warmup: Int, pongExecutable: String, pongArguments: (String) -> [String],
+        idleReports: Bool = false
+    ) throws -> ([Int64], String) {
         let root = try DeviceRoot(path: directory)
         let center = try DarwinNotificationCenter(deviceRoot: root)
         defer { center.shutdown() }
+        // As the harness does under virtual time: hold the scheduler FIFO and read every report.
+        let inbox = idleReports ? try SchedulerInbox(deviceRoot: root) : nil
+        let reader = ReaderFlag()
+        defer { reader.stop() }
+        if let inbox {
+            Thread {
+                while !reader.stopped { reader.count(inbox.read(timeoutMillis: 50).count) }
+            }.start()
+        }
         let pong = try ChildProcess.spawn(pongExecutable, pongArguments(directory))
         defer { pong.killAndReap() }
         guard pong.readLine(timeout: .seconds(10)) == "ready" else { throw BenchError("pong process did not start") }
@@ -127,12 +152,27 @@ public enum NotifyBenchmark {
         return (st.samples, root.filesystemType)
     }
 
-    /// The other side: observe `bench.ping`, post `bench.pong`. Runs until killed.
-    public static func pong(rootPath: String, pinToCPU: Int?) throws -> Never {
+    final class ReaderFlag: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stopRequested = false
+        private(set) var reports = 0
+        var stopped: Bool { lock.lock(); defer { lock.unlock() }; return stopRequested }
+        func stop() { lock.lock(); stopRequested = true; lock.unlock() }
+        func count(_ n: Int) { lock.lock(); reports += n; lock.unlock() }
+    }
+
+    /// The other side: observe `bench.ping`, post `bench.pong`. Runs until killed. With
+    /// `idleReports`, it reports idle after each ping like a virtual-time participant.
+    public static func pong(rootPath: String, pinToCPU: Int?, idleReports: Bool = false) throws -> Never {
         if let cpu = pinToCPU { _ = sth_pin_to_cpu(Int32(cpu)) }
         let root = try DeviceRoot(path: rootPath)
         let center = try DarwinNotificationCenter(deviceRoot: root)
-        try center.addObserver("bench.ping") { _ in try? center.post("bench.pong") }
+        let channel = idleReports ? SchedulerChannel.open(deviceRoot: root) : nil
+        if idleReports && channel == nil { throw BenchError("no scheduler FIFO under \(rootPath)") }
+        try center.addObserver("bench.ping") { _ in
+            try? center.post("bench.pong")
+            channel?.reportIdle(nextUnixSeconds: nil, http: [:], consumed: ["bench.ping": center.lastDelivered("bench.ping") ?? 0])
+        }
         let line = "ready\n"
         _ = line.utf8CString.withUnsafeBufferPointer { write(1, $0.baseAddress!, $0.count - 1) }
         while true { sleep(1000) }
