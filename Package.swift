@@ -66,6 +66,7 @@ let package = Package(
             name: "HarnessKit",
             dependencies: [
                 "AppGroup", "Supervision", "CInotifyTools", "CSystemShims", "History", "ScreenTimeShims", "SystemKit",
+                "ScreenTimeModel", "ScreenTimeOS", "SystemFiles",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],

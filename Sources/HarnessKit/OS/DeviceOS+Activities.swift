@@ -1,0 +1,135 @@
+import Foundation
+import ScreenTimeModel
+import SystemKit
+
+extension DeviceOS {
+    /// `system/deviceactivity/` changed: new registrations start being monitored, a changed one
+    /// starts over, and a removed one that was inside an interval gets `intervalDidEnd`
+    /// (Apple: stopping an ongoing activity ends its interval).
+    mutating func registrationsChanged(_ records: [ActivityRegistrationRecord], _ out: inout [OSEffect]) {
+        let byName = Dictionary(records.map { ($0.activity, $0) }, uniquingKeysWith: { a, b in a.registeredAt >= b.registeredAt ? a : b })
+        for name in activities.keys.sorted() where byName[name] == nil {
+            let state = activities.removeValue(forKey: name)!
+            out.append(.record("monitoring_removed", ["activity": name]))
+            if state.inInterval {
+                makeCall(.monitor(.intervalDidEnd, activity: name, event: nil), label: ["activity": name, "why": "stopMonitoring"], &out)
+            }
+        }
+        for name in byName.keys.sorted() {
+            let record = byName[name]!
+            if let existing = activities[name], existing.record == record { continue }
+            // Re-registering a name replaces its schedule; the old interval ends silently (Apple
+            // documents nothing else; see PROTOCOL.md §7).
+            activities[name] = ActivityState(record: record)
+            out.append(.record("monitoring_registered", ["activity": name, "repeats": String(record.schedule.repeats)]))
+        }
+    }
+
+    /// Makes every boundary callback due by now, in time order across activities.
+    mutating func emitDueBoundaries(_ out: inout [OSEffect]) {
+        var due: [(ActivityState.Boundary, String)] = []
+        for name in activities.keys.sorted() {
+            let s = activities[name]!
+            due += s.boundaries(after: s.processedUpTo, through: now, timeZone: timeZone).map { ($0, name) }
+            activities[name]!.processedUpTo = max(s.processedUpTo, now)
+        }
+        due.sort { ($0.0.at, $0.1, $0.0.kind) < ($1.0.at, $1.1, $1.0.kind) }
+        // A reorder fault: an end and the next start of one activity at one instant swap.
+        var i = 0
+        while i + 1 < due.count {
+            let (a, name) = due[i], (b, other) = due[i + 1]
+            if name == other && a.at == b.at && a.kind == .end && b.kind == .start && reorders(name) {
+                due.swapAt(i, i + 1)
+                out.append(.record("callbacks_reordered", ["activity": name, "fault": "reorder"]))
+                i += 2
+                continue
+            }
+            i += 1
+        }
+        for (b, name) in due { boundary(b, of: name, &out) }
+    }
+
+    mutating func boundary(_ b: ActivityState.Boundary, of name: String, _ out: inout [OSEffect]) {
+        let label = ["activity": name]
+        switch b.kind {
+        case .willStart:
+            makeCall(.monitor(.intervalWillStartWarning, activity: name, event: nil), label: label, &out)
+        case .start:
+            activities[name]?.interval = b.interval
+            activities[name]?.usage = [:]
+            activities[name]?.reached = []
+            activities[name]?.warned = []
+            makeCall(.monitor(.intervalDidStart, activity: name, event: nil), label: label, &out)
+        case .willEnd:
+            makeCall(.monitor(.intervalWillEndWarning, activity: name, event: nil), label: label, &out)
+        case .end:
+            activities[name]?.interval = nil
+            makeCall(.monitor(.intervalDidEnd, activity: name, event: nil), label: label, &out)
+            // `repeats: false` is done after its one interval (nothing more will come from it).
+        }
+    }
+
+    // MARK: Event thresholds
+
+    /// Counts the frontmost app's use from `now` to `t` toward every matching event of every
+    /// running interval; a warning or threshold reached fires once per interval.
+    mutating func accountUsage(until t: Double, _ out: inout [OSEffect]) {
+        guard case .app(let app, let until, let label) = frontmost else { return }
+        let end = min(t, until)
+        guard end > now else { return }
+        let category = configuration.appCategories[app]
+        for name in activities.keys.sorted() {
+            guard let interval = activities[name]!.interval else { continue }
+            let from = max(now, interval.start.timeIntervalSince1970), to = min(end, interval.end.timeIntervalSince1970)
+            guard to > from else { continue }
+            for event in activities[name]!.events(matching: app, category: category) {
+                let e = activities[name]!.record.events[event]!
+                let used = activities[name]!.usage[event, default: 0] + (to - from)
+                activities[name]!.usage[event] = used
+                var l = label
+                l["activity"] = name
+                l["event"] = event
+                l["app"] = app
+                if let warnAt = try? ScheduleWarnings.eventWarningUseSeconds(threshold: e.threshold, warningTime: record(name).schedule.warningTime),
+                    used >= warnAt, !activities[name]!.warned.contains(event)
+                {
+                    activities[name]!.warned.insert(event)
+                    makeCall(.monitor(.eventWillReachThresholdWarning, activity: name, event: event), label: l, &out)
+                }
+                if let threshold = try? e.threshold.durationSeconds(), used >= threshold, !activities[name]!.reached.contains(event) {
+                    activities[name]!.reached.insert(event)
+                    makeCall(.monitor(.eventDidReachThreshold, activity: name, event: event), label: l, &out)
+                }
+            }
+        }
+    }
+
+    func record(_ name: String) -> ActivityRegistrationRecord { activities[name]!.record }
+
+    /// When the app in use crosses a threshold or warning still to come (virtual time steps there).
+    func usageDeadlines() -> [Double] {
+        guard case .app(let app, let until, _) = frontmost else { return [] }
+        var out: [Double] = []
+        let category = configuration.appCategories[app]
+        for name in activities.keys.sorted() {
+            let s = activities[name]!
+            guard let interval = s.interval else { continue }
+            let stop = min(until, interval.end.timeIntervalSince1970)
+            for event in s.events(matching: app, category: category) {
+                let e = s.record.events[event]!
+                let used = s.usage[event, default: 0]
+                if !s.reached.contains(event), let threshold = try? e.threshold.durationSeconds() {
+                    let at = now + max(0, threshold - used)
+                    if at <= stop { out.append(at) }
+                }
+                if !s.warned.contains(event),
+                    let warnAt = try? ScheduleWarnings.eventWarningUseSeconds(threshold: e.threshold, warningTime: s.record.schedule.warningTime)
+                {
+                    let at = now + max(0, warnAt - used)
+                    if at <= stop { out.append(at) }
+                }
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,274 @@
+import Foundation
+import ScreenTimeModel
+import SystemKit
+
+/// The emulated iOS as one pure, deterministic type: events in (`OSEvent`), effects out
+/// (`OSEffect`), every input kept in `journal` so a run's OS can be replayed and examined.
+///
+/// It keeps Apple's rules (PROTOCOL.md §7): DeviceActivity schedules evaluated from their date
+/// components in the device's time zone (`ScheduleRules`), `repeats`, warning times, and
+/// `intervalDidEnd` when an ongoing interval is stopped; event thresholds count the cumulative
+/// frontmost use of the selected apps and categories within the interval and fire once;
+/// ManagedSettings (`shields`) is the ground truth of what is shielded and survives every process;
+/// opening a shielded app shows the shield (asking the shield-configuration extension, if the
+/// system has one), a button press runs the shield-action extension and its answer is applied
+/// (`.close` closes the app, `.defer` redraws, `.none` nothing); extensions run one process per
+/// call; the host runs freely only in the foreground and is suspended a grace period after the
+/// user leaves it. Field faults (`FieldFault`) are applied to the calls it makes, seeded.
+public struct DeviceOS: Sendable {
+    public struct Configuration: Sendable, Equatable {
+        /// IANA time zone of the device at the start.
+        public var timeZone: String
+        /// The extension points the system has (a call to a missing one is recorded, not made).
+        public var extensionPoints: Set<ExtensionPoint>
+        /// Device seconds between the user leaving the host and its suspension (SIGSTOP).
+        public var backgroundGraceSeconds: Double
+        /// Whether the host's lifecycle is iOS's (suspended in the background). Off: it runs free.
+        public var hostLifecycle: Bool
+        /// Category id of each app the user may open (for category shields and events).
+        public var appCategories: [String: String]
+        public var faults: [FieldFault]
+        public var seed: UInt64
+
+        public init(
+            timeZone: String, extensionPoints: Set<ExtensionPoint>, backgroundGraceSeconds: Double = 10, hostLifecycle: Bool = true,
+            appCategories: [String: String] = [:], faults: [FieldFault] = [], seed: UInt64 = 0
+        ) {
+            self.timeZone = timeZone
+            self.extensionPoints = extensionPoints
+            self.backgroundGraceSeconds = backgroundGraceSeconds
+            self.hostLifecycle = hostLifecycle
+            self.appCategories = appCategories
+            self.faults = faults
+            self.seed = seed
+        }
+    }
+
+    public enum HostState: Sendable, Equatable {
+        case notRunning
+        case foreground
+        case background(since: Double)
+        case suspended
+    }
+
+    enum Frontmost: Sendable, Equatable {
+        case home
+        case host
+        /// An unshielded app in use until `until`.
+        case app(String, until: Double, label: [String: String])
+        /// The shield of an app.
+        case shield(String, label: [String: String])
+    }
+
+    public let configuration: Configuration
+    public private(set) var now: Double
+    var timeZone: TimeZone
+    var activities: [String: ActivityState] = [:]
+    public internal(set) var shield = ShieldUnion()
+    var recordedShieldApps: String?
+    var frontmost: Frontmost = .home
+    public internal(set) var host: HostState = .notRunning
+    var nextDelivery = 1
+    /// Shield-action calls waiting for their answer, by delivery.
+    var shieldCalls: [Int: (app: String, label: [String: String])] = [:]
+    /// Calls a fault holds back, in the order they were held.
+    var held: [HeldCall] = []
+    var faultCounts: [Int: Int] = [:]
+    var random: SeededGenerator
+    /// Every event applied, in order.
+    public private(set) var journal: [OSEvent] = []
+    /// Bound on the journal (a day of a busy run is far below).
+    public static let maxJournal = 1_000_000
+
+    struct HeldCall: Sendable, Equatable {
+        var releaseAt: Double
+        var call: ExtensionCall
+        var label: [String: String]
+    }
+
+    public init(configuration: Configuration, now: Double) {
+        self.configuration = configuration
+        self.now = now
+        timeZone = TimeZone(identifier: configuration.timeZone) ?? TimeZone(identifier: "UTC")!
+        random = SeededGenerator(seed: configuration.seed, stream: 3)
+    }
+
+    public mutating func apply(_ event: OSEvent) -> [OSEffect] {
+        if journal.count < Self.maxJournal { journal.append(event) }
+        var out: [OSEffect] = []
+        switch event {
+        case .clock(let t):
+            guard t >= now else {
+                return [.record("os_clock_refused", ["now": String(now), "asked": String(t)])]
+            }
+            accountUsage(until: t, &out)
+            now = t
+            releaseHeld(&out)
+            hostTick(&out)
+            endFinishedUse(&out)
+        case .registrations(let records):
+            registrationsChanged(records, &out)
+        case .shields(let union):
+            shieldsChanged(union, &out)
+        case .user(let u):
+            user(u, &out)
+        case .callEnded(let delivery, let completed, let response):
+            callEnded(delivery, completed: completed, response: response, &out)
+        case .hostExited:
+            if host != .notRunning { out.append(.record("host_state", ["state": "notRunning"])) }
+            host = .notRunning
+            if frontmost == .host { frontmost = .home }
+        case .hostLaunched:
+            host = .foreground
+            frontmost = .host
+            out.append(.record("host_state", ["state": "foreground"]))
+        case .reboot:
+            reboot(&out)
+        case .timeZone(let identifier):
+            guard let tz = TimeZone(identifier: identifier) else {
+                out.append(.record("os_time_zone_refused", ["timeZone": identifier]))
+                break
+            }
+            timeZone = tz
+            out.append(.record("time_zone", ["timeZone": identifier]))
+        }
+        emitDueBoundaries(&out)
+        return out
+    }
+
+    /// The earliest device time after `now` at which something happens by itself.
+    public func nextDeadline() -> Double? {
+        var candidates: [Double] = []
+        for name in activities.keys.sorted() {
+            if let t = activities[name]!.nextBoundary(after: now, timeZone: timeZone) { candidates.append(t) }
+        }
+        candidates += usageDeadlines()
+        if case .app(_, let until, _) = frontmost { candidates.append(until) }
+        candidates += held.map(\.releaseAt)
+        if configuration.hostLifecycle, case .background(let since) = host { candidates.append(since + configuration.backgroundGraceSeconds) }
+        return candidates.filter { $0 > now }.min()
+    }
+
+    /// True while `activity` is registered and inside an interval that has started.
+    public func isMonitored(_ activity: String) -> Bool { activities[activity]?.inInterval ?? false }
+
+    /// What is shielded now, as bundle identifiers (by name; category policies aside).
+    public var shieldedApplications: Set<String> { shield.applications }
+
+    public func isShielded(_ bundleIdentifier: String) -> Bool {
+        shield.isShielded(application: bundleIdentifier, category: configuration.appCategories[bundleIdentifier])
+    }
+
+    // MARK: Calls (every one goes through the field faults)
+
+    mutating func makeCall(_ call: ExtensionCall, label: [String: String], _ out: inout [OSEffect], faultsApply: Bool = true) {
+        guard configuration.extensionPoints.contains(call.point) else {
+            out.append(.record("callback_not_delivered", ["callback": call.callbackName, "why": "no \(call.point.rawValue) extension"]))
+            return
+        }
+        if faultsApply, let (index, fault) = fault(for: call) {
+            var f = label
+            f["callback"] = call.callbackName
+            f["fault"] = fault.name
+            if case .monitor(_, let activity, _) = call { f["activity"] = activity }
+            switch fault.kind {
+            case .drop:
+                out.append(.record("callback_dropped", f))
+                return
+            case .delay(let range):
+                let seconds = range.lowerBound + random.unit() * (range.upperBound - range.lowerBound)
+                f["until"] = String(now + seconds)
+                out.append(.record("callback_held", f))
+                held.append(HeldCall(releaseAt: now + seconds, call: call, label: label))
+                return
+            case .batchUntil(let hour, let minute):
+                let at = nextLocalTime(hour: hour, minute: minute)
+                f["until"] = String(at)
+                out.append(.record("callback_held", f))
+                held.append(HeldCall(releaseAt: at, call: call, label: label))
+                return
+            case .duplicate:
+                out.append(.record("callback_duplicated", f))
+                deliver(call, label: label, &out)
+                deliver(call, label: label, &out)
+                return
+            case .killMidCall:
+                let delivery = deliver(call, label: label, &out)
+                out.append(.killCall(delivery: delivery))
+                return
+            case .reorderAtBoundary:
+                _ = index  // applied where boundaries are ordered, not per call
+            }
+        }
+        deliver(call, label: label, &out)
+    }
+
+    @discardableResult
+    mutating func deliver(_ call: ExtensionCall, label: [String: String], _ out: inout [OSEffect]) -> Int {
+        let delivery = nextDelivery
+        nextDelivery += 1
+        var f = label
+        if case .monitor(_, let activity, _) = call, f["activity"] == nil { f["activity"] = activity }
+        if case .shieldAction(_, let app) = call { shieldCalls[delivery] = (app, label) }
+        out.append(.call(call, delivery: delivery, label: f))
+        return delivery
+    }
+
+    mutating func releaseHeld(_ out: inout [OSEffect]) {
+        let due = held.filter { $0.releaseAt <= now }
+        guard !due.isEmpty else { return }
+        held.removeAll { $0.releaseAt <= now }
+        for h in due {
+            var f = h.label
+            f["callback"] = h.call.callbackName
+            out.append(.record("callback_released", f))
+            deliver(h.call, label: h.label, &out)
+        }
+    }
+
+    /// The first fault rule that selects `call` now and passes its chance and count.
+    mutating func fault(for call: ExtensionCall) -> (Int, FieldFault)? {
+        for (i, rule) in configuration.faults.enumerated() where rule.kind != .reorderAtBoundary {
+            guard rule.selects(call, now: now) else { continue }
+            if let max = rule.maxCount, faultCounts[i, default: 0] >= max { continue }
+            guard random.chance(rule.probability) else { continue }
+            faultCounts[i, default: 0] += 1
+            return (i, rule)
+        }
+        return nil
+    }
+
+    /// Whether a reorder fault swaps the end and start falling together at this boundary.
+    mutating func reorders(_ activity: String) -> Bool {
+        for (i, rule) in configuration.faults.enumerated() where rule.kind == .reorderAtBoundary {
+            let probe = ExtensionCall.monitor(.intervalDidStart, activity: activity, event: nil)
+            guard rule.selects(probe, now: now) else { continue }
+            if let max = rule.maxCount, faultCounts[i, default: 0] >= max { continue }
+            guard random.chance(rule.probability) else { continue }
+            faultCounts[i, default: 0] += 1
+            return true
+        }
+        return false
+    }
+
+    func nextLocalTime(hour: Int, minute: Int) -> Double {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let date = calendar.nextDate(
+            after: Date(timeIntervalSince1970: now), matching: DateComponents(hour: hour, minute: minute), matchingPolicy: .nextTime)
+        return date?.timeIntervalSince1970 ?? now + 86_400
+    }
+
+    // MARK: Reboot
+
+    mutating func reboot(_ out: inout [OSEffect]) {
+        out.append(.record("reboot", [:]))
+        // In-memory state of iOS's daemons: calls waiting or on their way are lost.
+        held.removeAll()
+        shieldCalls.removeAll()
+        frontmost = .home
+        host = .notRunning
+        // Registrations persist and monitoring restarts (seed 000: "DeviceActivity monitoring is
+        // restarted by iOS"); usage counted in the interval before the reboot stays counted.
+    }
+}

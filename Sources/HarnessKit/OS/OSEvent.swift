@@ -1,0 +1,54 @@
+import ScreenTimeModel
+import SystemKit
+
+/// What happens to the emulated iOS: time passes, the apps change what they asked for (the
+/// `system/` files the frameworks write), the user acts, processes end, the device reboots.
+public enum OSEvent: Sendable, Equatable {
+    /// Device time reached `now` (unix seconds). Always the first event at an instant.
+    case clock(now: Double)
+    /// What `system/deviceactivity/` holds now.
+    case registrations([ActivityRegistrationRecord])
+    /// What every `ManagedSettingsStore` shields together now.
+    case shields(ShieldUnion)
+    case user(UserEvent)
+    /// An extension call ended: `response` is what it answered iOS (shield action), nil if none.
+    case callEnded(delivery: Int, completed: Bool, response: ShieldActionResponse?)
+    /// The host app's process ended (crash, nemesis, force quit).
+    case hostExited
+    /// The host app's process was started (by the OS, or relaunched by the harness).
+    case hostLaunched
+    /// Every device process is killed; ManagedSettings, containers and registrations persist.
+    case reboot
+    /// The device's time zone changed (IANA).
+    case timeZone(String)
+}
+
+/// What the scripted user does on the device.
+public enum UserEvent: Sendable, Equatable {
+    /// Opens an app and keeps it frontmost for `seconds` (if it is shielded, sees the shield).
+    /// `label` goes on the history lines of the calls it causes (e.g. the session the user meant).
+    case useApp(bundleIdentifier: String, seconds: Double, label: [String: String])
+    /// Presses a button of the shield on screen.
+    case pressShieldButton(ShieldAction, label: [String: String])
+    /// Opens the host app (launches it, or brings it to the foreground).
+    case openHost
+    /// Goes to the home screen: the host goes to the background.
+    case leaveHost
+    /// Swipes the host away: it is terminated and not relaunched until opened.
+    case forceQuitHost
+}
+
+/// What the emulated iOS asks the harness to do.
+public enum OSEffect: Sendable, Equatable {
+    /// A history line of the harness.
+    case record(String, [String: String])
+    /// Start the system's extension for this call; `delivery` is the OS's id of the call.
+    case call(ExtensionCall, delivery: Int, label: [String: String])
+    /// Kill the extension process of this delivery before it returns (a field fault).
+    case killCall(delivery: Int)
+    /// Host lifecycle: start the process, SIGSTOP it (suspended), SIGCONT it, or SIGKILL it.
+    case launchHost
+    case suspendHost
+    case resumeHost
+    case terminateHost
+}
