@@ -66,7 +66,7 @@ public enum ExtensionRunner {
             begin["app"] = application
         }
         context.trace.log("callback_begin", begin)
-        let device = LiveDevice(context: context)
+        let device = LiveDevice(context: context, delivery: delivery)
         let effects = adapter.handle(call, now: context.clock.now(), store: { context.snapshot() })
         EffectInterpreter.perform(effects, on: device)
         context.trace.log("callback_end", ["callback": call.callbackName, "delivery": delivery])

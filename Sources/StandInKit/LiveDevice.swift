@@ -25,8 +25,12 @@ public final class LiveDevice: DevicePort {
     /// The response an extension gave iOS (shield action), if any.
     public private(set) var response: SystemKit.ShieldActionResponse?
 
-    public init(context: StandInContext) {
+    /// The OS's id of the extension call this process serves (traced with its answer).
+    let delivery: String?
+
+    public init(context: StandInContext, delivery: String? = nil) {
         self.context = context
+        self.delivery = delivery
     }
 
     public func writeDefaults(_ writes: [DefaultsWrite]) throws {
@@ -85,7 +89,9 @@ public final class LiveDevice: DevicePort {
 
     public func respond(_ response: SystemKit.ShieldActionResponse) {
         self.response = response
-        context.trace.log("responded", ["response": response.rawValue])
+        var f = ["response": response.rawValue]
+        if let delivery { f["delivery"] = delivery }
+        context.trace.log("responded", f)
     }
 
     public func trace(_ event: String, _ fields: [String: String]) { context.trace.log(event, fields) }

@@ -27,6 +27,9 @@ public enum ExtensionCall: Sendable, Equatable {
         }
     }
 
+    /// Every callback name `callbackName` can return.
+    public static let callbackNames = MonitorCallback.allCases.map(\.rawValue) + ["shieldAction", "shieldConfiguration"]
+
     /// Command-line arguments after the role's own (`--delivery N` last).
     public func arguments(delivery: Int) -> [String] {
         var args: [String]

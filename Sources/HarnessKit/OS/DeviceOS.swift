@@ -131,6 +131,8 @@ public struct DeviceOS: Sendable {
             }
             timeZone = tz
             out.append(.record("time_zone", ["timeZone": identifier]))
+        case .harnessCall(let call, let label):
+            makeCall(call, label: label, &out)
         }
         emitDueBoundaries(&out)
         return out

@@ -21,6 +21,9 @@ public enum OSEvent: Sendable, Equatable {
     case reboot
     /// The device's time zone changed (IANA).
     case timeZone(String)
+    /// The system's workload has iOS make this call directly (a pack whose user action the OS does
+    /// not model yet); field faults apply as to any call.
+    case harnessCall(ExtensionCall, label: [String: String])
 }
 
 /// What the scripted user does on the device.

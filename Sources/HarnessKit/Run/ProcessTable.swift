@@ -31,6 +31,10 @@ public struct ProcessTable: Sendable {
         public var expectedExit = false
         /// Restarts after exits nobody caused (crashes): bounded.
         public var unexpectedExits = 0
+        /// SIGSTOPped by iOS (an app in the background): continued only when iOS resumes it.
+        public var osSuspended = false
+        /// Terminated by iOS (force quit): not brought back until iOS launches it.
+        public var heldDownByOS = false
 
         public var isStopped: Bool { resumeAtNanos != nil }
     }
@@ -73,7 +77,7 @@ public struct ProcessTable: Sendable {
     public static let maxExtensionCalls = 256
 
     /// In the order the system lists its roles.
-    public private(set) var longLived: [LongLived]
+    public internal(set) var longLived: [LongLived]
     public private(set) var extensions: [ExtensionCall] = []
     /// Faults carried out, by kind (`kill`, `term`, `stop`).
     public private(set) var faultCounts: [String: Int] = [:]
@@ -91,7 +95,7 @@ public struct ProcessTable: Sendable {
 
     /// The earliest tick at which `due(now:)` has something to do (nil: nothing scheduled).
     public var nextDueTicks: Int64? {
-        let longLivedTimes = longLived.flatMap { [$0.resumeAtNanos, $0.pid == nil ? $0.restartAtNanos : nil] }.compactMap { $0 }
+        let longLivedTimes = longLived.flatMap { [$0.resumeAtNanos, $0.pid == nil && !$0.heldDownByOS ? $0.restartAtNanos : nil] }.compactMap { $0 }
         return (longLivedTimes + extensions.compactMap(\.resumeAtNanos)).min()
     }
 
@@ -109,6 +113,8 @@ public struct ProcessTable: Sendable {
         longLived[i].restartAtNanos = nil
         longLived[i].resumeAtNanos = nil
         longLived[i].expectedExit = false
+        longLived[i].osSuspended = false
+        longLived[i].heldDownByOS = false
     }
 
     public mutating func spawnFailed(role: String, error: String, now: Int64) -> [Command] {
@@ -143,6 +149,7 @@ public struct ProcessTable: Sendable {
         var commands: [Command] = [.record("exit", ["target": longLived[i].role, "childPid": String(pid), "status": status])]
         longLived[i].pid = nil
         longLived[i].resumeAtNanos = nil
+        longLived[i].osSuspended = false
         if !longLived[i].expectedExit {
             // It died on its own (a crash): iOS/the user brings it back, but not forever.
             longLived[i].unexpectedExits += 1
@@ -167,8 +174,8 @@ public struct ProcessTable: Sendable {
         }
         let hold = Int64(fault.holdMillis) * ticksPerMillisecond
         if let i = index(fault.target) {
-            guard let pid = longLived[i].pid, !longLived[i].isStopped else {
-                let why = longLived[i].isStopped ? "stopped" : "not running"
+            guard let pid = longLived[i].pid, !longLived[i].isStopped, !(fault.kind == .stop && longLived[i].osSuspended) else {
+                let why = longLived[i].pid == nil ? "not running" : longLived[i].isStopped ? "stopped" : "suspended by iOS"
                 return [.record("fault_skipped", ["target": fault.target, "kind": fault.kind.rawValue, "why": why])]
             }
             faultCounts[fault.kind.rawValue, default: 0] += 1
@@ -211,7 +218,8 @@ public struct ProcessTable: Sendable {
         for i in longLived.indices {
             if let r = longLived[i].resumeAtNanos, r <= now {
                 longLived[i].resumeAtNanos = nil
-                if let pid = longLived[i].pid {
+                // A process iOS suspended meanwhile stays stopped until iOS resumes it.
+                if let pid = longLived[i].pid, !longLived[i].osSuspended {
                     commands += [
                         .signal(pid: pid, .cont),
                         .record("signal", ["target": longLived[i].role, "childPid": String(pid), "signal": "CONT", "by": "nemesis"]),
@@ -231,7 +239,7 @@ public struct ProcessTable: Sendable {
         }
         // Relaunching the app = the user opening it again.
         for i in longLived.indices {
-            if let r = longLived[i].restartAtNanos, r <= now, longLived[i].pid == nil {
+            if let r = longLived[i].restartAtNanos, r <= now, longLived[i].pid == nil, !longLived[i].heldDownByOS {
                 longLived[i].restartAtNanos = nil
                 commands.append(.spawn(role: longLived[i].role))
             }
@@ -255,7 +263,7 @@ public struct ProcessTable: Sendable {
     public mutating func beginQuiesce(now: Int64) -> [Command] {
         var commands: [Command] = []
         for i in longLived.indices {
-            if longLived[i].isStopped, let pid = longLived[i].pid {
+            if longLived[i].isStopped, let pid = longLived[i].pid, !longLived[i].osSuspended {
                 longLived[i].resumeAtNanos = nil
                 commands += [
                     .signal(pid: pid, .cont),
@@ -264,6 +272,7 @@ public struct ProcessTable: Sendable {
             }
             if longLived[i].pid == nil { longLived[i].restartAtNanos = now }
         }
+        // (A host iOS suspended or terminated stays so: iOS decides, not the harness.)
         armed.removeAll()
         for e in extensions.indices where extensions[e].resumeAtNanos != nil {
             extensions[e].resumeAtNanos = nil

@@ -1,8 +1,10 @@
 import AppGroup
 import Foundation
 import History
+import ScreenTimeModel
 import ScreenTimeShims
 import Supervision
+import SystemFiles
 import SystemKit
 
 #if canImport(Glibc)
@@ -10,7 +12,8 @@ import Glibc
 #endif
 
 /// One run of one scenario × variant × seed: starts the system's processes, plays the user (the
-/// pack's workload), iOS (`EmulatedOS`: shields, callbacks, relaunches) and the nemesis
+/// pack's workload), iOS (`DeviceOS`: schedules, shields, callbacks, the host's lifecycle, field
+/// faults) and the nemesis
 /// (`ProcessTable`: seeded SIGKILL / SIGTERM / SIGSTOP), records everything, then merges the
 /// history (`HistoryMerge`) and has the pack judge it. This class is only the imperative shell:
 /// every decision is made by those pure parts.
@@ -82,7 +85,18 @@ public final class ScenarioRunner: UserDevice {
     var plan: ScenarioPlan!
 
     var table: ProcessTable
-    var os = EmulatedOS()
+    /// The emulated iOS (ScenarioRunner+OS.swift).
+    var os: DeviceOS!
+    var osDeadline: Double?
+    var osQueue: [OSEvent] = []
+    var osDraining = false
+    var device: EmulatedDevice!
+    var lastRegistrations: [ActivityRegistrationRecord]?
+    var lastShieldUnion: ShieldUnion?
+    var lastSystemFileErrors: [String] = []
+    var traceOffsets: [String: UInt64] = [:]
+    var shieldResponses: [Int: ShieldActionResponse] = [:]
+    var rebootsLeft: [Int] = []
     /// Virtual time: the clock steps when the system is idle (PROTOCOL.md §9).
     let stepped: Bool
     var scheduler = VirtualScheduler()
@@ -94,7 +108,6 @@ public final class ScenarioRunner: UserDevice {
     var quiescenceTimeouts = 0
     var children: [Int32: ChildProcess] = [:]
     var inboxes: [String: AppInbox] = [:]
-    var nextDelivery = 1
     var inboxSeq = 1
     let osDirty = Flag()
     var envBase: [String: String] = [:]
@@ -179,6 +192,10 @@ public final class ScenarioRunner: UserDevice {
         let osDirty = self.osDirty
         try center.addObserver(EmulatedOSPaths.deviceActivityChanged) { _ in osDirty.set() }
         try center.addObserver(EmulatedOSPaths.managedSettingsChanged) { _ in osDirty.set() }
+        device = EmulatedDevice(root: root, center: center, process: "harness")
+        os = makeOS(start: start)
+        osDeadline = os.nextDeadline()
+        rebootsLeft = o.scenario.os.reboots
 
         plan = ScenarioPlan.make(scenario: o.scenario, seed: o.seed, durationOverride: o.durationOverride)
         try plan.jsonData().write(to: URL(fileURLWithPath: runDir + "/schedule.json"), options: .atomic)
@@ -267,6 +284,7 @@ public final class ScenarioRunner: UserDevice {
         table.spawned(role: name, pid: child.pid)
         if stepped { scheduler.spawned(pid: child.pid, role: name) }
         rec.record("spawn", ["target": name, "childPid": String(child.pid)])
+        if name == hostRole { osApply(.hostLaunched) }
     }
 
     func execute(_ commands: [ProcessTable.Command]) {
@@ -304,7 +322,11 @@ public final class ScenarioRunner: UserDevice {
             any = true
             children[pid] = nil
             scheduler.exited(pid: pid)
+            let call = table.extensions.first { $0.pid == pid }
+            let role = table.longLived.first { $0.pid == pid }?.role
             execute(table.exited(pid: pid, status: "\(status)", clean: status == .exited(0), now: ticks()))
+            if let call { extensionEnded(delivery: call.delivery, role: call.role, clean: status == .exited(0)) }
+            if let role, role == hostRole { osApply(.hostExited) }
         }
         execute(table.watchdog(wallNanos: Self.now()))
         return any
@@ -334,23 +356,48 @@ public final class ScenarioRunner: UserDevice {
 
     public var shieldedApplications: Set<String> { ManagedSettingsStore.shieldedApplications(deviceRoot: root) }
 
-    public func isMonitored(_ activity: String) -> Bool { os.isMonitored(activity, now: now) }
+    public func isMonitored(_ activity: String) -> Bool { os.isMonitored(activity) }
 
-    /// iOS launches an extension process for one call.
-    public func deliver(_ call: ExtensionCall, label: [String: String]) {
-        guard let role = pack.descriptor.role(for: call.point) else {
-            rec.record("callback_not_delivered", ["callback": call.callbackName, "why": "\(pack.id) has no \(call.point.rawValue) extension"])
-            return
-        }
-        guard !table.extensionCallsFull else {
-            rec.record("callback_not_delivered", ["callback": call.callbackName, "why": "too many extension calls running"])
-            return
-        }
-        let delivery = nextDelivery
-        nextDelivery += 1
+    public func deliver(_ call: ExtensionCall, label: [String: String]) { osApply(.harnessCall(call, label: label)) }
+
+    public func useApp(_ bundleIdentifier: String, seconds: Double, label: [String: String]) {
+        osApply(.user(.useApp(bundleIdentifier: bundleIdentifier, seconds: seconds, label: label)))
+    }
+
+    public func pressShieldButton(_ action: ShieldAction, label: [String: String]) { osApply(.user(.pressShieldButton(action, label: label))) }
+
+    public func openHost() { osApply(.user(.openHost)) }
+
+    public func leaveHost() { osApply(.user(.leaveHost)) }
+
+    public func forceQuitHost() { osApply(.user(.forceQuitHost)) }
+
+    /// iOS launches an extension process for one call the OS made (`delivery` is its id).
+    /// `killedByOS`: a field fault kills it before it returns — at launch, so that the outcome
+    /// does not depend on how far it got in wall time (PROTOCOL.md §10).
+    func launchCall(_ call: ExtensionCall, delivery: Int, label: [String: String], killedByOS: Bool) {
         var f = label
         f["callback"] = call.callbackName
         f["delivery"] = String(delivery)
+        guard let role = pack.descriptor.role(for: call.point) else {
+            f["why"] = "\(pack.id) has no \(call.point.rawValue) extension"
+            rec.record("callback_not_delivered", f)
+            return
+        }
+        guard !table.extensionCallsFull else {
+            f["why"] = "too many extension calls running"
+            rec.record("callback_not_delivered", f)
+            osApply(.callEnded(delivery: delivery, completed: false, response: nil))
+            return
+        }
+        if killedByOS {
+            f["childPid"] = "-"
+            rec.record("callback_delivered", f)
+            rec.record("signal", ["target": role.name, "signal": "KILL", "by": "ios", "delivery": String(delivery), "at": "launch"])
+            rec.record("callback_failed", ["callback": call.callbackName, "delivery": String(delivery), "status": "killed by iOS at launch"])
+            osApply(.callEnded(delivery: delivery, completed: false, response: nil))
+            return
+        }
         // Virtual time: a fault armed for this extension lands at launch, where its outcome does
         // not depend on how far the process got in wall time — a kill means the call never runs,
         // a stop that it runs only when continued.
@@ -366,6 +413,7 @@ public final class ScenarioRunner: UserDevice {
                 rec.record("callback_failed", [
                     "callback": call.callbackName, "delivery": String(delivery), "status": "killed at launch",
                 ])
+                osApply(.callEnded(delivery: delivery, completed: false, response: nil))
             case .stop:
                 f["deferredUntil"] = String(Double(ticks() + fault.holdTicks) / 1000)
                 rec.record("callback_delivered", f)
@@ -388,6 +436,7 @@ public final class ScenarioRunner: UserDevice {
             rec.record(f["deferredUntil"] == nil ? "callback_delivered" : "callback_started", f)
         } catch {
             rec.record("callback_not_delivered", ["callback": call.callbackName, "delivery": String(delivery), "error": "\(error)"])
+            osApply(.callEnded(delivery: delivery, completed: false, response: nil))
         }
     }
 
@@ -412,31 +461,20 @@ public final class ScenarioRunner: UserDevice {
     /// they moved or an interval boundary is due: scanning is the costliest part of a step).
     var scannedGenerations: [UInt64] = []
 
-    /// Virtual time: scans when something changed or is due; true if it delivered or recorded.
+    /// Virtual time: shows the OS the files when the frameworks posted a change, and the clock
+    /// when one of its deadlines came; true if anything was recorded or launched.
     @discardableResult
     func scanEmulatedOSIfNeeded() -> Bool {
         let gens = [EmulatedOSPaths.deviceActivityChanged, EmulatedOSPaths.managedSettingsChanged].map { (try? center.generation($0)) ?? 0 }
-        let due = os.nextDeadline(after: steppedNow - 0.001).map { $0 <= steppedNow } ?? false
+        let due = osDeadline.map { $0 <= steppedNow } ?? false
         guard gens != scannedGenerations || due else { return false }
-        scannedGenerations = gens
         let before = rec.counts.values.reduce(0, +)
-        scanEmulatedOS()
+        osTick()
+        if gens != scannedGenerations {
+            scannedGenerations = gens
+            osScan()
+        }
         return rec.counts.values.reduce(0, +) != before
-    }
-
-    /// The emulated OS looks at the shims' files.
-    func scanEmulatedOS() {
-        let registrations = DeviceActivityCenter.registrations(deviceRoot: root).map {
-            EmulatedOS.Registration(
-                activity: $0.activity, start: $0.schedule.intervalStart.timeIntervalSince1970,
-                end: $0.schedule.intervalEnd.timeIntervalSince1970)
-        }
-        for step in os.observe(shielded: shieldedApplications, registrations: registrations, now: now) {
-            switch step {
-            case .record(let event, let fields): rec.record(event, fields)
-            case .deliver(let call, let label): deliver(call, label: label)
-            }
-        }
     }
 
     // MARK: The loop
@@ -482,8 +520,10 @@ public final class ScenarioRunner: UserDevice {
             }
             if osDirty.take() || now - lastScan > Self.scanIntervalNanos {
                 lastScan = now
-                scanEmulatedOS()
+                osScan()
             }
+            osTick()
+            if !quiescing { _ = rebootIfDue() }
             if !quiescing && actionIndex == actionTimes.count && deviceNow >= workloadEnd {
                 quiescing = true
                 quiesceStarted = now
@@ -515,7 +555,7 @@ public final class ScenarioRunner: UserDevice {
     func stoppedNow() -> (pids: Set<Int32>, services: Set<String>) {
         var pids = Set<Int32>()
         var services = Set<String>()
-        for e in table.longLived where e.isStopped {
+        for e in table.longLived where e.isStopped || e.osSuspended {
             if let pid = e.pid { pids.insert(pid) }
             if pack.descriptor.role(e.role)?.lifetime == .server { services.insert(e.role) }
         }
@@ -607,6 +647,10 @@ public final class ScenarioRunner: UserDevice {
                 quiesce()
                 if scanEmulatedOSIfNeeded() { quiesce() }
             }
+            if !quiescing && rebootIfDue() {
+                quiesce()
+                continue
+            }
             if !quiescing {
                 while let f = faults.first, deviceStart + Double(f.atOffsetMillis) / 1000 <= steppedNow {
                     faults = faults.dropFirst()
@@ -644,7 +688,8 @@ public final class ScenarioRunner: UserDevice {
             if !quiescing, let f = faults.first { candidates.append(deviceStart + Double(f.atOffsetMillis) / 1000) }
             if let t = table.nextDueTicks { candidates.append(Double(t) / 1000) }
             if let t = deferredCalls.map(\.ticks).min() { candidates.append(Double(t) / 1000) }
-            if let t = os.nextDeadline(after: steppedNow) { candidates.append(t) }
+            if let t = osDeadline { candidates.append(t) }
+            if !quiescing, let t = nextReboot { candidates.append(t) }
             let next = candidates.filter { $0 > steppedNow }.min() ?? (steppedNow + 0.001)
             advance(to: next)
             quiesce()

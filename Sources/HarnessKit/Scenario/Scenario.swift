@@ -17,6 +17,8 @@ public struct Scenario: Sendable, Equatable {
     /// sessions, run its servers' scheduled jobs) before the history is judged.
     public var settleSeconds: Int
     public var nemesis: Nemesis
+    /// How the emulated iOS behaves (`os:`).
+    public var os = OSSettings()
     /// The system's own sections, parsed by its pack.
     public var configuration: AnyConfiguration
 
@@ -36,7 +38,7 @@ public struct Scenario: Sendable, Equatable {
 
     public static func == (a: Scenario, b: Scenario) -> Bool {
         a.name == b.name && a.system.id == b.system.id && a.variants == b.variants && a.clock == b.clock
-            && a.durationSeconds == b.durationSeconds && a.settleSeconds == b.settleSeconds && a.nemesis == b.nemesis && a.configuration == b.configuration
+            && a.durationSeconds == b.durationSeconds && a.settleSeconds == b.settleSeconds && a.nemesis == b.nemesis && a.os == b.os && a.configuration == b.configuration
     }
 
     /// 45 device minutes: longer than FocusPledge's stale-heartbeat threshold (15 min) plus a poll.

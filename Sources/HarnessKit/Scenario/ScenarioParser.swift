@@ -28,6 +28,8 @@
 //     restartDelayMillis: [10, 400] = [10, 400]; down time after kill/term, 0 <= min <= max <= 600000
 //     targets: [host-app, ...]       = every role the system lets the nemesis target; non-empty when
 //                                   enabled, no repeats
+//   os:                             how the emulated iOS behaves: host lifecycle, app categories,
+//                                   reboots, field faults (schema in ScenarioOS.swift)
 //
 // Ranges are two-element lists `[min, max]`. Numbers must be YAML numbers (quoted "600" is a string).
 
@@ -39,7 +41,7 @@ public enum ScenarioParser {
     public static let maximumMillis = 600_000
     public static let maximumRate = 1_000_000.0
     /// The keys every scenario may have; the rest belong to its system.
-    public static let commonKeys = ["name", "system", "variants", "clock", "duration", "settle", "nemesis"]
+    public static let commonKeys = ["name", "system", "variants", "clock", "duration", "settle", "nemesis", "os"]
     /// A scenario file is a page of settings; anything this large is a mistake.
     public static let maximumFileBytes = 1 << 20
 
@@ -149,10 +151,13 @@ struct NodeReader {
         var settleSeconds = Scenario.defaultSettleSeconds
         if let node = top["settle"] { settleSeconds = try duration(node, "settle") }
         let nemesis = try self.nemesis(top["nemesis"], targets: system.descriptor.nemesisTargets)
+        let os = try self.os(top["os"], start: clock.start)
         let configuration = try system.configuration(from: ScenarioSection(fields: top))
-        return Scenario(
+        var scenario = Scenario(
             name: name, system: system, variants: variants, clock: clock, durationSeconds: durationSeconds,
             settleSeconds: settleSeconds, nemesis: nemesis, configuration: configuration)
+        scenario.os = os
+        return scenario
     }
 
     func clock(_ node: Node?) throws(ScenarioError) -> Scenario.Clock {

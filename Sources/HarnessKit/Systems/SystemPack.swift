@@ -124,7 +124,19 @@ public protocol UserDevice: AnyObject {
     var shieldedApplications: Set<String> { get }
     /// True while a DeviceActivity registration named `activity` is inside its interval.
     func isMonitored(_ activity: String) -> Bool
-    /// iOS calls the system's extension for `call.point` (a fresh process). `label` is added to the
-    /// history's `callback_delivered` line (e.g. the session the user meant).
+    /// iOS calls the system's extension for `call.point` (a fresh process) directly, for a user
+    /// action the OS does not model. `label` is added to the history's `callback_delivered` line
+    /// (e.g. the session the user meant). Field faults apply.
     func deliver(_ call: ExtensionCall, label: [String: String])
+    /// The user opens an app and keeps it frontmost for `seconds`: counted toward the events that
+    /// select it; if it is shielded the shield shows instead (DeviceOS).
+    func useApp(_ bundleIdentifier: String, seconds: Double, label: [String: String])
+    /// The user presses a button of the shield on screen (recorded as unavailable if none shows).
+    func pressShieldButton(_ action: ShieldAction, label: [String: String])
+    /// The user opens the host app (launched, or resumed and foregrounded).
+    func openHost()
+    /// The user goes to the home screen: the host goes to the background (suspended after the grace).
+    func leaveHost()
+    /// The user swipes the host away: terminated until opened again.
+    func forceQuitHost()
 }

@@ -1,0 +1,121 @@
+// The `os:` section of a scenario: how the emulated iOS behaves (PROTOCOL.md §10, DeviceOS).
+//
+//   os:
+//     hostLifecycle: true            = true; the host runs only in the foreground and is suspended
+//                                     (SIGSTOP) backgroundGraceSeconds after the user leaves it
+//     backgroundGraceSeconds: 10     = 10; 0...3600
+//     appCategories: { com.example.video: entertainment }   = none; category of each app the
+//                                     user may open (category shields and events)
+//     reboots: [2h, 5h30m]           = none; device offsets from clock.start: every process killed,
+//                                     ManagedSettings, containers and registrations persist
+//     faults:                        = none; iOS misbehaving, each rule seeded:
+//       - kind: drop                 drop | delay | duplicate | batch | reorder | kill_mid_call
+//         callbacks: [intervalDidEnd]   = every callback; names as in the history
+//         activity: "session-*"      = any; `*` is a wildcard
+//         window: [1h, 3h]           = the whole run; device offsets from clock.start
+//         probability: 0.5           = 1
+//         maxCount: 2                = unbounded
+//         delay: [1m, 10m]           delay only (required): how late, drawn per call
+//         until: "00:05"             batch only (required): held until this local time
+import Foundation
+import SystemKit
+import Yams
+
+extension Scenario {
+    /// What the emulated iOS does beyond Apple's documented rules: the host's lifecycle, the apps'
+    /// categories, reboots and field faults.
+    public struct OSSettings: Sendable, Equatable {
+        public var hostLifecycle = true
+        public var backgroundGraceSeconds = 10
+        public var appCategories: [String: String] = [:]
+        /// Device seconds after `clock.start`.
+        public var reboots: [Int] = []
+        public var faults: [FieldFault] = []
+
+        public init() {}
+    }
+}
+
+extension NodeReader {
+    static let osKeys = ["hostLifecycle", "backgroundGraceSeconds", "appCategories", "reboots", "faults"]
+    static let faultKeys = ["kind", "callbacks", "activity", "window", "probability", "maxCount", "delay", "until"]
+    static let faultKinds = ["drop", "delay", "duplicate", "batch", "reorder", "kill_mid_call"]
+
+    func os(_ node: Node?, start: Date) throws(ScenarioError) -> Scenario.OSSettings {
+        var settings = Scenario.OSSettings()
+        guard let node else { return settings }
+        let section = try fields(node, path: "os", allowed: Self.osKeys)
+        if let v = section["hostLifecycle"] { settings.hostLifecycle = try bool(v, "os.hostLifecycle") }
+        if let v = section["backgroundGraceSeconds"] { settings.backgroundGraceSeconds = try int(v, "os.backgroundGraceSeconds", in: 0...3600) }
+        if let v = section["appCategories"] {
+            let apps = try fields(v, path: "os.appCategories", allowed: nil)
+            for (app, categoryNode) in apps.values { settings.appCategories[app] = try string(categoryNode, "os.appCategories.\(app)") }
+        }
+        if let v = section["reboots"] {
+            for item in try list(v, "os.reboots", expected: "a list of durations after clock.start") {
+                settings.reboots.append(try duration(item, "os.reboots"))
+            }
+            settings.reboots.sort()
+        }
+        if let v = section["faults"] {
+            for (i, item) in try list(v, "os.faults", expected: "a list of fault rules").enumerated() {
+                settings.faults.append(try fault(item, path: "os.faults[\(i)]", start: start))
+            }
+        }
+        return settings
+    }
+
+    func fault(_ node: Node, path: String, start: Date) throws(ScenarioError) -> FieldFault {
+        let f = try fields(node, path: path, allowed: Self.faultKeys)
+        let kindNode = try f.required("kind")
+        let name = try string(kindNode, "\(path).kind")
+        let kind: FieldFault.Kind
+        switch name {
+        case "drop": kind = .drop
+        case "duplicate": kind = .duplicate
+        case "reorder": kind = .reorderAtBoundary
+        case "kill_mid_call": kind = .killMidCall
+        case "delay":
+            let range = try f.required("delay")
+            let items = try list(range, "\(path).delay", expected: "a [min, max] list of two durations")
+            guard items.count == 2 else { throw error(range, "\(path).delay: expected [min, max], got a list of \(items.count)") }
+            let lo = try duration(items[0], "\(path).delay min"), hi = try duration(items[1], "\(path).delay max")
+            guard lo <= hi else { throw error(range, "\(path).delay: min \(lo)s is greater than max \(hi)s") }
+            kind = .delay(Double(lo)...Double(hi))
+        case "batch":
+            let untilNode = try f.required("until")
+            let text = try string(untilNode, "\(path).until")
+            let parts = text.split(separator: ":").map { Int($0) }
+            guard parts.count == 2, let h = parts[0], let m = parts[1], (0..<24).contains(h), (0..<60).contains(m) else {
+                throw error(untilNode, "\(path).until: expected a local time \"HH:MM\", got '\(text)'")
+            }
+            kind = .batchUntil(hour: h, minute: m)
+        default:
+            throw error(kindNode, "\(path).kind: unknown fault '\(name)'; known: \(Self.faultKinds.joined(separator: ", "))")
+        }
+        for key in ["delay", "until"] where f[key] != nil && !(key == "delay" && name == "delay") && !(key == "until" && name == "batch") {
+            throw error(f[key], "\(path).\(key): only for kind \(key == "delay" ? "delay" : "batch")")
+        }
+        var rule = FieldFault(kind: kind)
+        if let v = f["callbacks"] {
+            let names = try stringList(v, "\(path).callbacks", nonEmpty: true)
+            let known = Set(ExtensionCall.callbackNames)
+            for n in names where !known.contains(n) {
+                throw error(v, "\(path).callbacks: unknown callback '\(n)'; known: \(ExtensionCall.callbackNames.joined(separator: ", "))")
+            }
+            rule.callbacks = Set(names)
+        }
+        if let v = f["activity"] { rule.activityPattern = try string(v, "\(path).activity") }
+        if let v = f["window"] {
+            let items = try list(v, "\(path).window", expected: "a [from, to] list of two durations after clock.start")
+            guard items.count == 2 else { throw error(v, "\(path).window: expected [from, to], got a list of \(items.count)") }
+            let from = try duration(items[0], "\(path).window from"), to = try duration(items[1], "\(path).window to")
+            guard from <= to else { throw error(v, "\(path).window: from \(from)s is after to \(to)s") }
+            let s = start.timeIntervalSince1970
+            rule.window = (s + Double(from))...(s + Double(to))
+        }
+        if let v = f["probability"] { rule.probability = try probability(v, "\(path).probability") }
+        if let v = f["maxCount"] { rule.maxCount = try int(v, "\(path).maxCount", in: 1...1_000_000) }
+        return rule
+    }
+}
