@@ -73,6 +73,24 @@ extension FocusPledgeChecker {
             events.first { $0.isHarnessLine("monitoring_registered") && $0["activity"] == activity && $0.t >= from && $0.t <= through }
         }
 
+        /// When a settled session's cleanup is judged: once the host has run `graceSeconds` after the
+        /// settlement (the seed: "On next app open, Flutter detects server-side settlement"). Nil —
+        /// not judged — when the host never ran that long before the next session started, or the
+        /// history ended.
+        func cleanupDeadline(after session: FocusSession, graceSeconds: Double) -> Double? {
+            let settledT = session.settlements.compactMap { $0.serverSettled?.t ?? $0.deviceT }.max() ?? session.startT
+            guard let d = host.deadline(after: max(settledT, session.startT), graceSeconds: graceSeconds) else { return nil }
+            if sessions.contains(where: { $0.sessionId != session.sessionId && $0.startT > session.startT && $0.startT <= d }) { return nil }
+            return d
+        }
+
+        /// Another session than `session` was live at `t`: started, and not settled yet.
+        func anotherSessionLive(than session: FocusSession, atT t: Double) -> Bool {
+            sessions.contains { s in
+                s.sessionId != session.sessionId && s.startT <= t && !s.settlements.contains { ($0.serverSettled?.t ?? $0.deviceT ?? .infinity) <= t }
+            }
+        }
+
         /// Why the run cannot be judged, or nil if it can.
         var undecidableReason: String? {
             if runStarted == nil { return "no run_started: the history is not a whole run" }

@@ -4,8 +4,8 @@ import History
 
 extension FocusPledgeChecker {
     /// `start-enforced` (Testing Checklist, "Start session — Shields apply immediately,
-    /// DeviceActivity starts"): once the host has run `graceSeconds` after the user's start, every
-    /// selected app is shielded and the session's activity is registered. A start the host refused
+    /// DeviceActivity starts"): by the time the host has run `graceSeconds` after the user's start,
+    /// every selected app has been shielded and the session's activity registered. A start the host refused
     /// is a violation too: the user's start is never silently dropped. Not judged when the session
     /// was settled or stopped before that, or the host never ran long enough.
     enum StartEnforcedRule {
@@ -29,7 +29,14 @@ extension FocusPledgeChecker {
                 }
                 outcome.checkedCount += 1
                 let activity = FocusPledgeKeys.activityName(sessionId: sid)
-                let missing = run.selectedApps.subtracting(run.shieldedApps(atT: deadline))
+                // Applied at some point in [start, deadline]: what happens to them later (a violation
+                // concludes the session) is other rules' business.
+                let states = [run.shieldedApps(atT: start.t)]
+                    + run.shields.changes.filter { $0.t >= start.t && $0.t <= deadline }.map {
+                        Set(($0["apps"] ?? "").split(separator: ",").map(String.init))
+                    }
+                let best = states.min { run.selectedApps.subtracting($0).count < run.selectedApps.subtracting($1).count } ?? []
+                let missing = run.selectedApps.subtracting(best)
                 let registered = run.registration(activity, from: start.t, through: deadline)
                 var problems: [String] = []
                 if !missing.isEmpty { problems.append("\(missing.sorted().joined(separator: ",")) not shielded") }
