@@ -97,9 +97,9 @@ public struct FocusPledgePack: SystemPack {
             device.record("open_blocked_app", ["sid": sid, "app": app])
             device.useApp(app, seconds: Self.blockedAppUseSeconds, label: ["sid": sid, "violation": "open_blocked_app"])
         case .pressShieldButton(let app, let sid):
+            // The shield of `app` is on screen since the `openBlockedApp` just before (if iOS shielded it).
             device.record("press_shield_button", ["sid": sid, "app": app])
-            device.useApp(app, seconds: Self.blockedAppUseSeconds, label: ["sid": sid, "violation": "press_shield_button"])
-            device.pressShieldButton(.primaryButtonPressed, label: ["sid": sid])
+            device.pressShieldButton(.primaryButtonPressed, label: ["sid": sid, "violation": "press_shield_button"])
         case .openHost(let sid):
             device.record("open_host", sid.map { ["sid": $0] } ?? [:])
             device.openHost()

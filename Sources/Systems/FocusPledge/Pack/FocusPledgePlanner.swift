@@ -9,6 +9,8 @@ public enum FocusPledgePlanner {
     /// Violations and hand stops keep out of a session's first and last minute, so that they are
     /// unambiguously inside it whatever the emulated OS's callback latency.
     public static let sessionEdgeMillis = 60_000
+    /// How long the user looks at a shield before pressing its button (inside the session's edge).
+    public static let shieldReadingMillis = 3_000
     /// The user opens the host this long after the last pledge's planned end.
     public static let finalReturnMillis = 60_000
 
@@ -38,9 +40,10 @@ public enum FocusPledgePlanner {
                     let atMillis = generator.int(in: inside)
                     let kind = workload.violationKinds[generator.int(in: 0...(workload.violationKinds.count - 1))]
                     let app = workload.blockedApps[generator.int(in: 0...(workload.blockedApps.count - 1))]
-                    switch kind {
-                    case .openBlockedApp: violations.append((atMillis, .openBlockedApp(app: app, sessionId: sessionId)))
-                    case .pressShieldButton: violations.append((atMillis, .pressShieldButton(app: app, sessionId: sessionId)))
+                    // Pressing a button means opening the app first and reading its shield.
+                    violations.append((atMillis, .openBlockedApp(app: app, sessionId: sessionId)))
+                    if kind == .pressShieldButton {
+                        violations.append((atMillis + shieldReadingMillis, .pressShieldButton(app: app, sessionId: sessionId)))
                     }
                 }
             }
@@ -91,7 +94,7 @@ public enum FocusPledgePlanner {
             }
             sessions.append(PlannedSession(
                 sessionId: sessionId, startDeviceOffsetSeconds: seconds(startMillis), durationMinutes: durationMinutes,
-                stopDeviceOffsetSeconds: stopMillis.map(seconds), violationCount: violations.count
+                stopDeviceOffsetSeconds: stopMillis.map(seconds), violationCount: violations.filter { $0.action.isViolation }.count
             ))
             // The next session starts a gap after this one's planned end, even if it was stopped early:
             // sessions never overlap, whatever the emulated OS makes of a late intervalDidEnd.
@@ -130,7 +133,7 @@ public struct PlannedSession: Sendable, Equatable, Codable {
     public var durationMinutes: Int
     /// Offset of the user's `stopSession`, if they stop it by hand before the end.
     public var stopDeviceOffsetSeconds: Double?
-    /// Violations planned inside the session (before any hand stop).
+    /// Violations (openings of a blocked app) planned inside the session (before any hand stop).
     public var violationCount: Int
 
     public init(
@@ -156,7 +159,8 @@ public enum UserAction: Sendable, Equatable, Codable {
     case startSession(sessionId: String, durationMinutes: Int)
     /// The user opens a shielded app during the session (DeviceActivity threshold).
     case openBlockedApp(app: String, sessionId: String)
-    /// The user taps a button on the shield (ShieldAction extension).
+    /// The user taps the primary button of the shield on screen (ShieldAction extension); the
+    /// planner puts an `openBlockedApp` of the same app just before it.
     case pressShieldButton(app: String, sessionId: String)
     /// `stopNativeSession(sessionId:)` by hand, before the session's end.
     case stopSession(sessionId: String)
@@ -176,11 +180,10 @@ public enum UserAction: Sendable, Equatable, Codable {
         }
     }
 
+    /// One violation is one opening of a blocked app (a shield-button press follows its opening).
     public var isViolation: Bool {
-        switch self {
-        case .openBlockedApp, .pressShieldButton: true
-        default: false
-        }
+        if case .openBlockedApp = self { return true }
+        return false
     }
 
     // A flat `{"kind": ..., fields}` object: readable in schedule.json and easy for other tools,
