@@ -5,6 +5,7 @@
 //   post       --root R --name A --count N      N posts, then "done"
 //   heartbeat  --root R --writer W --interval S "ready", then beats until killed
 //   hold-lock  --root R                         takes the suite's and notify/'s locks, "locked", never lets go
+//   spawn-child --root R                        starts /bin/sleep as a ChildProcess, "child <pid>", waits
 // Every process uses app group `group.test` and suite `group.test`.
 import AppGroup
 import Foundation
@@ -121,6 +122,11 @@ do {
         try suiteLock.lock(timeout: .seconds(5))
         try notifyLock.lock(timeout: .seconds(5))
         emit("locked")
+        while true { sleep(1000) }
+    case "spawn-child":
+        // A grandchild for the tests: it must die with this process (PR_SET_PDEATHSIG).
+        let child = try ChildProcess.spawn("/bin/sleep", ["1000"], captureStdout: false)
+        emit("child \(child.pid)")
         while true { sleep(1000) }
     default:
         fail("unknown command \(command)")
