@@ -140,13 +140,18 @@ import Glibc
         let w = try t.helper(["writer", "--root", t.path, "--key", "n"])
         defer { w.killAndReap() }
         #expect(w.readLine(timeout: .seconds(10))?.hasPrefix("ack ") == true)
-        for i in 0..<400 {
+        // Sweep for a second, side by side with the writer: its temp exists for a part of every
+        // write, so thousands of sweeps see it many times.
+        let end = ContinuousClock.now + .seconds(1)
+        var sweeps = 0
+        while ContinuousClock.now < end {
             _ = try t.defaults()  // each one sweeps
-            if i % 20 == 0 {  // keep the writer's stdout pipe from filling up
+            sweeps += 1
+            if sweeps % 20 == 0 {  // keep the writer's stdout pipe from filling up
                 for _ in 0..<500 { if w.readLine(timeout: .milliseconds(1)) == nil { break } }
             }
         }
-        #expect(w.poll() == nil, "the writer died: \(String(describing: w.poll()))")
+        #expect(w.poll() == nil, "the writer died after \(sweeps) sweeps: \(String(describing: w.poll()))")
         #expect(w.readLine(timeout: .seconds(5))?.hasPrefix("ack ") == true)
     }
 }

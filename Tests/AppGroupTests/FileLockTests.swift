@@ -85,6 +85,25 @@ import Glibc
         withExtendedLifetime(holder) {}
     }
 
+    /// Every write lets go of the lock when it is done. Two instances hold two open file
+    /// descriptions, so their flocks exclude each other exactly as two processes' do.
+    @Test func everyWriteReleasesTheLock() throws {
+        let t = try TestRoot()
+        let bound = Duration.milliseconds(500)
+        let a = try SharedDefaults(container: t.container(), suiteName: TestRoot.group, lockTimeout: bound)
+        let b = try SharedDefaults(container: t.container(), suiteName: TestRoot.group, lockTimeout: bound)
+        try a.store(1, forKey: "n")
+        try b.store(2, forKey: "n")
+        try a.store(3, forKey: "n")
+        #expect(b.integer(forKey: "n") == 3)
+        let c = try DarwinNotificationCenter(deviceRoot: t.root, lockTimeout: bound)
+        let d = try DarwinNotificationCenter(deviceRoot: t.root, lockTimeout: bound)
+        try c.post("n")
+        try d.post("n")
+        try c.setState("n", 5)
+        #expect(try d.generation("n") == 2 && d.state("n") == 5)
+    }
+
     /// The same bound through the non-throwing UserDefaults-shaped setter: reported, not written.
     @Test func nonThrowingSetterReportsTheTimeout() throws {
         let t = try TestRoot()

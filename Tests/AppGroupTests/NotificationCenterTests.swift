@@ -33,8 +33,10 @@ import Glibc
         try c.post("s")
         #expect(try c.state("s") == 0xDEAD_BEEF_0000_0001)  // a post keeps the state
         #expect(eventually(timeout: .seconds(2)) { got.count == 1 })
+        try c.setState("s", 7)  // after a post too: the generation did not move again
         usleep(100_000)
         #expect(got.count == 1)  // setState produced no callback
+        #expect(try c.state("s") == 7)
     }
 
     @Test func checkStyleRegistration() throws {
