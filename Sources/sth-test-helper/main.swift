@@ -5,6 +5,8 @@
 //   post       --root R --name A --count N      N posts, then "done"
 //   heartbeat  --root R --writer W --interval S "ready", then beats until killed
 //   pingpong   ping|pong                         the test ping-pong system (PingPong.swift)
+//   hold-lock  --root R                         takes the suite's and notify/'s locks, "locked", never lets go
+//   spawn-child --root R                        starts /bin/sleep as a ChildProcess, "child <pid>", waits
 // Every process uses app group `group.test` and suite `group.test`.
 import AppGroup
 import Foundation
@@ -116,6 +118,20 @@ do {
         try w.beat()
         w.start()
         emit("ready")
+        while true { sleep(1000) }
+    case "hold-lock":
+        // A holder that never lets go (the tests SIGSTOP it): both lock files of PROTOCOL.md §1.
+        let prefs = try root.subdirectory("containers/\(group)/Library/Preferences")
+        let suiteLock = try FileLock(directory: prefs, name: group + ".plist.lock")
+        let notifyLock = try FileLock(directory: root.subdirectory(DarwinNotificationCenter.directoryName), name: ".lock")
+        try suiteLock.lock(timeout: .seconds(5))
+        try notifyLock.lock(timeout: .seconds(5))
+        emit("locked")
+        while true { sleep(1000) }
+    case "spawn-child":
+        // A grandchild for the tests: it must die with this process (PR_SET_PDEATHSIG).
+        let child = try ChildProcess.spawn("/bin/sleep", ["1000"], captureStdout: false)
+        emit("child \(child.pid)")
         while true { sleep(1000) }
     default:
         fail("unknown command \(command)")
