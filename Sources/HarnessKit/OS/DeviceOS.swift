@@ -139,7 +139,7 @@ public struct DeviceOS: Sendable {
     }
 
     /// The earliest device time after `now` at which something happens by itself.
-    public func nextDeadline() -> Double? {
+    public mutating func nextDeadline() -> Double? {
         var candidates: [Double] = []
         for name in activities.keys.sorted() {
             if let t = activities[name]!.nextBoundary(after: now, timeZone: timeZone) { candidates.append(t) }
