@@ -103,8 +103,14 @@ import Glibc
         let path: String
 
         init() throws {
-            path = NSTemporaryDirectory() + "sth-bad-inputs-\(getpid())"
             let fm = FileManager.default
+            // Fixtures of earlier test runs whose process is gone (the suite has no teardown).
+            for old in (try? fm.contentsOfDirectory(atPath: NSTemporaryDirectory())) ?? [] where old.hasPrefix("sth-bad-inputs-") {
+                if let pid = Int32(old.dropFirst("sth-bad-inputs-".count)), kill(pid, 0) != 0, errno == ESRCH {
+                    try? fm.removeItem(atPath: NSTemporaryDirectory() + old)
+                }
+            }
+            path = NSTemporaryDirectory() + "sth-bad-inputs-\(getpid())"
             try? fm.removeItem(atPath: path)
             try fm.createDirectory(atPath: path, withIntermediateDirectories: true)
             let good = """
