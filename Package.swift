@@ -40,6 +40,8 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // Tests only: property-based generators with shrinking, for the fuzz tests (Tests/Fuzz).
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // MARK: Core
@@ -190,6 +192,15 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             path: "Tests/Systems/FocusPledgeServerTests"
+        ),
+        // Bounded fuzzing of every format that crosses a process boundary; corpus in Tests/Fuzz/Corpus.
+        .testTarget(
+            name: "FuzzTests",
+            dependencies: [
+                "AppGroup", "HarnessKit", "History", "SystemRegistry",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            path: "Tests/Fuzz", exclude: ["Corpus"]
         ),
         .testTarget(
             name: "FocusPledgePackTests",

@@ -19,10 +19,10 @@ public final class SharedDefaults: @unchecked Sendable {
     /// A single value's encoded size limit (UserDefaults has none on iOS, but multi-megabyte
     /// defaults are a bug; a clear error beats a slow device).
     public static let maxValueBytes = 512 * 1024
-    /// The whole suite file's limit after a write.
+    /// The whole suite file's limit, for every path in (PROTOCOL.md §3): a write that would pass it
+    /// is refused, and a file found larger (another writer's) is corrupt. One limit both ways, so
+    /// a suite that can be read can always be written again.
     public static let maxSuiteBytes = 4 * 1024 * 1024
-    /// Files above this are not read at all (treated as corrupt).
-    static let maxReadBytes = 8 * 1024 * 1024
 
     public let suiteName: String
     public let container: AppGroupContainer
@@ -97,12 +97,12 @@ public final class SharedDefaults: @unchecked Sendable {
             return
         }
         do {
-            guard let bytes = try directory.readFile(fileName, limitBytes: Self.maxReadBytes) else {
+            guard let bytes = try directory.readFile(fileName, limitBytes: Self.maxSuiteBytes) else {
                 cache = [:]
                 cacheStamp = try currentStamp()
                 return
             }
-            cache = try PropertyListCodec.decodeDictionary(bytes)
+            cache = try Self.decodeSuite(bytes)
             // Stamp taken before the read: if the file changed meanwhile, the next read reloads.
             cacheStamp = stamp
         } catch let e as PropertyListCodec.Malformed {
@@ -112,14 +112,32 @@ public final class SharedDefaults: @unchecked Sendable {
         }
     }
 
+    /// A suite file's contents, or `Malformed` when it is not one or breaks a limit a write would
+    /// have refused: larger than `maxSuiteBytes` (checked by the read), or a value whose encoding is
+    /// over `maxValueBytes`. Our encoding inflates a value at most ~11× (64 tabs of indentation
+    /// per nested line, `>` → `&gt;`), so a file under 1/16 of the value limit cannot hold one.
+    static func decodeSuite(_ bytes: [UInt8]) throws -> [String: PropertyListValue] {
+        let suite = try PropertyListCodec.decodeDictionary(bytes)
+        if bytes.count > maxValueBytes / 16 {
+            for (k, v) in suite {
+                let size = PropertyListCodec.encodedSize(v)
+                if size > maxValueBytes {
+                    throw PropertyListCodec.Malformed(
+                        reason: "value for key \(String(reflecting: k)) is \(size) bytes encoded; the limit is \(maxValueBytes) bytes")
+                }
+            }
+        }
+        return suite
+    }
+
     /// Moves the corrupt file aside (under the file lock, after re-checking it is still the
     /// corrupt one), records it, and starts the suite empty.
     private func quarantine(reason: String, underFileLock: Bool) throws {
         if !underFileLock { try fileLock.lock(timeout: lockTimeout) }
         defer { if !underFileLock { fileLock.unlock() } }
         // Another process may have replaced or quarantined it meanwhile: re-validate under the lock.
-        if let bytes = try? directory.readFile(fileName, limitBytes: Self.maxReadBytes),
-            let d = try? PropertyListCodec.decodeDictionary(bytes)
+        if let bytes = try? directory.readFile(fileName, limitBytes: Self.maxSuiteBytes),
+            let d = try? Self.decodeSuite(bytes)
         {
             cache = d
             cacheStamp = try currentStamp()
@@ -129,9 +147,8 @@ public final class SharedDefaults: @unchecked Sendable {
             let aside = "\(fileName).corrupt-\(Int64(Date().timeIntervalSince1970 * 1000))"
             try directory.rename(fileName, to: aside)
             fileLock.writeCounter(fileLock.readCounter() &+ 1)
-            container.deviceRoot.recordQuarantine(
-                file: "containers/\(container.groupIdentifier)/Library/Preferences/\(fileName)",
-                movedTo: aside, reason: reason)
+            let preferences = "containers/\(container.groupIdentifier)/Library/Preferences/"
+            container.deviceRoot.recordQuarantine(file: preferences + fileName, movedTo: preferences + aside, reason: reason)
         }
         cache = [:]
         cacheStamp = try currentStamp()

@@ -96,9 +96,14 @@ import Glibc
         #expect(bad.isEmpty, "unparseable reads: \(bad.prefix(3))")
         #expect(reads > 500)
         #expect(t.root.quarantineRecords().isEmpty)
-        // Temp files of the dead writers are swept by the next writer to open the suite.
-        _ = try t.defaults()
+        // Temp files of the dead writers are swept by the next writer to open the suite, once
+        // they are older than SafeDirectory.staleTempSeconds (PROTOCOL.md §1): age them.
         let dir = (t.suitePath as NSString).deletingLastPathComponent
+        for name in try FileManager.default.contentsOfDirectory(atPath: dir) where name.hasPrefix(".tmp.") {
+            let old = Date().addingTimeInterval(-Double(SafeDirectory.staleTempSeconds) - 60)
+            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: dir + "/" + name)
+        }
+        _ = try t.defaults()
         let temps = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix(".tmp.") }
         #expect(temps.isEmpty, "left behind: \(temps.prefix(3))")
     }

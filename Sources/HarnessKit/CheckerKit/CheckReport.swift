@@ -8,6 +8,11 @@ public struct CheckReport: Codable, Equatable, Sendable {
     public var results: [InvariantResult]
     public var violations: [InvariantViolation]
     public var detectionLatency: DetectionLatency
+    /// Set when the run did not reach its end: the signal that stopped it (`SIGINT`, `SIGTERM`)
+    /// or `killed` (the history just stops). Undecided; `results` are what could be checked.
+    public var interruption: String?
+    /// Set when the device root was changed behind the harness's back during the run. Undecided.
+    public var tampered: String?
 
     /// A human reads a violation's history lines; more than this is noise.
     public static let maxRelevantEvents = 10

@@ -29,10 +29,12 @@ public final class ScenarioRunner: UserDevice {
         /// Where the stand-in executables are (next to `harness`).
         public var binDirectory: String
         public var progress: @Sendable (String) -> Void
+        /// The device root to use and keep (`--device-root`); nil: a fresh one, removed after the run.
+        public var deviceRoot: String?
 
         public init(
             scenario: Scenario, scenarioPath: String, variant: ScenarioVariant, seed: UInt64, durationOverride: Duration?,
-            outputDirectory: String, binDirectory: String, progress: @escaping @Sendable (String) -> Void
+            outputDirectory: String, binDirectory: String, progress: @escaping @Sendable (String) -> Void, deviceRoot: String? = nil
         ) {
             self.scenario = scenario
             self.scenarioPath = scenarioPath
@@ -42,6 +44,7 @@ public final class ScenarioRunner: UserDevice {
             self.outputDirectory = outputDirectory
             self.binDirectory = binDirectory
             self.progress = progress
+            self.deviceRoot = deviceRoot
         }
     }
 
@@ -79,7 +82,8 @@ public final class ScenarioRunner: UserDevice {
     let deviceRootPath: String
     let paths: RunPaths
     var root: DeviceRoot!
-    var clock: DeviceClock!
+    /// The harness's own device time; it writes `<root>/clock` and never reads it back.
+    let clock = HarnessClock()
     var rec: HarnessRecorder!
     var center: DarwinNotificationCenter!
     var plan: ScenarioPlan!
@@ -127,7 +131,7 @@ public final class ScenarioRunner: UserDevice {
         runDir = "\(options.outputDirectory)/\(options.scenario.name)-\(options.variant.rawValue)-seed\(options.seed)-\(stamp)-\(getpid())"
         // The device root lives on tmpfs when there is one: notify round trips are ~4x faster.
         let base = DeviceRoot.resolvePath(environment: [:])
-        deviceRootPath = (base as NSString).deletingLastPathComponent + "/runs/\(UUID().uuidString.prefix(12))"
+        deviceRootPath = options.deviceRoot ?? (base as NSString).deletingLastPathComponent + "/runs/\(UUID().uuidString.prefix(12))"
         paths = RunPaths(runDirectory: runDir, deviceRoot: deviceRootPath)
         stepped = options.scenario.clock.mode == .virtual
         table = ProcessTable(
@@ -147,18 +151,22 @@ public final class ScenarioRunner: UserDevice {
         var setupError: String?
         var report: CheckReport?
         var events = 0
+        let lease = o.deviceRoot == nil ? try? DeviceRootLease(path: deviceRootPath) : nil
+        let stream = HistoryStream(runDirectory: runDir)
         do {
             try setUp()
             loop()
             let merged = try finish()
             events = merged.events.count
-            report = pack.check(merged.events)
+            report = RunJudgement.judge(pack, merged.events)
             try writeReport(report!)
         } catch {
             setupError = "\(error)"
             shutdownAll()
         }
-        try? FileManager.default.removeItem(atPath: deviceRootPath)
+        stream.stop()
+        if o.deviceRoot == nil { try? FileManager.default.removeItem(atPath: deviceRootPath) }
+        lease?.release()
         return Outcome(
             runDirectory: runDir, rerunCommand: rerunCommand(), report: report, setupError: setupError,
             faultCounts: table.faultCounts, wallSeconds: Double(Self.now() - t0) / 1e9, historyEvents: events)
@@ -180,13 +188,12 @@ public final class ScenarioRunner: UserDevice {
                 throw RunError("\(pack.id)'s \(role.name) does not take part in virtual time; run it with clock.mode: fixed")
             }
             steppedNow = start
-            try DeviceClock.write(.stepped(at: start, timeZone: o.scenario.clock.timeZone), to: root)
+            try clock.write(.stepped(at: start, timeZone: o.scenario.clock.timeZone), to: root)
             schedulerInbox = try SchedulerInbox(deviceRoot: root)
         } else {
-            try DeviceClock.write(
+            try clock.write(
                 DeviceClock.Configuration(epochUnixSeconds: start, rate: o.scenario.clock.rate, timeZone: o.scenario.clock.timeZone), to: root)
         }
-        clock = DeviceClock(deviceRoot: root)
         rec = try HarnessRecorder(runDirectory: runDir, clock: clock)
         center = try DarwinNotificationCenter(deviceRoot: root)
         let osDirty = self.osDirty
@@ -496,6 +503,7 @@ public final class ScenarioRunner: UserDevice {
         let hardDeadline = startNanos + Int64(plan.wallSpanMillis) * 1_000_000 + Self.overrunWallNanos
         var lastProgress = Self.now()
         while true {
+            if stopRequested() { return }
             let now = Self.now()
             if now > hardDeadline {
                 rec.record("run_overran", [
@@ -616,7 +624,7 @@ public final class ScenarioRunner: UserDevice {
         steppedNow = t
         steps += 1
         do {
-            try DeviceClock.write(.stepped(at: t, timeZone: o.scenario.clock.timeZone), to: root)
+            try clock.write(.stepped(at: t, timeZone: o.scenario.clock.timeZone), to: root)
         } catch {
             rec.record("clock_error", ["error": "\(error)"])
         }
@@ -635,6 +643,7 @@ public final class ScenarioRunner: UserDevice {
         var lastProgress = Self.now()
         quiesce()
         while true {
+            if stopRequested() { return }
             // Everything due at this instant, in a fixed order, each followed by quiet.
             if scanEmulatedOSIfNeeded() { quiesce() }
             let due = table.due(now: ticks())

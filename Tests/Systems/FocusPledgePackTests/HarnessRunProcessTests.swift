@@ -30,6 +30,10 @@ import Glibc
         """
 
     final class Dir {
+        struct Failure: Error, CustomStringConvertible {
+            let description: String
+            init(_ d: String) { description = d }
+        }
         let path: String
         init() throws {
             path = NSTemporaryDirectory() + "sth-run-\(getpid())-\(UUID().uuidString.prefix(8))"
