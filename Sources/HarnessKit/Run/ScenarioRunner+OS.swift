@@ -122,7 +122,7 @@ extension ScenarioRunner {
     }
 
     /// A reboot is due: iOS forgets what it held, every device process dies; the apps come back
-    /// when the user opens them (the host at once, as the workload's user would).
+    /// when the user opens them (`openHost`, or at the latest when the run settles).
     func rebootIfDue() -> Bool {
         guard let next = rebootsLeft.first, o.scenario.clock.start.timeIntervalSince1970 + Double(next) <= now else { return false }
         rebootsLeft.removeFirst()
@@ -131,6 +131,15 @@ extension ScenarioRunner {
         execute(table.reboot(deviceRoles: deviceRoles))
         deferredCalls.removeAll()
         return true
+    }
+
+    /// The workload is over: a host that iOS terminated (force quit, reboot) and the user has not
+    /// opened since is opened once, so that the system can finish what is pending while it settles
+    /// (recorded as the user's `open_host_to_settle`). A suspended host stays suspended.
+    func reopenHostForSettling() {
+        guard let host = hostRole, let entry = table.entry(host), entry.heldDownByOS else { return }
+        record("open_host_to_settle", [:])
+        openHost()
     }
 
     var nextReboot: Double? { rebootsLeft.first.map { o.scenario.clock.start.timeIntervalSince1970 + Double($0) } }

@@ -350,6 +350,9 @@ public final class ScenarioRunner: UserDevice {
     }
 
     public func tap(in role: String, _ message: AppMessage) {
+        // A tap in the host means the user has it open: one iOS suspended or terminated (force
+        // quit, reboot) is opened first. (One the nemesis killed comes back on its own schedule.)
+        if role == hostRole, let entry = table.entry(role), entry.heldDownByOS || entry.osSuspended { openHost() }
         var m = message
         m.seq = inboxSeq
         inboxSeq += 1
@@ -537,6 +540,7 @@ public final class ScenarioRunner: UserDevice {
                 quiesceStarted = now
                 rec.record("quiesce", [:])
                 execute(table.beginQuiesce(now: now))
+                reopenHostForSettling()
             }
             if quiescing && deviceNow >= quiesceUntilDevice && now - quiesceStarted >= Self.quiesceMinWallNanos
                 && !table.extensionCallsRunning
@@ -678,6 +682,7 @@ public final class ScenarioRunner: UserDevice {
                 rec.record("quiesce", [:])
                 armedFaultsDropped()
                 execute(table.beginQuiesce(now: ticks()))
+                reopenHostForSettling()
                 quiesce()
                 continue
             }
