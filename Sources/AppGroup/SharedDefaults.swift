@@ -31,6 +31,13 @@ public final class SharedDefaults: @unchecked Sendable {
     public let durable: Bool
     /// Called with every error the non-throwing UserDefaults-shaped methods swallow.
     public var onError: (@Sendable (AppGroupError) -> Void)?
+    /// Called when a harness-armed fault (`DefaultsFaults`) acts: `stale_read` or `torn_write`.
+    public var onFault: (@Sendable (String, [String: String]) -> Void)?
+    /// The harness's faults for this process (`DefaultsFaults.current`); nil = none.
+    public var faults: DefaultsFaults? = DefaultsFaults.current
+    private lazy var faultClock = DeviceClock(deviceRoot: container.deviceRoot)
+    /// Stale fault: device time at which this reader first saw the suite changed and kept its cache.
+    private var staleSince: Double?
 
     let fileName: String
     let directory: SafeDirectory
@@ -91,6 +98,7 @@ public final class SharedDefaults: @unchecked Sendable {
     private func refresh(underFileLock: Bool) throws {
         let stamp = try currentStamp()
         if stamp == cacheStamp { return }
+        if !underFileLock, cacheStamp != nil, keepStaleCache() { return }
         guard stamp.exists else {
             cache = [:]
             cacheStamp = stamp
@@ -128,6 +136,36 @@ public final class SharedDefaults: @unchecked Sendable {
             }
         }
         return suite
+    }
+
+    /// Stale fault: true while this reader keeps serving its cache although the suite changed.
+    private func keepStaleCache() -> Bool {
+        guard let faults else { return false }
+        let now = faultClock.nowUnixSeconds()
+        guard let seconds = faults.staleSeconds(at: now) else {
+            staleSince = nil
+            return false
+        }
+        if staleSince == nil {
+            staleSince = now
+            onFault?("stale_read", ["suite": suiteName, "staleSeconds": String(seconds)])
+        }
+        if now < staleSince! + seconds { return true }
+        staleSince = nil
+        return false
+    }
+
+    /// Torn-write fault: lands the first changed key of a multi-key write, then dies.
+    private func tearIfArmed(_ next: [String: PropertyListValue]) throws {
+        guard let faults, let rule = faults.tornRule(at: faultClock.nowUnixSeconds()) else { return }
+        let changed = Set(next.keys).union(cache.keys).filter { next[$0] != cache[$0] }.sorted()
+        guard changed.count >= 2, DefaultsFaults.claimTear(rule, root: container.deviceRoot) else { return }
+        var partial = cache
+        partial[changed[0]] = next[changed[0]]
+        try directory.writeAtomically(fileName, bytes: PropertyListCodec.encode(partial), fsync: durable)
+        fileLock.writeCounter(fileLock.readCounter() &+ 1)
+        onFault?("torn_write", ["suite": suiteName, "landed": changed[0], "lost": changed.dropFirst().joined(separator: ",")])
+        kill(getpid(), SIGKILL)
     }
 
     /// Moves the corrupt file aside (under the file lock, after re-checking it is still the
@@ -272,6 +310,7 @@ public final class SharedDefaults: @unchecked Sendable {
         if bytes.count > Self.maxSuiteBytes {
             throw AppGroupError.suiteTooLarge(suite: suiteName, bytes: bytes.count, limitBytes: Self.maxSuiteBytes)
         }
+        try tearIfArmed(next)
         try directory.writeAtomically(fileName, bytes: bytes, fsync: durable)
         fileLock.writeCounter(fileLock.readCounter() &+ 1)
         cache = next
