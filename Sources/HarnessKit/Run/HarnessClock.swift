@@ -47,6 +47,13 @@ final class HarnessClock: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// The configuration the harness last wrote (a time-zone change rewrites it with a new zone).
+    var current: DeviceClock.Configuration? {
+        lock.lock()
+        defer { lock.unlock() }
+        return configuration
+    }
+
     /// Device unix seconds from the configuration the harness wrote (real time before the first write).
     func nowUnixSeconds() -> Double {
         lock.lock()

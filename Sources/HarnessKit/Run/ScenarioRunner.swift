@@ -101,6 +101,15 @@ public final class ScenarioRunner: UserDevice {
     var traceOffsets: [String: UInt64] = [:]
     var shieldResponses: [Int: ShieldActionResponse] = [:]
     var rebootsLeft: [Int] = []
+    var revocationsLeft: [Int] = []
+    var timeZoneChangesLeft: [Scenario.TimeZoneChange] = []
+    /// The device's time zone now (`os.timeZoneChanges` move it).
+    var deviceTimeZone = "UTC"
+    var lastPendingNotifications: [NotificationRequestRecord]?
+    var promptGenerations: [UInt64] = []
+    var answeredPrompts: Set<String> = []
+    /// `os.faults` of the App Group (stale_defaults, torn_write), as each role's environment.
+    var defaultsFaultEnvironment: [String: String] = [:]
     /// Virtual time: the clock steps when the system is idle (PROTOCOL.md §9).
     let stepped: Bool
     var scheduler = VirtualScheduler()
@@ -203,6 +212,11 @@ public final class ScenarioRunner: UserDevice {
         os = makeOS(start: start)
         osDeadline = os.nextDeadline()
         rebootsLeft = o.scenario.os.reboots
+        revocationsLeft = o.scenario.os.revokeAt
+        timeZoneChangesLeft = o.scenario.os.timeZoneChanges
+        deviceTimeZone = o.scenario.clock.timeZone
+        try center.addObserver(SystemPaths.notificationsChanged) { _ in osDirty.set() }
+        try center.addObserver(SystemPaths.authorizationChanged) { _ in osDirty.set() }
 
         plan = ScenarioPlan.make(scenario: o.scenario, seed: o.seed, durationOverride: o.durationOverride)
         try plan.jsonData().write(to: URL(fileURLWithPath: runDir + "/schedule.json"), options: .atomic)
@@ -220,6 +234,11 @@ public final class ScenarioRunner: UserDevice {
         ]
         started.merge(pack.runFacts(o.scenario.configuration)) { core, _ in core }
         rec.record("run_started", started)
+        perform(os.apply(.boot))
+        defaultsFaultEnvironment = Self.defaultsFaultEnvironment(o.scenario.os.faults, roles: pack.descriptor.roles)
+        for (role, spec) in defaultsFaultEnvironment.sorted(by: { $0.key < $1.key }) {
+            rec.record("defaults_fault_armed", ["target": role, "spec": spec])
+        }
         // Servers first (the apps talk to them), then the apps; each must be ready before the next.
         let longLived = pack.descriptor.roles.filter(\.lifetime.isLongLived)
         for role in longLived.filter({ $0.lifetime == .server }) + longLived.filter({ $0.lifetime == .app }) {
@@ -265,8 +284,10 @@ public final class ScenarioRunner: UserDevice {
     func start(_ role: ProcessRole, extra: [String]) throws -> ChildProcess {
         let fd = logFd(role.name)
         defer { if fd >= 0 { close(fd) } }
+        var env = envBase
+        if let spec = defaultsFaultEnvironment[role.name] { env[DefaultsFaults.environmentVariable] = spec }
         let child = try ChildProcess.spawn(
-            o.binDirectory + "/" + role.executable, role.arguments + extra, environment: envBase, captureStdout: false,
+            o.binDirectory + "/" + role.executable, role.arguments + extra, environment: env, captureStdout: false,
             stdoutTo: fd, stderrTo: fd)
         children[child.pid] = child
         return child
@@ -382,6 +403,11 @@ public final class ScenarioRunner: UserDevice {
 
     public func forceQuitHost() { osApply(.user(.forceQuitHost)) }
 
+    public func tapNotification(_ identifier: String, action: String) {
+        osScanNotifications()
+        osApply(.user(.tapNotification(identifier: identifier, action: action, foreground: notificationActionForegrounds(identifier, action: action))))
+    }
+
     /// iOS launches an extension process for one call the OS made (`delivery` is its id).
     /// `killedByOS`: a field fault kills it before it returns — at launch, so that the outcome
     /// does not depend on how far it got in wall time (PROTOCOL.md §10).
@@ -475,7 +501,8 @@ public final class ScenarioRunner: UserDevice {
     /// when one of its deadlines came; true if anything was recorded or launched.
     @discardableResult
     func scanEmulatedOSIfNeeded() -> Bool {
-        let gens = [EmulatedOSPaths.deviceActivityChanged, EmulatedOSPaths.managedSettingsChanged].map { (try? center.generation($0)) ?? 0 }
+        let gens = [EmulatedOSPaths.deviceActivityChanged, EmulatedOSPaths.managedSettingsChanged, SystemPaths.notificationsChanged]
+            .map { (try? center.generation($0)) ?? 0 }
         let due = osDeadline.map { $0 <= steppedNow } ?? false
         guard gens != scannedGenerations || due else { return false }
         let before = rec.counts.values.reduce(0, +)
@@ -534,7 +561,9 @@ public final class ScenarioRunner: UserDevice {
                 osScan()
             }
             osTick()
+            answerPrompts()
             if !quiescing { _ = rebootIfDue() }
+            _ = osScheduleIfDue()
             if !quiescing && actionIndex == actionTimes.count && deviceNow >= workloadEnd {
                 quiescing = true
                 quiesceStarted = now
@@ -584,6 +613,7 @@ public final class ScenarioRunner: UserDevice {
         var changed = true
         while true {
             if reap() { changed = true }
+            if answerPrompts() { changed = true }
             let reports = schedulerInbox?.read(timeoutMillis: 0) ?? []
             for report in reports { scheduler.received(report) }
             if !reports.isEmpty { changed = true }
@@ -628,7 +658,7 @@ public final class ScenarioRunner: UserDevice {
         steppedNow = t
         steps += 1
         do {
-            try clock.write(.stepped(at: t, timeZone: o.scenario.clock.timeZone), to: root)
+            try clock.write(.stepped(at: t, timeZone: deviceTimeZone), to: root)
         } catch {
             rec.record("clock_error", ["error": "\(error)"])
         }
@@ -663,6 +693,10 @@ public final class ScenarioRunner: UserDevice {
             if !quiescing && rebootIfDue() {
                 quiesce()
                 continue
+            }
+            if osScheduleIfDue() {
+                quiesce()
+                while scanEmulatedOSIfNeeded() { quiesce() }
             }
             if !quiescing {
                 while let f = faults.first, deviceStart + Double(f.atOffsetMillis) / 1000 <= steppedNow {
@@ -704,6 +738,7 @@ public final class ScenarioRunner: UserDevice {
             if let t = deferredCalls.map(\.ticks).min() { candidates.append(Double(t) / 1000) }
             if let t = osDeadline { candidates.append(t) }
             if !quiescing, let t = nextReboot { candidates.append(t) }
+            if let t = nextScheduledOSEvent { candidates.append(t) }
             let next = candidates.filter { $0 > steppedNow }.min() ?? (steppedNow + 0.001)
             advance(to: next)
             quiesce()

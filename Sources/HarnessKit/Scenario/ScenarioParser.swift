@@ -154,8 +154,10 @@ struct NodeReader {
         var settleSeconds = Scenario.defaultSettleSeconds
         if let node = top["settle"] { settleSeconds = try duration(node, "settle") }
         let nemesis = try self.nemesis(top["nemesis"], targets: system.descriptor.nemesisTargets)
-        let os = try self.os(top["os"], start: clock.start)
-        let configuration = try system.configuration(from: ScenarioSection(fields: top))
+        let os = try self.os(top["os"], start: clock.start, roles: system.descriptor.roles.filter { $0.lifetime != .server }.map(\.name))
+        var sections = top
+        (sections.clock, sections.timeZoneChanges) = (clock, os.timeZoneChanges)  // for local times of day (LocalTimeSchedule)
+        let configuration = try system.configuration(from: ScenarioSection(fields: sections))
         var scenario = Scenario(
             name: name, system: system, variants: variants, clock: clock, durationSeconds: durationSeconds,
             settleSeconds: settleSeconds, nemesis: nemesis, configuration: configuration)
@@ -245,6 +247,9 @@ struct NodeReader {
         let path: String
         let reader: NodeReader
         let values: [String: Node]
+        /// The scenario's clock and time-zone changes, carried to the pack's sections.
+        var clock: Scenario.Clock?
+        var timeZoneChanges: [Scenario.TimeZoneChange] = []
 
         subscript(key: String) -> Node? { values[key] }
 

@@ -140,4 +140,9 @@ public protocol UserDevice: AnyObject {
     func leaveHost()
     /// The user swipes the host away: terminated until opened again.
     func forceQuitHost()
+    /// The user taps a delivered notification (`action`: `com.apple.UNNotificationDefaultActionIdentifier`)
+    /// or one of its actions: the host gets the response in its inbox and is launched or foregrounded
+    /// (or run in the background for an action without `.foreground`). Recorded as unavailable if
+    /// the notification is not in Notification Center.
+    func tapNotification(_ identifier: String, action: String)
 }
