@@ -84,8 +84,15 @@ let package = Package(
         ),
         // The baseline the notify benchmark is measured against: raw temp+rename+inotify in C.
         .executableTarget(name: "notify-pingpong-c", path: "Sources/notify-pingpong-c"),
-        // Small executable the tests spawn as a separate process (writers, observers, heartbeats, ping-pong).
-        .executableTarget(name: "sth-test-helper", dependencies: ["AppGroup", "Supervision"], path: "Sources/sth-test-helper"),
+        // Small executable the tests spawn as a separate process (writers, observers, heartbeats,
+        // ping-pong, the OS probe written against the Apple-named frameworks).
+        .executableTarget(
+            name: "sth-test-helper",
+            dependencies: [
+                "AppGroup", "Supervision", "ScreenTimeShims", "StandInKit", "SystemKit", "DeviceActivity", "FamilyControls", "ManagedSettings",
+                "ManagedSettingsUI", "UIKitSubset", "UserNotifications",
+            ],
+            path: "Sources/sth-test-helper"),
 
         // MARK: Emulated iOS — the shared model, the system/ files, the Apple-named frameworks, the harness side
         .target(name: "ScreenTimeModel", path: "Sources/ScreenTimeModel"),

@@ -7,6 +7,7 @@
 //   pingpong   ping|pong                         the test ping-pong system (PingPong.swift)
 //   hold-lock  --root R                         takes the suite's and notify/'s locks, "locked", never lets go
 //   spawn-child --root R                        starts /bin/sleep as a ChildProcess, "child <pid>", waits
+//   osprobe    host|monitor|shield|config ...    the test OS probe system (OSProbe.swift)
 // Every process uses app group `group.test` and suite `group.test`.
 import AppGroup
 import Foundation
@@ -37,6 +38,10 @@ func parseOptions() -> (String, [String: [String]]) {
         options[String(k.dropFirst(2)), default: []].append(args.removeFirst())
     }
     return (command, options)
+}
+if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "osprobe" {
+    Executables.dieWithParent()
+    OSProbe.run(Array(CommandLine.arguments.dropFirst(2)))
 }
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "pingpong" {
     Executables.dieWithParent()
