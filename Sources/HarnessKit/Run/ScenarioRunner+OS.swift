@@ -288,7 +288,7 @@ extension ScenarioRunner {
 
 extension ScenarioRunner {
     /// `os.faults` that act on the App Group (stale_defaults, torn_write), as the
-    /// `SCREENTIME_DEFAULTS_FAULTS` value of each device role they select (PROTOCOL.md §3.4).
+    /// `SCREENTIME_DEFAULTS_FAULTS` value of each device role they select (PROTOCOL.md §3, §10.5).
     static func defaultsFaultEnvironment(_ faults: [FieldFault], roles: [ProcessRole]) -> [String: String] {
         var perRole: [String: DefaultsFaults] = [:]
         let deviceRoles = roles.filter { $0.lifetime != .server }.map(\.name)
