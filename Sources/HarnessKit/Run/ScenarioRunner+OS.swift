@@ -182,7 +182,9 @@ extension ScenarioRunner {
                 rec.record("notification_tap_unavailable", ["identifier": identifier, "why": "not in delivered.json"])
                 return
             }
-            tap(in: host, AppMessage(action: NotificationResponseMessage.action, fields: fields))
+            // The OS already launched or continued the host as the action asks (foreground or
+            // background): not a user tap inside the app, which would foreground it.
+            sendToInbox(host, AppMessage(action: NotificationResponseMessage.action, fields: fields))
         } catch {
             rec.record("system_file_error", ["error": "\(error)"])
         }

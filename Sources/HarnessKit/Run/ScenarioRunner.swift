@@ -374,6 +374,12 @@ public final class ScenarioRunner: UserDevice {
         // A tap in the host means the user has it open: one iOS suspended or terminated (force
         // quit, reboot) is opened first. (One the nemesis killed comes back on its own schedule.)
         if role == hostRole, let entry = table.entry(role), entry.heldDownByOS || entry.osSuspended { openHost() }
+        sendToInbox(role, message)
+    }
+
+    /// Writes `message` to the role's inbox (PROTOCOL.md §7.7) without opening anything: the OS's
+    /// own messages (a notification response) arrive however iOS launched the app.
+    func sendToInbox(_ role: String, _ message: AppMessage) {
         var m = message
         m.seq = inboxSeq
         inboxSeq += 1
