@@ -40,6 +40,8 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // Tests only: property-based generators with shrinking, for the fuzz tests (Tests/Fuzz).
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // MARK: Core
@@ -82,8 +84,15 @@ let package = Package(
         ),
         // The baseline the notify benchmark is measured against: raw temp+rename+inotify in C.
         .executableTarget(name: "notify-pingpong-c", path: "Sources/notify-pingpong-c"),
-        // Small executable the tests spawn as a separate process (writers, observers, heartbeats, ping-pong).
-        .executableTarget(name: "sth-test-helper", dependencies: ["AppGroup", "Supervision"], path: "Sources/sth-test-helper"),
+        // Small executable the tests spawn as a separate process (writers, observers, heartbeats,
+        // ping-pong, the OS probe written against the Apple-named frameworks).
+        .executableTarget(
+            name: "sth-test-helper",
+            dependencies: [
+                "AppGroup", "Supervision", "ScreenTimeShims", "StandInKit", "SystemKit", "DeviceActivity", "FamilyControls", "ManagedSettings",
+                "ManagedSettingsUI", "UIKitSubset", "UserNotifications",
+            ],
+            path: "Sources/sth-test-helper"),
 
         // MARK: Emulated iOS — the shared model, the system/ files, the Apple-named frameworks, the harness side
         .target(name: "ScreenTimeModel", path: "Sources/ScreenTimeModel"),
@@ -190,6 +199,15 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             path: "Tests/Systems/FocusPledgeServerTests"
+        ),
+        // Bounded fuzzing of every format that crosses a process boundary; corpus in Tests/Fuzz/Corpus.
+        .testTarget(
+            name: "FuzzTests",
+            dependencies: [
+                "AppGroup", "HarnessKit", "History", "SystemRegistry",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            path: "Tests/Fuzz", exclude: ["Corpus"]
         ),
         .testTarget(
             name: "FocusPledgePackTests",

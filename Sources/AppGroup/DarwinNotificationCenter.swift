@@ -72,23 +72,46 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
         }
     }
 
-    /// Read-modify-write of one name's record under the namespace lock.
-    private func mutate(_ name: String, _ body: (NotifyRecord) -> NotifyRecord) throws {
+    private enum Change {
+        case post
+        case setState(UInt64)
+    }
+
+    /// Read-modify-write of one name's record under the namespace lock (PROTOCOL.md §4.2).
+    ///
+    /// `notify/.lock` also holds the namespace's high-water generation (8 bytes, little-endian,
+    /// like a suite's lock file): a post writes `1 + max(the name's generation, high-water)`, so a
+    /// generation never repeats one an observer may already have delivered — not after a corrupt
+    /// record was quarantined, nor after a record was deleted. The high-water is raised before the
+    /// rename, so a writer killed between the two leaves it ahead, never behind.
+    private func mutate(_ name: String, _ change: Change) throws {
         try NotifyName.validate(name)
         try lock.withLock(timeout: lockTimeout) {
-            var current = NotifyRecord(generation: 0, state: 0)
+            var current: NotifyRecord?
+            var quarantined = false
             do {
                 if let bytes = try directory.readSmallFile(name, maxBytes: Self.maxFileBytes) {
                     if let r = NotifyRecord.decode(bytes) {
                         current = r
                     } else {
                         try quarantine(name, reason: "not a notify record")
+                        quarantined = true
                     }
                 }
             } catch AppGroupError.malformedFile(_, let reason) {
                 try quarantine(name, reason: reason)
+                quarantined = true
             }
-            let next = body(current)
+            let highWater = lock.readCounter()
+            let next: NotifyRecord
+            switch change {
+            case .post:
+                next = NotifyRecord(generation: NotifyRecord.generation(after: max(current?.generation ?? 0, highWater)), state: current?.state ?? 0)
+            case .setState(let state):
+                // A replaced corrupt record takes the high-water: at least what it may have had.
+                next = NotifyRecord(generation: current?.generation ?? (quarantined ? highWater : 0), state: state)
+            }
+            if next.generation > highWater { lock.writeCounter(next.generation) }
             // The temp name carries the new generation ("g<gen>"), so an observer that sees the
             // rename's IN_MOVED_FROM learns it without opening the file (PROTOCOL.md §4.3).
             try directory.writeAtomically(name, bytes: next.encoded, fsync: false, tempTag: "g\(next.generation)")
@@ -105,12 +128,12 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
 
     /// notify_post: bumps the generation; observers everywhere get at least one callback.
     public func post(_ name: String) throws {
-        try mutate(name) { NotifyRecord(generation: $0.generation &+ 1, state: $0.state) }
+        try mutate(name, .post)
     }
 
     /// notify_set_state: stores a 64-bit state without posting.
     public func setState(_ name: String, _ state: UInt64) throws {
-        try mutate(name) { NotifyRecord(generation: $0.generation, state: state) }
+        try mutate(name, .setState(state))
     }
 
     /// notify_get_state: 0 for a name never set.

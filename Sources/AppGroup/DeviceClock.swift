@@ -53,17 +53,41 @@ public final class DeviceClock: @unchecked Sendable {
         /// Bounds: in the fixed-rate mode a rate of 0 would freeze time and make every timer wait
         /// forever (the stepped mode is the way to stop time).
         public static let rateRange: ClosedRange<Double> = 0.001...100_000
+        /// Device time is a unix time in 1970-01-01 ... 9999-12-31T23:59:59Z (what ISO 8601 and
+        /// every calendar here can print); `epochUnixSeconds`, `offsetSeconds` and their sum stay in it.
+        public static let unixSecondsRange: ClosedRange<Double> = 0...253_402_300_799
+        public static let maxTimeZoneBytes = 64
+        /// How far in the future of this process's CLOCK_MONOTONIC an anchor may lie: the harness
+        /// reads CLOCK_MONOTONIC just before writing, and it is system-wide.
+        public static let anchorSlackNanos: UInt64 = 1_000_000_000
 
-        public func validate() throws {
-            guard version == 1 else { throw AppGroupError.malformedFile(path: "clock", reason: "unknown version \(version)") }
-            guard mode == nil || isStepped else {
-                throw AppGroupError.malformedFile(path: "clock", reason: "unknown mode \(mode ?? "")")
+        /// Every field bounded (PROTOCOL.md §2); a clock file that breaks one is malformed.
+        public func validate(monotonicNow: UInt64 = DeviceClock.monotonicNanos()) throws {
+            func bad(_ reason: String) -> AppGroupError { .malformedFile(path: "clock", reason: reason) }
+            guard version == 1 else { throw bad("unknown version \(version)") }
+            guard mode == nil || isStepped else { throw bad("unknown mode \(mode ?? "")") }
+            guard epochUnixSeconds.isFinite, Self.unixSecondsRange.contains(epochUnixSeconds) else {
+                throw bad("epochUnixSeconds \(epochUnixSeconds) is outside \(Self.unixSecondsRange)")
             }
-            guard isStepped || Self.rateRange.contains(rate), epochUnixSeconds.isFinite, offsetSeconds.isFinite else {
-                throw AppGroupError.malformedFile(path: "clock", reason: "rate must be in \(Self.rateRange), times finite")
+            guard offsetSeconds.isFinite, abs(offsetSeconds) <= Self.unixSecondsRange.upperBound,
+                Self.unixSecondsRange.contains(epochUnixSeconds + offsetSeconds)
+            else {
+                throw bad("offsetSeconds \(offsetSeconds) puts device time outside \(Self.unixSecondsRange)")
             }
-            guard TimeZone(identifier: timeZone) != nil else {
-                throw AppGroupError.malformedFile(path: "clock", reason: "unknown time zone \(timeZone)")
+            if isStepped {
+                guard rate.isFinite, rate >= 0, rate <= Self.rateRange.upperBound else { throw bad("rate \(rate) is outside 0...\(Self.rateRange.upperBound)") }
+            } else {
+                guard Self.rateRange.contains(rate) else { throw bad("rate \(rate) is outside \(Self.rateRange)") }
+                guard anchorMonotonicNanos <= monotonicNow &+ Self.anchorSlackNanos, anchorMonotonicNanos <= UInt64(Int64.max) else {
+                    throw bad("anchorMonotonicNanos \(anchorMonotonicNanos) is in the future of CLOCK_MONOTONIC (\(monotonicNow))")
+                }
+                let elapsed = Double(monotonicNow > anchorMonotonicNanos ? monotonicNow - anchorMonotonicNanos : 0) / 1e9
+                guard Self.unixSecondsRange.contains(epochUnixSeconds + offsetSeconds + elapsed * rate) else {
+                    throw bad("device time now would be outside \(Self.unixSecondsRange)")
+                }
+            }
+            guard timeZone.utf8.count <= Self.maxTimeZoneBytes, TimeZone(identifier: timeZone) != nil else {
+                throw bad("unknown time zone \(String(reflecting: String(timeZone.prefix(Self.maxTimeZoneBytes))))")
             }
         }
     }

@@ -52,11 +52,18 @@ public final class FileLock: @unchecked Sendable {
         return try body()
     }
 
-    /// The 8-byte little-endian counter stored at offset 0 of the lock file (0 when absent).
+    /// The 8-byte little-endian counter stored at offset 0 of the lock file (PROTOCOL.md §1).
+    /// An empty file is 0. A file shorter than 8 bytes holds the low bytes of the counter (the
+    /// missing high bytes are 0), so a short file never reads as a reset; writers always write 8.
     public func readCounter() -> UInt64 {
-        var v: UInt64 = 0
-        let n = pread(fd, &v, 8, 0)
-        return n == 8 ? UInt64(littleEndian: v) : 0
+        var bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0)
+        let n = withUnsafeMutableBytes(of: &bytes) { pread(fd, $0.baseAddress, 8, 0) }
+        guard n > 0 else { return 0 }
+        return withUnsafeBytes(of: bytes) { raw in
+            var v: UInt64 = 0
+            for i in (0..<n).reversed() { v = v << 8 | UInt64(raw[i]) }
+            return v
+        }
     }
 
     /// Writes the counter; call only while holding the lock.

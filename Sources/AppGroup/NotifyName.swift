@@ -29,12 +29,17 @@ public struct NotifyRecord: Equatable, Sendable {
 
     public var encoded: [UInt8] { Array("v1 \(generation) \(state)\n".utf8) }
 
+    /// The generation a post writes after `g`: `g + 1`, wrapping from 2^64−1 to 1 (0 means "never
+    /// posted", PROTOCOL.md §4.2).
+    public static func generation(after g: UInt64) -> UInt64 { g == .max ? 1 : g + 1 }
+
     public static func decode(_ bytes: [UInt8]) -> NotifyRecord? {
         guard bytes.count <= 64, bytes.last == UInt8(ascii: "\n") else { return nil }
         let parts = bytes.dropLast().split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].elementsEqual("v1".utf8) else { return nil }
         func num(_ s: ArraySlice<UInt8>) -> UInt64? {
-            guard !s.isEmpty, s.count <= 20 else { return nil }
+            // Canonical decimal only: no sign, no leading zero (so each value has one spelling).
+            guard !s.isEmpty, s.count <= 20, s.count == 1 || s.first != 0x30 else { return nil }
             var v: UInt64 = 0
             for c in s {
                 guard c >= 0x30 && c <= 0x39 else { return nil }

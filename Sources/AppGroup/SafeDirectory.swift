@@ -81,12 +81,53 @@ public final class SafeDirectory: @unchecked Sendable {
         return current
     }
 
-    /// Opens a file in this directory without following symlinks.
+    /// Opens a regular file in this directory (PROTOCOL.md §1, "Regular files only"): never
+    /// through a symlink, never blocking. `O_NONBLOCK` makes a FIFO or device in its place open at
+    /// once (or fail with ENXIO) instead of hanging; `fstat` then refuses anything that is not a
+    /// regular file. Both come out as `malformedFile` (reason "not a regular file (…)"), which the
+    /// callers treat exactly like a corrupt file of that kind: quarantined (suites, notify
+    /// records), ignored and reported (clock, heartbeats), or refused (lock files).
     public func openFile(_ name: String, flags: Int32, mode: UInt32 = 0o600) throws -> Int32 {
         try Self.validate(component: name)
-        let f = sth_openat(fd, name, flags | O_NOFOLLOW | O_CLOEXEC, mode)
-        if f < 0 { throw openError("open", name, errno) }
+        let f = sth_openat(fd, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, mode)
+        if f < 0 { throw fileOpenError(name, errno) }
+        if let kind = Self.nonRegularKind(fd: f) {
+            close(f)
+            throw AppGroupError.malformedFile(path: child(name), reason: "not a regular file (\(kind))")
+        }
         return f
+    }
+
+    /// nil for a regular file, else what it is ("a FIFO", "a directory", …).
+    static func nonRegularKind(fd f: Int32) -> String? {
+        var st = stat()
+        if fstat(f, &st) != 0 { return "fstat failed: \(String(cString: strerror(errno)))" }
+        return kind(ofMode: st.st_mode)
+    }
+
+    static func kind(ofMode mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFIFO: return "a FIFO"
+        case S_IFSOCK: return "a socket"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFDIR: return "a directory"
+        case S_IFLNK: return "a symbolic link"
+        default: return "an unknown file type"
+        }
+    }
+
+    /// `openError` for a file: what sits in a file's place but cannot be opened as one (a symlink
+    /// under O_NOFOLLOW, a socket, a FIFO without a reader for O_WRONLY) is "not a regular file".
+    func fileOpenError(_ name: String, _ e: Int32) -> AppGroupError {
+        if e == ELOOP || e == ENXIO || e == ENODEV || e == EISDIR {
+            var st = stat()
+            if fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0, let kind = Self.kind(ofMode: st.st_mode) {
+                return .malformedFile(path: child(name), reason: "not a regular file (\(kind))")
+            }
+        }
+        return openError("open", name, e)
     }
 
     /// Reads a whole file, or nil if it does not exist. Files over `limitBytes` are an error.
@@ -173,9 +214,12 @@ public final class SafeDirectory: @unchecked Sendable {
         let f = sth_openat(fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0)
         if f < 0 {
             if errno == ENOENT { return nil }
-            throw openError("open", name, errno)
+            throw fileOpenError(name, errno)
         }
         defer { close(f) }
+        if let kind = Self.nonRegularKind(fd: f) {
+            throw AppGroupError.malformedFile(path: child(name), reason: "not a regular file (\(kind))")
+        }
         return try [UInt8](unsafeUninitializedCapacity: maxBytes + 1) { buf, count in
             var total = 0
             while total <= maxBytes {
@@ -276,15 +320,23 @@ public final class SafeDirectory: @unchecked Sendable {
         return out
     }
 
-    /// Removes temp files (`.tmp.<pid>.*`) left by writers that died, whose pid is gone.
-    /// Bounded by `entries(limit:)`; best effort.
+    /// A temp file younger than this is never swept, whatever its pid says: a writer in another
+    /// pid namespace (its pid means nothing here) finishes a write in milliseconds.
+    public static let staleTempSeconds = 60
+
+    /// Removes temp files (`.tmp.<pid>.*`) left by writers that died: the pid is gone (in our pid
+    /// namespace) and the file is older than `staleTempSeconds` (PROTOCOL.md §1). A reused pid
+    /// only delays the sweep. Bounded by `entries(limit:)`; best effort.
     public func sweepDeadTemps(matching suffix: String? = nil) {
         guard let names = try? entries(limit: 10_000) else { return }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
         for n in names where n.hasPrefix(".tmp.") {
             if let suffix, !n.hasSuffix(suffix) { continue }
             let parts = n.split(separator: ".", maxSplits: 3, omittingEmptySubsequences: true)
             guard parts.count >= 2, let pid = Int32(parts[1]) else { continue }
             if pid == getpid() { continue }
+            guard let st = try? statEntry(n), Int(now.tv_sec) - Int(st.st_mtim.tv_sec) > Self.staleTempSeconds else { continue }
             if kill(pid, 0) != 0 && errno == ESRCH { unlinkat(fd, n, 0) }
         }
     }

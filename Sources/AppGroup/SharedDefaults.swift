@@ -19,10 +19,10 @@ public final class SharedDefaults: @unchecked Sendable {
     /// A single value's encoded size limit (UserDefaults has none on iOS, but multi-megabyte
     /// defaults are a bug; a clear error beats a slow device).
     public static let maxValueBytes = 512 * 1024
-    /// The whole suite file's limit after a write.
+    /// The whole suite file's limit, for every path in (PROTOCOL.md §3): a write that would pass it
+    /// is refused, and a file found larger (another writer's) is corrupt. One limit both ways, so
+    /// a suite that can be read can always be written again.
     public static let maxSuiteBytes = 4 * 1024 * 1024
-    /// Files above this are not read at all (treated as corrupt).
-    static let maxReadBytes = 8 * 1024 * 1024
 
     public let suiteName: String
     public let container: AppGroupContainer
@@ -31,6 +31,13 @@ public final class SharedDefaults: @unchecked Sendable {
     public let durable: Bool
     /// Called with every error the non-throwing UserDefaults-shaped methods swallow.
     public var onError: (@Sendable (AppGroupError) -> Void)?
+    /// Called when a harness-armed fault (`DefaultsFaults`) acts: `stale_read` or `torn_write`.
+    public var onFault: (@Sendable (String, [String: String]) -> Void)?
+    /// The harness's faults for this process (`DefaultsFaults.current`); nil = none.
+    public var faults: DefaultsFaults? = DefaultsFaults.current
+    private lazy var faultClock = DeviceClock(deviceRoot: container.deviceRoot)
+    /// Stale fault: device time at which this reader first saw the suite changed and kept its cache.
+    private var staleSince: Double?
 
     let fileName: String
     let directory: SafeDirectory
@@ -91,18 +98,19 @@ public final class SharedDefaults: @unchecked Sendable {
     private func refresh(underFileLock: Bool) throws {
         let stamp = try currentStamp()
         if stamp == cacheStamp { return }
+        if !underFileLock, cacheStamp != nil, keepStaleCache() { return }
         guard stamp.exists else {
             cache = [:]
             cacheStamp = stamp
             return
         }
         do {
-            guard let bytes = try directory.readFile(fileName, limitBytes: Self.maxReadBytes) else {
+            guard let bytes = try directory.readFile(fileName, limitBytes: Self.maxSuiteBytes) else {
                 cache = [:]
                 cacheStamp = try currentStamp()
                 return
             }
-            cache = try PropertyListCodec.decodeDictionary(bytes)
+            cache = try Self.decodeSuite(bytes)
             // Stamp taken before the read: if the file changed meanwhile, the next read reloads.
             cacheStamp = stamp
         } catch let e as PropertyListCodec.Malformed {
@@ -112,14 +120,62 @@ public final class SharedDefaults: @unchecked Sendable {
         }
     }
 
+    /// A suite file's contents, or `Malformed` when it is not one or breaks a limit a write would
+    /// have refused: larger than `maxSuiteBytes` (checked by the read), or a value whose encoding is
+    /// over `maxValueBytes`. Our encoding inflates a value at most ~11× (64 tabs of indentation
+    /// per nested line, `>` → `&gt;`), so a file under 1/16 of the value limit cannot hold one.
+    static func decodeSuite(_ bytes: [UInt8]) throws -> [String: PropertyListValue] {
+        let suite = try PropertyListCodec.decodeDictionary(bytes)
+        if bytes.count > maxValueBytes / 16 {
+            for (k, v) in suite {
+                let size = PropertyListCodec.encodedSize(v)
+                if size > maxValueBytes {
+                    throw PropertyListCodec.Malformed(
+                        reason: "value for key \(String(reflecting: k)) is \(size) bytes encoded; the limit is \(maxValueBytes) bytes")
+                }
+            }
+        }
+        return suite
+    }
+
+    /// Stale fault: true while this reader keeps serving its cache although the suite changed.
+    private func keepStaleCache() -> Bool {
+        guard let faults else { return false }
+        let now = faultClock.nowUnixSeconds()
+        guard let seconds = faults.staleSeconds(at: now) else {
+            staleSince = nil
+            return false
+        }
+        if staleSince == nil {
+            staleSince = now
+            onFault?("stale_read", ["suite": suiteName, "staleSeconds": String(seconds)])
+        }
+        if now < staleSince! + seconds { return true }
+        staleSince = nil
+        return false
+    }
+
+    /// Torn-write fault: lands the first changed key of a multi-key write, then dies.
+    private func tearIfArmed(_ next: [String: PropertyListValue]) throws {
+        guard let faults, let rule = faults.tornRule(at: faultClock.nowUnixSeconds()) else { return }
+        let changed = Set(next.keys).union(cache.keys).filter { next[$0] != cache[$0] }.sorted()
+        guard changed.count >= 2, DefaultsFaults.claimTear(rule, root: container.deviceRoot) else { return }
+        var partial = cache
+        partial[changed[0]] = next[changed[0]]
+        try directory.writeAtomically(fileName, bytes: PropertyListCodec.encode(partial), fsync: durable)
+        fileLock.writeCounter(fileLock.readCounter() &+ 1)
+        onFault?("torn_write", ["suite": suiteName, "landed": changed[0], "lost": changed.dropFirst().joined(separator: ",")])
+        kill(getpid(), SIGKILL)
+    }
+
     /// Moves the corrupt file aside (under the file lock, after re-checking it is still the
     /// corrupt one), records it, and starts the suite empty.
     private func quarantine(reason: String, underFileLock: Bool) throws {
         if !underFileLock { try fileLock.lock(timeout: lockTimeout) }
         defer { if !underFileLock { fileLock.unlock() } }
         // Another process may have replaced or quarantined it meanwhile: re-validate under the lock.
-        if let bytes = try? directory.readFile(fileName, limitBytes: Self.maxReadBytes),
-            let d = try? PropertyListCodec.decodeDictionary(bytes)
+        if let bytes = try? directory.readFile(fileName, limitBytes: Self.maxSuiteBytes),
+            let d = try? Self.decodeSuite(bytes)
         {
             cache = d
             cacheStamp = try currentStamp()
@@ -129,9 +185,8 @@ public final class SharedDefaults: @unchecked Sendable {
             let aside = "\(fileName).corrupt-\(Int64(Date().timeIntervalSince1970 * 1000))"
             try directory.rename(fileName, to: aside)
             fileLock.writeCounter(fileLock.readCounter() &+ 1)
-            container.deviceRoot.recordQuarantine(
-                file: "containers/\(container.groupIdentifier)/Library/Preferences/\(fileName)",
-                movedTo: aside, reason: reason)
+            let preferences = "containers/\(container.groupIdentifier)/Library/Preferences/"
+            container.deviceRoot.recordQuarantine(file: preferences + fileName, movedTo: preferences + aside, reason: reason)
         }
         cache = [:]
         cacheStamp = try currentStamp()
@@ -255,6 +310,7 @@ public final class SharedDefaults: @unchecked Sendable {
         if bytes.count > Self.maxSuiteBytes {
             throw AppGroupError.suiteTooLarge(suite: suiteName, bytes: bytes.count, limitBytes: Self.maxSuiteBytes)
         }
+        try tearIfArmed(next)
         try directory.writeAtomically(fileName, bytes: bytes, fsync: durable)
         fileLock.writeCounter(fileLock.readCounter() &+ 1)
         cache = next

@@ -6,6 +6,8 @@ public enum SystemPaths {
 
     public static let managedSettings = "system/managedsettings"
     public static let deviceActivity = "system/deviceactivity"
+    /// Refused `startMonitoring` calls, filed by the framework for the OS (`MonitoringRefusalRecord`).
+    public static let deviceActivityRefusals = "system/deviceactivity-refused"
     public static let authorization = "system/authorization"
     public static let notifications = "system/notifications"
     public static let pendingNotifications = "system/notifications/pending"

@@ -54,7 +54,10 @@ public final class StandInContext: @unchecked Sendable {
         center = try DarwinNotificationCenter(deviceRoot: root)
         container = try AppGroupContainer(deviceRoot: root, groupIdentifier: appGroup, entitlements: .fromEnvironment(env))
         defaults = try SharedDefaults(container: container, suiteName: suite ?? appGroup)
-        trace = try TraceLog(runDirectory: run, process: process, deviceTime: { clock.nowUnixSeconds() })
+        let trace = try TraceLog(runDirectory: run, process: process, deviceTime: { clock.nowUnixSeconds() })
+        self.trace = trace
+        // A harness-armed defaults fault (PROTOCOL.md §3, §10.5) shows in the history where it acted.
+        defaults.onFault = { kind, fields in trace.log("defaults_fault", fields.merging(["kind": kind]) { a, _ in a }) }
     }
 
     /// The suite as it is now; a store error is traced and reads as empty (the app would see nil).

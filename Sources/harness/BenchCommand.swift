@@ -17,7 +17,7 @@ struct BenchOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Pin ping and pong to separate CPUs (both sides alike).") var pin = true
 
     func validate() throws {
-        guard (10...10_000_000).contains(iterations) else { throw ValidationError("--iterations must be 10...10000000") }
+        guard (10...10_000_000).contains(iterations) else { throw InputError("--iterations \(iterations): must be 10...10000000") }
     }
 }
 
@@ -30,7 +30,7 @@ func printJSON<T: Encodable>(_ v: T) throws {
 }
 
 func runNotify(_ o: BenchOptions) throws -> NotifyBenchmark.Result {
-    let path = DeviceRoot.resolvePath(flag: o.root.deviceRoot)
+    let path = try o.root.path(mustExist: false)
     let me = Executables.directory + "/harness"
     return try NotifyBenchmark.run(
         rootPath: path, iterations: o.iterations, warmup: 200, rounds: 5, pin: o.pin,
@@ -86,7 +86,7 @@ struct DefaultsBench: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "defaults", abstract: "Shared defaults set/get vs. Data.write(.atomic).")
     @OptionGroup var options: BenchOptions
     func run() throws {
-        let r = try DefaultsBenchmark.run(rootPath: DeviceRoot.resolvePath(flag: options.root.deviceRoot), iterations: options.iterations, progress: progress)
+        let r = try DefaultsBenchmark.run(rootPath: try options.root.path(mustExist: false), iterations: options.iterations, progress: progress)
         if options.json { try printJSON(r) } else { print(defaultsTable(r)) }
     }
 }
@@ -100,7 +100,7 @@ struct AllBench: ParsableCommand {
     }
     func run() throws {
         let n = try runNotify(options)
-        let d = try DefaultsBenchmark.run(rootPath: DeviceRoot.resolvePath(flag: options.root.deviceRoot), iterations: options.iterations, progress: progress)
+        let d = try DefaultsBenchmark.run(rootPath: try options.root.path(mustExist: false), iterations: options.iterations, progress: progress)
         if options.json { try printJSON(Both(notify: n, defaults: d)) } else { print(notifyTable(n) + "\n\n" + defaultsTable(d)) }
     }
 }
@@ -112,6 +112,6 @@ struct BenchPongCommand: ParsableCommand {
     @Flag(help: "Report idle through the scheduler FIFO after each ping.") var idleReports = false
     func run() throws {
         Executables.dieWithParent()
-        try NotifyBenchmark.pong(rootPath: DeviceRoot.resolvePath(flag: root.deviceRoot), pinToCPU: cpu, idleReports: idleReports)
+        try NotifyBenchmark.pong(rootPath: try root.path(mustExist: false), pinToCPU: cpu, idleReports: idleReports)
     }
 }

@@ -7,13 +7,15 @@ import SystemRegistry
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Judge recorded runs again from their history.jsonl alone (exit 0 held, 1 violation, 2 undecidable).",
+        abstract: "Judge recorded runs again from their history alone (exit 0 held, 1 violation, 2 undecided or bad input).",
         discussion: """
-            The system is the one the history's run_started line names (--system overrides it). With several
-            runs, the detection latency is also reported pooled over all of them.
+            The system is the one the history's run_started line names (--system overrides it). A run directory
+            whose history.jsonl is missing or stops before run_finished (a harness that was killed, or stopped by a
+            signal) is judged from its merged trace/*.jsonl: "undecided: interrupted", with what could be checked.
+            With several runs, the detection latency is also reported pooled over all of them.
             """)
 
-    @Argument(help: "Run directories (or history.jsonl files).") var runs: [String]
+    @Argument(help: "Run directories (or history .jsonl files).") var runs: [String]
     @Option(help: "Judge as this system (default: the one the history names).") var system: String?
     @Flag(help: "Print the reports as JSON.") var json = false
 
@@ -22,37 +24,51 @@ struct CheckCommand: ParsableCommand {
         var detectionLatency: DetectionLatency
     }
 
+    /// The events of one run: `history.jsonl` when it is whole, else the traces merged again.
+    static func history(of run: String) throws -> (events: [HistoryEvent], source: String, skipped: Int) {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: run, isDirectory: &isDir) else {
+            throw InputError("cannot read \(run): no such file or directory (pass a run directory or a history .jsonl)")
+        }
+        if !isDir.boolValue {
+            guard let data = FileManager.default.contents(atPath: run) else { throw InputError("cannot read \(run)") }
+            let parsed = HistoryEvent.parse(jsonl: data)
+            guard !parsed.events.isEmpty else { throw InputError("\(run) holds no history lines (\(parsed.badLines.count) unparseable)") }
+            return (parsed.events, run, parsed.badLines.count)
+        }
+        let historyPath = run + "/history.jsonl"
+        let whole = FileManager.default.contents(atPath: historyPath).map { HistoryEvent.parse(jsonl: $0) }
+        if let whole, whole.events.contains(where: { $0.isHarnessLine("run_finished") || $0.isHarnessLine(RunJudgement.interruptedEvent) }) {
+            return (whole.events, historyPath, whole.badLines.count)
+        }
+        // Cut short: the traces are the authority (the streamed history may lag a pump behind).
+        if FileManager.default.fileExists(atPath: run + "/trace"), let merged = try? HistoryMerge.merge(runDirectory: run), !merged.events.isEmpty {
+            return (merged.events, run + "/trace/*.jsonl", merged.tornLines)
+        }
+        if let whole, !whole.events.isEmpty { return (whole.events, historyPath, whole.badLines.count) }
+        throw InputError("cannot read \(historyPath) and \(run)/trace holds no trace lines: not a run directory")
+    }
+
     func run() throws {
         var worst: Int32 = 0
         var reports: [CheckReport] = []
         for r in runs {
-            let path = r.hasSuffix(".jsonl") ? r : r + "/history.jsonl"
-            guard let data = FileManager.default.contents(atPath: path) else {
-                FileHandle.standardError.write(Data("error: cannot read \(path)\n".utf8))
-                throw ExitCode(2)
-            }
-            let parsed = HistoryEvent.parse(jsonl: data)
-            if !parsed.badLines.isEmpty {
-                FileHandle.standardError.write(Data("note: \(parsed.badLines.count) unparseable line(s) in \(path) skipped\n".utf8))
-            }
-            let named = parsed.events.first { $0.isHarnessLine("run_started") }?["system"]
+            let (events, source, skipped) = try Self.history(of: r.hasSuffix("/") ? String(r.dropLast()) : r)
+            let named = events.first { $0.isHarnessLine("run_started") }?["system"]
             guard let id = system ?? named else {
-                FileHandle.standardError.write(Data("error: \(path) names no system (no run_started line with a system); pass --system\n".utf8))
-                throw ExitCode(2)
+                throw InputError("\(source) names no system (no run_started line with a system); pass --system \(SystemRegistry.catalog.ids.joined(separator: "|"))")
             }
             guard let pack = SystemRegistry.catalog.pack(id) else {
-                FileHandle.standardError.write(Data(
-                    "error: \(path): unknown system '\(id)'; known: \(SystemRegistry.catalog.ids.joined(separator: ", "))\n".utf8))
-                throw ExitCode(2)
+                throw InputError("\(source): unknown system '\(id)'; known: \(SystemRegistry.catalog.ids.joined(separator: ", "))")
             }
-            let report = pack.check(parsed.events)
+            let report = RunJudgement.judge(pack, events)
             reports.append(report)
             if json {
                 let enc = JSONEncoder()
                 enc.outputFormatting = [.prettyPrinted, .sortedKeys]
                 print(String(decoding: try enc.encode(report), as: UTF8.self))
             } else {
-                print("\(path):")
+                print("\(source):" + (skipped > 0 ? " (\(skipped) torn or unparseable line(s) skipped)" : ""))
                 print(report.humanSummary())
             }
             worst = max(worst, report.decided ? (report.passed ? 0 : 1) : 2)

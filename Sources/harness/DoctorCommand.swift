@@ -11,7 +11,7 @@ struct DoctorCommand: ParsableCommand {
     @Flag(help: "Print JSON instead of a table.") var json = false
 
     func run() throws {
-        let path = DeviceRoot.resolvePath(flag: root.deviceRoot)
+        let path = try root.path(mustExist: false)
         let checks = Doctor.run(rootPath: path)
         if json {
             let enc = JSONEncoder()

@@ -1,16 +1,130 @@
+import AppGroup
 import ArgumentParser
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @main
 struct Harness: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "harness",
         abstract: "ScreenTimeHarness: runs iOS Screen Time app protocols as real processes and checks them.",
-        subcommands: [RunCommand.self, CheckCommand.self, PlanCommand.self, NormalizeCommand.self, SystemsCommand.self, DoctorCommand.self, BenchCommand.self, BenchPongCommand.self],
+        discussion: """
+            Exit codes, every verb: 0 held (or done), 1 a violation (run, check) or what was asked for is \
+            not there (notify wait: no post in time; defaults read/delete: no such key), 2 could not decide \
+            or bad input (one line on stderr naming what to fix), 130/143 a run stopped by SIGINT/SIGTERM.
+            """,
+        subcommands: [
+            RunCommand.self, CheckCommand.self, PlanCommand.self, NormalizeCommand.self, SystemsCommand.self, DoctorCommand.self,
+            BenchCommand.self, NotifyCommand.self, DefaultsCommand.self, CleanCommand.self, BenchPongCommand.self,
+        ],
         defaultSubcommand: RunCommand.self)
+
+    /// Instead of ArgumentParser's `main()`: every error becomes one line on stderr and exit 2
+    /// (ArgumentParser would exit 64 for usage errors and 1 — the code of a violation — for any
+    /// other error, with a multi-line dump).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+            Glibc.exit(0)
+        } catch {
+            Glibc.exit(HarnessExit.report(error))
+        }
+    }
 }
 
-/// Shared `--device-root` option.
+/// The exit codes of every verb (README "Exit codes", docs/BAD-INPUTS.md).
+enum HarnessExit {
+    static let held: Int32 = 0
+    static let violation: Int32 = 1
+    static let undecided: Int32 = 2
+
+    /// Prints `error` as one line (unless the command already did and threw `ExitCode`) and
+    /// returns the process's exit code.
+    static func report(_ error: Error) -> Int32 {
+        if let code = error as? ExitCode { return code.rawValue }
+        if Harness.exitCode(for: error) == .success {  // --help, --version
+            print(Harness.fullMessage(for: error))
+            return 0
+        }
+        fail(describe(error))
+        return undecided
+    }
+
+    /// One line, whatever the error: ArgumentParser's short message, a Foundation error's
+    /// localized description (never the NSError dump), else the error's description.
+    static func describe(_ error: Error) -> String {
+        let ns = error as NSError
+        var text: String
+        if ns.domain == NSCocoaErrorDomain || ns.domain == NSPOSIXErrorDomain {
+            text = ns.localizedDescription
+        } else if let e = error as? CustomStringConvertible, !(String(reflecting: type(of: error)).hasPrefix("ArgumentParser.")) {
+            text = e.description
+        } else {
+            text = Harness.message(for: error)
+            if text.hasPrefix("Error: ") { text.removeFirst(7) }
+            text += " (see '\(commandPath(CommandLine.arguments.dropFirst())) --help')"
+        }
+        if text.hasPrefix("Error: ") { text.removeFirst(7) }
+        return oneLine(text)
+    }
+
+    /// `harness notify wait` for `harness notify wait x --bogus`: the verbs named on the command line.
+    static func commandPath(_ arguments: ArraySlice<String>) -> String {
+        var path = ["harness"]
+        var commands: [ParsableCommand.Type] = Harness.configuration.subcommands
+        for argument in arguments {
+            guard let next = commands.first(where: { $0._commandName == argument }) else { break }
+            path.append(argument)
+            commands = next.configuration.subcommands
+        }
+        return path.joined(separator: " ")
+    }
+
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: "; ")
+    }
+
+    /// Prints `error: <message>` (one line) to stderr.
+    static func fail(_ message: String) {
+        FileHandle.standardError.write(Data("error: \(oneLine(message))\n".utf8))
+    }
+}
+
+/// A bad input found before anything ran: one line, exit 2.
+struct InputError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+/// Shared `--device-root` option, with one rule for every verb.
 struct DeviceRootOptions: ParsableArguments {
     @Option(name: .customLong("device-root"), help: "Device root directory (default: $SCREENTIME_DEVICE_ROOT, else /dev/shm/screentime-harness-<uid>/device).")
     var deviceRoot: String?
+
+    /// Where the path came from, for messages.
+    var source: String {
+        if let deviceRoot, !deviceRoot.isEmpty { return "--device-root" }
+        if let env = ProcessInfo.processInfo.environment[DeviceRoot.environmentVariable], !env.isEmpty { return DeviceRoot.environmentVariable }
+        return "the default device root"
+    }
+
+    /// The resolved root (PROTOCOL.md §1 "Where"). A symlink is refused for every verb, as below
+    /// the root; anything but a directory too; `mustExist`: it must be there already.
+    func path(mustExist: Bool) throws -> String {
+        let p = DeviceRoot.resolvePath(flag: deviceRoot)
+        var st = stat()
+        if lstat(p, &st) == 0 {
+            if (st.st_mode & S_IFMT) == S_IFLNK {
+                throw InputError("device root \(p) (\(source)) is a symlink; pass the directory itself (no device root is reached through a symlink)")
+            }
+            if (st.st_mode & S_IFMT) != S_IFDIR { throw InputError("device root \(p) (\(source)) is not a directory") }
+        } else if mustExist {
+            throw InputError("no device root at \(p) (\(source)); pass --device-root DIR of a live run (its run_started line says deviceRoot) or a kept one")
+        }
+        return p
+    }
 }

@@ -11,11 +11,9 @@ struct NormalizeCommand: ParsableCommand {
     @Argument(help: "A run directory.") var runDirectory: String
 
     func run() throws {
-        do {
-            for line in try HistoryNormalizer.normalize(runDirectory: runDirectory) { print(line) }
-        } catch {
-            FileHandle.standardError.write(Data("error: cannot read \(runDirectory)/history.jsonl: \(error.localizedDescription)\n".utf8))
-            throw ExitCode(2)
+        guard FileManager.default.isReadableFile(atPath: runDirectory + "/history.jsonl") else {
+            throw InputError("cannot read \(runDirectory)/history.jsonl: no such file (pass a finished run's directory)")
         }
+        for line in try HistoryNormalizer.normalize(runDirectory: runDirectory) { print(line) }
     }
 }

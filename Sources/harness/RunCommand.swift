@@ -5,32 +5,46 @@ import HarnessKit
 import Supervision
 import SystemRegistry
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run a scenario (or, with no SCENARIO, the bundled suite) against real stand-in processes under seeded chaos.",
         discussion: """
-            Exit codes: 0 every invariant held, 1 a violation (explained, with the command that reruns it), 2 could not decide.
+            Exit codes: 0 every invariant held, 1 a violation (explained, with the command that reruns it), 2 could not decide
+            (a bad input, found before anything runs; a run whose device root was tampered with), 130/143 stopped by
+            SIGINT/SIGTERM (children ended, the partial history merged, report.json marked interrupted).
             With no SCENARIO the bundled suite runs (every system's Sources/Systems/<Name>/scenarios/*.yaml, every
-            listed variant); then the
-            exit code is decided by the hardened variants: as-written variants follow the seeds literally and
-            their violations are reported as findings.
+            listed variant); then the exit code is decided by the hardened variants: as-written variants follow the
+            seeds literally and their violations are reported as findings.
             """)
 
     @Argument(help: "Scenario file (YAML). Default: the bundled suite.") var scenario: String?
     @Option(help: "as-written or hardened (default: every variant the scenario lists).") var variant: String?
-    @Option(help: "Seed of the workload and fault schedule.") var seed: UInt64 = 1
-    @Option(help: "Run a range of seeds, e.g. 1-20 (overrides --seed).") var seeds: String?
+    @Option(parsing: .unconditional, help: "Seed of the workload and fault schedule (a whole number).", transform: Seed.parse)
+    var seed: UInt64 = 1
+    @Option(parsing: .unconditional, help: "Run a range of seeds, e.g. 1-20 (overrides --seed).") var seeds: String?
     @Option(help: "Device time the workload covers, e.g. 2h or 90m (default: the scenario's).") var duration: String?
     @Option(help: "Write a JUnit XML report here.") var junit: String?
     @Option(help: "Directory for run directories (history.jsonl, traces, schedule.json, report.json).") var out: String = "runs"
+    @Option(
+        name: .customLong("device-root"),
+        help: "Use this device root for the run and keep it afterwards (absent or empty; one run only). Default: $SCREENTIME_DEVICE_ROOT if set, else a fresh one, removed after the run.")
+    var deviceRoot: String?
+
+    static let maxSeeds = 10_000
 
     func seedList() throws -> [UInt64] {
         guard let seeds else { return [seed] }
-        let parts = seeds.split(separator: "-").map { UInt64($0.trimmingCharacters(in: .whitespaces)) }
-        guard parts.count == 2, let a = parts[0], let b = parts[1], a <= b, b - a < 10_000 else {
-            throw ValidationError("--seeds takes a range like 1-20 (at most 10000 seeds)")
+        let parts = seeds.split(separator: "-", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 2, let a = UInt64(parts[0]), let b = UInt64(parts[1]) else {
+            throw InputError("--seeds \(String(reflecting: seeds)): use a range of whole numbers like 1-20")
         }
+        guard a <= b else { throw InputError("--seeds \(seeds): the first seed \(a) is greater than the last \(b); write it as \(b)-\(a)") }
+        guard b - a < UInt64(Self.maxSeeds) else { throw InputError("--seeds \(seeds): \(b - a + 1) seeds; at most \(Self.maxSeeds) in one run") }
         return Array(a...b)
     }
 
@@ -43,7 +57,7 @@ struct RunCommand: ParsableCommand {
     /// Every pack's bundled scenarios, sorted.
     static func suite() throws -> [String] {
         guard let dir = systemsDirectory() else {
-            throw ValidationError("no SCENARIO given and no Sources/Systems directory found (run from the checkout)")
+            throw InputError("no SCENARIO given and no Sources/Systems directory found (run from the checkout, or name a scenario file)")
         }
         var paths: [String] = []
         for system in try FileManager.default.contentsOfDirectory(atPath: dir).sorted() {
@@ -51,59 +65,52 @@ struct RunCommand: ParsableCommand {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: scenarios) else { continue }
             paths += names.filter { $0.hasSuffix(".yaml") }.sorted().map { "\(scenarios)/\($0)" }
         }
-        guard !paths.isEmpty else { throw ValidationError("\(dir)/*/scenarios holds no .yaml scenarios") }
+        guard !paths.isEmpty else { throw InputError("\(dir)/*/scenarios holds no .yaml scenarios") }
         return paths
     }
 
-    func run() throws {
+    /// Everything that can be checked before a run is (README "Exit codes"): a bad input never
+    /// costs a run, and never exits with the code of a verdict.
+    func preflight() throws -> (cases: [SuiteRunner.Case], durationOverride: Duration?, outDir: String, deviceRoot: String?, isSuite: Bool) {
         let seedValues = try seedList()
         var durationOverride: Duration?
         if let duration {
-            guard let s = ScenarioDuration.seconds(from: duration), s > 0 else { throw ValidationError("--duration: use e.g. 90s, 15m, 2h, 1h30m") }
+            guard let s = ScenarioDuration.seconds(from: duration), s > 0 else {
+                throw InputError("--duration \(String(reflecting: duration)): use e.g. 90s, 15m, 2h, 1h30m (more than 0, at most 366 days)")
+            }
             durationOverride = .seconds(s)
         }
-        var paths: [String] = []
         let isSuite = scenario == nil
-        if let scenario {
-            paths = [scenario]
-        } else {
-            paths = try Self.suite()
-        }
+        let paths = try scenario.map { [$0] } ?? Self.suite()
         var cases: [SuiteRunner.Case] = []
         for p in paths {
-            let sc: Scenario
-            do { sc = try ScenarioParser.load(path: p, systems: SystemRegistry.catalog) } catch {
-                FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-                throw ExitCode(2)
-            }
-            let variants: [ScenarioVariant]
-            if let variant {
-                do { variants = [try sc.variant(named: variant)] } catch {
-                    FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-                    throw ExitCode(2)
-                }
-            } else {
-                variants = sc.variants
-            }
+            let sc = try ScenarioParser.load(path: p, systems: SystemRegistry.catalog)
+            let variants = try variant.map { [try sc.variant(named: $0)] } ?? sc.variants
             for v in variants { for s in seedValues { cases.append(.init(scenarioPath: p, scenario: sc, variant: v, seed: s)) } }
         }
         let bin = Executables.directory
-        let executables = Set(cases.flatMap { $0.scenario.system.descriptor.roles.map(\.executable) })
-        for name in executables.sorted() {
+        for name in Set(cases.flatMap { $0.scenario.system.descriptor.roles.map(\.executable) }).sorted() {
             guard FileManager.default.isExecutableFile(atPath: bin + "/" + name) else {
-                FileHandle.standardError.write(Data("error: \(bin)/\(name) is missing; build all products first (swift build -c release)\n".utf8))
-                throw ExitCode(2)
+                throw InputError("\(bin)/\(name) is missing; build all products first (swift build -c release)")
             }
         }
-        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        let outDir = (out as NSString).standardizingPath.hasPrefix("/") ? out : FileManager.default.currentDirectoryPath + "/" + out
+        let outDir = try Preflight.outputDirectory(out)
+        if let junit { try Preflight.writableFile(junit, what: "--junit") }
+        let root = try Preflight.runDeviceRoot(flag: deviceRoot, cases: cases.count)
+        return (cases, durationOverride, outDir, root, isSuite)
+    }
+
+    func run() throws {
+        let (cases, durationOverride, outDir, root, isSuite) = try preflight()
+        RunInterruption.install()
+        let swept = DeviceRootLease.sweep(runsDirectory: DeviceRootLease.managedRunsDirectory)
+        if !swept.isEmpty { progress("removed \(swept.count) device root(s) of harnesses that died: \(swept.joined(separator: ", "))") }
         let results = SuiteRunner.run(
-            cases, durationOverride: durationOverride, outputDirectory: outDir, binDirectory: bin,
-            progress: { FileHandle.standardError.write(Data("… \($0)\n".utf8)) },
+            cases, durationOverride: durationOverride, outputDirectory: outDir, binDirectory: Executables.directory,
+            progress: { FileHandle.standardError.write(Data("… \($0)\n".utf8)) }, deviceRoot: root,
             onResult: { r in
                 let o = r.outcome
-                let verdict = o.exitCode == 0 ? "PASS" : (o.exitCode == 1 ? "VIOLATION" : "UNDECIDED")
-                FileHandle.standardError.write(Data("  \(verdict): \(o.killsAndStops) kills/stops, \(o.historyEvents) history events, \(String(format: "%.1f", o.wallSeconds)) s -> \(o.runDirectory)\n".utf8))
+                FileHandle.standardError.write(Data("  \(SuiteRunner.verdictWord(o)): \(o.killsAndStops) kills/stops, \(o.historyEvents) history events, \(String(format: "%.1f", o.wallSeconds)) s -> \(o.runDirectory)\n".utf8))
             })
         print(SuiteRunner.table(results))
         for r in results where r.outcome.exitCode != 0 {
@@ -116,17 +123,82 @@ struct RunCommand: ParsableCommand {
         }
         if let junit {
             do { try SuiteRunner.junit(results, suiteName: "ScreenTimeHarness").write(toPath: junit) } catch {
-                FileHandle.standardError.write(Data("error: cannot write JUnit report \(junit): \(error)\n".utf8))
+                HarnessExit.fail("cannot write JUnit report \(junit): \(error)")
                 throw ExitCode(2)
             }
         }
+        if let signal = RunInterruption.signal {
+            print("\ninterrupted by \(RunInterruption.name(of: signal)): \(results.count) of \(cases.count) run(s) done; the last one's partial history is judged undecided (harness check <run-dir> judges it again).")
+            throw ExitCode(RunInterruption.exitCode(for: signal))
+        }
         let considered = isSuite ? results.filter { $0.case.variant == .hardened } : results
-        let undecided = results.contains { $0.outcome.exitCode == 2 }
-        if undecided { throw ExitCode(2) }
+        if results.contains(where: { $0.outcome.exitCode == 2 }) { throw ExitCode(2) }
         if considered.contains(where: { $0.outcome.exitCode == 1 }) { throw ExitCode(1) }
         if isSuite {
             let findings = results.filter { $0.case.variant != .hardened && $0.outcome.exitCode == 1 }.count
             if findings > 0 { print("\nas-written variants: \(findings) run(s) with violations — the seeds' own bugs (see above); hardened held.") }
         }
+    }
+}
+
+/// `--seed`: a whole number, with a message that says so (ArgumentParser reads `-1` as an option).
+enum Seed {
+    static func parse(_ text: String) throws -> UInt64 {
+        guard let v = UInt64(text) else { throw InputError("use a whole number 0...\(UInt64.max), e.g. --seed 7") }
+        return v
+    }
+}
+
+/// The checks `run` (and `bench time`) make before starting anything.
+enum Preflight {
+    /// Creates the output directory (and parents) and checks that it is one and writable.
+    static func outputDirectory(_ out: String) throws -> String {
+        // mkdir -p by hand: the failing component and its errno make the message.
+        var prefix = out.hasPrefix("/") ? "" : "."
+        for component in out.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
+                throw InputError("--out \(out): cannot create the output directory (mkdir \(prefix): \(String(cString: strerror(errno))))")
+            }
+        }
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: out, isDirectory: &isDir), isDir.boolValue else {
+            throw InputError("--out \(out): not a directory")
+        }
+        guard access(out, W_OK | X_OK) == 0 else { throw InputError("--out \(out): not writable (\(String(cString: strerror(errno))))") }
+        return out.hasPrefix("/") ? out : FileManager.default.currentDirectoryPath + "/" + out
+    }
+
+    /// A file the harness will write at the end: its directory must exist and be writable, and
+    /// the path must not be a directory — found now, not after the run.
+    static func writableFile(_ path: String, what: String) throws {
+        var st = stat()
+        if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR { throw InputError("\(what) \(path) is a directory; name a file") }
+        let dir = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        guard stat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
+            throw InputError("\(what) \(path): directory \(dir) does not exist")
+        }
+        guard access(dir, W_OK | X_OK) == 0 else { throw InputError("\(what) \(path): cannot write in \(dir) (\(String(cString: strerror(errno))))") }
+        if access(path, F_OK) == 0 && access(path, W_OK) != 0 { throw InputError("\(what) \(path): not writable (\(String(cString: strerror(errno))))") }
+    }
+
+    /// `--device-root` (or `$SCREENTIME_DEVICE_ROOT`) for `run`: a root of the user's, kept after
+    /// the run so it can be read (`harness defaults read`, `notify state`); absent or empty, never a
+    /// symlink, and for one run only (two runs in one device root would see each other).
+    static func runDeviceRoot(flag: String?, cases: Int) throws -> String? {
+        let env = ProcessInfo.processInfo.environment[DeviceRoot.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
+        guard let path = (flag?.isEmpty == false ? flag : nil) ?? env else { return nil }
+        let source = flag?.isEmpty == false ? "--device-root" : DeviceRoot.environmentVariable
+        guard cases == 1 else {
+            throw InputError("\(source) \(path) takes one run, this is \(cases) (pick one --seed and --variant, or unset \(source))")
+        }
+        var st = stat()
+        if lstat(path, &st) == 0 {
+            if (st.st_mode & S_IFMT) == S_IFLNK { throw InputError("\(source) \(path) is a symlink; pass the directory itself") }
+            if (st.st_mode & S_IFMT) != S_IFDIR { throw InputError("\(source) \(path) is not a directory") }
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+            if !entries.isEmpty { throw InputError("\(source) \(path) is not empty (\(entries.count) entries); a run needs a fresh device root") }
+        }
+        return path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
 }

@@ -1,3 +1,4 @@
+import AppGroup
 import ArgumentParser
 import Foundation
 import HarnessKit
@@ -14,7 +15,7 @@ struct TimeBench: ParsableCommand {
     @Option(help: "Scenario (default: the bundled FocusPledge scenario).") var scenario = "Sources/Systems/FocusPledge/scenarios/focuspledge.yaml"
     @Option(help: "Device time of the workload.") var duration = "24h"
     @Option(help: "Variant.") var variant = "hardened"
-    @Option(help: "Seed.") var seed: UInt64 = 1
+    @Option(parsing: .unconditional, help: "Seed (a whole number).", transform: Seed.parse) var seed: UInt64 = 1
     @Option(help: "The fixed rate to compare with.") var rate = 900.0
     @Option(help: "Directory for the two run directories.") var out = "runs/bench-time"
     @Flag(help: "Print JSON instead of a table.") var json = false
@@ -31,21 +32,16 @@ struct TimeBench: ParsableCommand {
     }
 
     func run() throws {
-        var base: Scenario
-        do { base = try ScenarioParser.load(path: scenario, systems: SystemRegistry.catalog) } catch {
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-            throw ExitCode(2)
+        guard let seconds = ScenarioDuration.seconds(from: duration), seconds > 0 else {
+            throw InputError("--duration \(String(reflecting: duration)): use e.g. 24h, 90m (more than 0, at most 366 days)")
         }
-        guard let seconds = ScenarioDuration.seconds(from: duration), seconds > 0 else { throw ValidationError("--duration: use e.g. 24h") }
-        guard rate > 0, rate <= 100_000 else { throw ValidationError("--rate must be in (0, 100000]") }
-        let chosen: ScenarioVariant
-        do { chosen = try base.variant(named: variant) } catch {
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-            throw ExitCode(2)
+        guard DeviceClock.Configuration.rateRange.contains(rate) else {
+            throw InputError("--rate \(rate): must be in \(DeviceClock.Configuration.rateRange) (device seconds per wall second)")
         }
+        var base = try ScenarioParser.load(path: scenario, systems: SystemRegistry.catalog)
+        let chosen = try base.variant(named: variant)
         base.clock.rate = rate
-        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        let outDir = out.hasPrefix("/") ? out : FileManager.default.currentDirectoryPath + "/" + out
+        let outDir = try Preflight.outputDirectory(out)
         var rows: [Row] = []
         for mode in [Scenario.ClockMode.virtual, .fixed] {
             var s = base

@@ -5,6 +5,9 @@
 //   post       --root R --name A --count N      N posts, then "done"
 //   heartbeat  --root R --writer W --interval S "ready", then beats until killed
 //   pingpong   ping|pong                         the test ping-pong system (PingPong.swift)
+//   hold-lock  --root R                         takes the suite's and notify/'s locks, "locked", never lets go
+//   spawn-child --root R                        starts /bin/sleep as a ChildProcess, "child <pid>", waits
+//   osprobe    host|monitor|shield|config ...    the test OS probe system (OSProbe.swift)
 // Every process uses app group `group.test` and suite `group.test`.
 import AppGroup
 import Foundation
@@ -35,6 +38,10 @@ func parseOptions() -> (String, [String: [String]]) {
         options[String(k.dropFirst(2)), default: []].append(args.removeFirst())
     }
     return (command, options)
+}
+if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "osprobe" {
+    Executables.dieWithParent()
+    OSProbe.run(Array(CommandLine.arguments.dropFirst(2)))
 }
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "pingpong" {
     Executables.dieWithParent()
@@ -116,6 +123,20 @@ do {
         try w.beat()
         w.start()
         emit("ready")
+        while true { sleep(1000) }
+    case "hold-lock":
+        // A holder that never lets go (the tests SIGSTOP it): both lock files of PROTOCOL.md §1.
+        let prefs = try root.subdirectory("containers/\(group)/Library/Preferences")
+        let suiteLock = try FileLock(directory: prefs, name: group + ".plist.lock")
+        let notifyLock = try FileLock(directory: root.subdirectory(DarwinNotificationCenter.directoryName), name: ".lock")
+        try suiteLock.lock(timeout: .seconds(5))
+        try notifyLock.lock(timeout: .seconds(5))
+        emit("locked")
+        while true { sleep(1000) }
+    case "spawn-child":
+        // A grandchild for the tests: it must die with this process (PR_SET_PDEATHSIG).
+        let child = try ChildProcess.spawn("/bin/sleep", ["1000"], captureStdout: false)
+        emit("child \(child.pid)")
         while true { sleep(1000) }
     default:
         fail("unknown command \(command)")

@@ -21,6 +21,10 @@ import Glibc
             #expect(p.wait(timeout: .seconds(10)) == .exited(0))
         }
         #expect(try t.defaults().integer(forKey: "counter") == 3 * perProcess)
+        // One generation bump per write, none lost either (the bump happens under the lock).
+        let lock = try #require(FileManager.default.contents(atPath: t.suitePath + ".lock"))
+        try #require(lock.count >= 8)
+        #expect(lock.prefix(8).reversed().reduce(0) { $0 << 8 | UInt64($1) } == UInt64(3 * perProcess))
     }
 
     /// A reader that parses the raw suite file as fast as it can, counting unparseable reads.
@@ -92,10 +96,67 @@ import Glibc
         #expect(bad.isEmpty, "unparseable reads: \(bad.prefix(3))")
         #expect(reads > 500)
         #expect(t.root.quarantineRecords().isEmpty)
-        // Temp files of the dead writers are swept by the next writer to open the suite.
-        _ = try t.defaults()
+        // Temp files of the dead writers are swept by the next writer to open the suite, once
+        // they are older than SafeDirectory.staleTempSeconds (PROTOCOL.md §1): age them.
         let dir = (t.suitePath as NSString).deletingLastPathComponent
+        for name in try FileManager.default.contentsOfDirectory(atPath: dir) where name.hasPrefix(".tmp.") {
+            let old = Date().addingTimeInterval(-Double(SafeDirectory.staleTempSeconds) - 60)
+            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: dir + "/" + name)
+        }
+        _ = try t.defaults()
         let temps = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix(".tmp.") }
         #expect(temps.isEmpty, "left behind: \(temps.prefix(3))")
+    }
+
+    /// A reader that finds the suite corrupt moves it aside only under the lock, and only if it is
+    /// still the bad file: a writer that replaced it meanwhile (temp + rename, while the reader
+    /// waited for the lock) keeps its good file, and the reader reads it.
+    @Test func quarantineRechecksTheFileUnderTheLock() throws {
+        let t = try TestRoot()
+        try t.defaults().set(1, forKey: "a")
+        let holder = try t.helper(["hold-lock", "--root", t.path])
+        defer { holder.killAndReap() }
+        #expect(holder.readLine(timeout: .seconds(10)) == "locked")
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: t.suitePath))
+        let reader = try t.defaults()
+        let seen = Box<Int>()
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            seen.append(reader.integer(forKey: "a"))  // finds garbage, waits for the lock
+            done.signal()
+        }.start()
+        usleep(300_000)
+        // The holder's own write lands (as any writer's: temp + rename), then it lets go.
+        let tmp = (t.suitePath as NSString).deletingLastPathComponent + "/.tmp.\(holder.pid).1.\(TestRoot.group).plist"
+        try Data(PropertyListCodec.encode(["a": .integer(2)])).write(to: URL(fileURLWithPath: tmp))
+        #expect(rename(tmp, t.suitePath) == 0)
+        holder.killAndReap()
+        #expect(done.wait(timeout: .now() + .seconds(10)) == .success)
+        #expect(seen.all == [2])
+        #expect(t.root.quarantineRecords().isEmpty)
+        let dir = (t.suitePath as NSString).deletingLastPathComponent
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.contains(".corrupt-") }.isEmpty)
+    }
+
+    /// Opening a suite sweeps temp files of dead writers — never those of a live one (its rename
+    /// would fail and its write be lost).
+    @Test func sweepNeverRemovesALiveWritersTemp() throws {
+        let t = try TestRoot()
+        let w = try t.helper(["writer", "--root", t.path, "--key", "n"])
+        defer { w.killAndReap() }
+        #expect(w.readLine(timeout: .seconds(10))?.hasPrefix("ack ") == true)
+        // Sweep for a second, side by side with the writer: its temp exists for a part of every
+        // write, so thousands of sweeps see it many times.
+        let end = ContinuousClock.now + .seconds(1)
+        var sweeps = 0
+        while ContinuousClock.now < end {
+            _ = try t.defaults()  // each one sweeps
+            sweeps += 1
+            if sweeps % 20 == 0 {  // keep the writer's stdout pipe from filling up
+                for _ in 0..<500 { if w.readLine(timeout: .milliseconds(1)) == nil { break } }
+            }
+        }
+        #expect(w.poll() == nil, "the writer died after \(sweeps) sweeps: \(String(describing: w.poll()))")
+        #expect(w.readLine(timeout: .seconds(5))?.hasPrefix("ack ") == true)
     }
 }

@@ -45,6 +45,76 @@ import Glibc
         #expect(tr.last?.to == .dead)
         #expect((tr.last?.phi ?? 0) >= 8)
     }
+
+    /// Between alive and dead lies the `late` band (phi ≥ lateThreshold, < threshold): 20 beats a
+    /// second apart, then 1.2 s of silence, is late — not dead, not alive.
+    @Test func phiLateBandSitsBetweenAliveAndDead() {
+        var c = HeartbeatClassifier(detector: .phiAccrual(threshold: 8, lateThreshold: 1))
+        for i in 0..<20 { _ = c.observe(record(UInt64(i), at: Double(i)), wallTime: Double(i), monotonicTime: Double(i)) }
+        #expect(c.evaluate(wallTime: 19.9, monotonicTime: 19.9).isEmpty)  // on time
+        let late = c.evaluate(wallTime: 20.2, monotonicTime: 20.2)
+        #expect(late.map(\.to) == [.late])
+        let phi = late.first?.phi ?? 0
+        #expect(phi >= 1 && phi < 8, "phi \(phi)")
+        let dead = c.evaluate(wallTime: 21, monotonicTime: 21)
+        #expect(dead.map(\.to) == [.dead])
+        #expect(dead.first?.from == .late)
+        // A late writer that beats again is alive.
+        var d = HeartbeatClassifier(detector: .phiAccrual(threshold: 8, lateThreshold: 1))
+        for i in 0..<20 { _ = d.observe(record(UInt64(i), at: Double(i)), wallTime: Double(i), monotonicTime: Double(i)) }
+        _ = d.evaluate(wallTime: 20.2, monotonicTime: 20.2)
+        #expect(d.observe(record(20, at: 20.3), wallTime: 20.3, monotonicTime: 20.3).map(\.to) == [.alive])
+    }
+
+    /// phi judges by the rhythm it observed, not the one the writer declared: a writer that says
+    /// 1 s but beats every 2 s is on time 2 s after its last beat.
+    @Test func phiLearnsTheObservedRhythmNotTheDeclaredOne() {
+        var c = HeartbeatClassifier(detector: .phiAccrual(threshold: 8, lateThreshold: 1))
+        for i in 0..<10 { _ = c.observe(record(UInt64(i), at: 2 * Double(i)), wallTime: 2 * Double(i), monotonicTime: 2 * Double(i)) }
+        #expect(c.evaluate(wallTime: 19.9, monotonicTime: 19.9).isEmpty)
+        #expect(c.status(of: "w") == .alive)
+        // Fewer than 3 intervals: the declared interval stands in (mean 1 s, sd 0.25 s).
+        var young = HeartbeatClassifier(detector: .phiAccrual(threshold: 8, lateThreshold: 1))
+        _ = young.observe(record(0, at: 0), wallTime: 0, monotonicTime: 0)
+        #expect(young.evaluate(wallTime: 1.0, monotonicTime: 1.0).isEmpty)
+        #expect(young.evaluate(wallTime: 3.0, monotonicTime: 3.0).map(\.to) == [.dead])
+    }
+
+    /// The window bounds the history: after the rhythm changes, the old one is forgotten.
+    @Test func phiForgetsIntervalsOlderThanItsWindow() {
+        var c = HeartbeatClassifier(detector: .phiAccrual(threshold: 8, lateThreshold: 1, window: 10))
+        var t = 0.0
+        for i in 0..<60 {
+            t += i < 50 ? 1 : 0.1  // 50 s-long intervals, then 10 of 0.1 s
+            _ = c.observe(record(UInt64(i), at: t), wallTime: t, monotonicTime: t)
+        }
+        // Only the last 10 (0.1 s) intervals count: half a second of silence is death.
+        #expect(c.evaluate(wallTime: t + 0.5, monotonicTime: t + 0.5).map(\.to) == [.dead])
+    }
+
+    /// A monitor that polls slower than the writer sees every 5th beat: the sequence numbers say
+    /// how many beats the gap held, so the learnt interval is still 1 s.
+    @Test func beatsMissedBetweenPollsAreCountedInTheInterval() {
+        var c = HeartbeatClassifier(detector: .phiAccrual(threshold: 8, lateThreshold: 1))
+        for i in stride(from: 0, through: 50, by: 5) {
+            _ = c.observe(record(UInt64(i), at: Double(i)), wallTime: Double(i), monotonicTime: Double(i))
+        }
+        #expect(c.evaluate(wallTime: 52, monotonicTime: 52).map(\.to) == [.dead])  // 2 s: dead for a 1 s beat
+    }
+
+    /// The same file read again (a writer that died leaves its last beat behind) is no new beat:
+    /// it must not bring a dead writer back.
+    @Test func anOldBeatReadAgainDoesNotReviveADeadWriter() {
+        for detector in [HeartbeatDetector.fixed(thresholdSeconds: 3), .phiAccrual(threshold: 8)] {
+            var c = HeartbeatClassifier(detector: detector)
+            for i in 0..<5 { _ = c.observe(record(UInt64(i), at: Double(i)), wallTime: Double(i), monotonicTime: Double(i)) }
+            #expect(c.evaluate(wallTime: 10, monotonicTime: 10).last?.to == .dead)
+            #expect(c.observe(record(4, at: 4), wallTime: 11, monotonicTime: 11).isEmpty)
+            #expect(c.observe(record(3, at: 3), wallTime: 11, monotonicTime: 11).isEmpty)
+            #expect(c.evaluate(wallTime: 12, monotonicTime: 12).isEmpty)
+            #expect(c.status(of: "w") == .dead)
+        }
+    }
 }
 
 @Suite struct HeartbeatProcessTests {
@@ -146,9 +216,40 @@ import Glibc
         cfg.offsetSeconds = 3600
         try DeviceClock.write(cfg, to: t.root)
         #expect(b.nowUnixSeconds() - t1 >= 3600)
+        // Device monotonic time follows the rate and ignores the jump.
+        let m0 = a.monotonicSeconds()
+        usleep(100_000)
+        let m1 = b.monotonicSeconds()
+        #expect(m1 - m0 >= 55 && m1 - m0 < 200, "monotonic advanced \(m1 - m0) s in 0.1 s real at rate 600")
+        cfg.offsetSeconds = 7200
+        try DeviceClock.write(cfg, to: t.root)
+        #expect(b.monotonicSeconds() - m1 < 200)
         let r0 = ContinuousClock.now
-        b.sleep(untilUnixSeconds: b.nowUnixSeconds() + 300)  // 5 virtual minutes
-        #expect(ContinuousClock.now - r0 < .seconds(2))
+        // 5 virtual minutes; given up after 10 s so that a clock ignoring its rate fails, not hangs.
+        let woke = b.sleep(untilUnixSeconds: b.nowUnixSeconds() + 300, cancelled: { ContinuousClock.now - r0 > .seconds(10) })
+        #expect(woke && ContinuousClock.now - r0 < .seconds(2))
+    }
+
+    /// A sleeper re-reads the clock at least every 50 ms (PROTOCOL.md §2): when the harness jumps
+    /// the clock past its deadline, it wakes at once instead of sleeping out the old distance.
+    @Test func clockJumpWakesASleeper() throws {
+        let t = try TestRoot()
+        try DeviceClock.write(.init(epochUnixSeconds: 1_771_300_000, rate: 1), to: t.root)
+        let clock = DeviceClock(deviceRoot: t.root)
+        let deadline = clock.nowUnixSeconds() + 3600  // an hour of real time at rate 1
+        let woke = DispatchSemaphore(value: 0)
+        let cancelled = Box<Bool>()
+        Thread {
+            clock.sleep(untilUnixSeconds: deadline, cancelled: { cancelled.count > 0 })
+            woke.signal()
+        }.start()
+        usleep(100_000)
+        var cfg = try #require(clock.configuration())
+        cfg.offsetSeconds = 3600
+        try DeviceClock.write(cfg, to: t.root)
+        let result = woke.wait(timeout: .now() + .seconds(10))
+        cancelled.append(true)
+        #expect(result == .success, "the sleeper did not notice the jump within 10 s")
     }
 
     @Test func malformedClockFileFallsBackToRealTime() throws {

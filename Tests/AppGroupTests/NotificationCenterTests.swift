@@ -33,8 +33,10 @@ import Glibc
         try c.post("s")
         #expect(try c.state("s") == 0xDEAD_BEEF_0000_0001)  // a post keeps the state
         #expect(eventually(timeout: .seconds(2)) { got.count == 1 })
+        try c.setState("s", 7)  // after a post too: the generation did not move again
         usleep(100_000)
         #expect(got.count == 1)  // setState produced no callback
+        #expect(try c.state("s") == 7)
     }
 
     @Test func checkStyleRegistration() throws {
@@ -69,8 +71,45 @@ import Glibc
         try Data("rubbish".utf8).write(to: URL(fileURLWithPath: t.path + "/notify/n"))
         #expect(try c.generation("n") == 0)
         try c.post("n")
-        #expect(try c.generation("n") == 1)
+        // Never the generation it had before (1): an observer may have delivered it (ProtocolEdgeTests).
+        #expect(try c.generation("n") == 2)
         #expect(t.root.quarantineRecords().count == 1)
+        // A second one is a second line: records are appended, never overwritten.
+        try Data("v1 x y\n".utf8).write(to: URL(fileURLWithPath: t.path + "/notify/n"))
+        try c.post("n")
+        let records = t.root.quarantineRecords()
+        #expect(records.count == 2)
+        #expect(records.allSatisfy { $0.contains("\"file\":\"notify/n\"") })
+    }
+
+    @Test func recordParserRefusesWhatItDoesNotUnderstand() {
+        #expect(NotifyRecord.decode(Array("v1 3 18446744073709551615\n".utf8)) == NotifyRecord(generation: 3, state: .max))
+        #expect(NotifyRecord(generation: 7, state: 9).encoded == Array("v1 7 9\n".utf8))
+        for bad in ["v1 3 18446744073709551616\n", "v1 99999999999999999999 0\n", "v1 3 4", "v2 3 4\n", "v1 3\n",
+                    "v1 3 4 5\n", "v1 -3 4\n", "v1 3  4\n", "v1 0x3 4\n", "v1  4\n", ""] {
+            #expect(NotifyRecord.decode(Array(bad.utf8)) == nil, "accepted \(String(reflecting: bad))")
+        }
+    }
+
+    /// PROTOCOL.md §1: no symlink below the root is followed — `notify/<name>` included. A planted
+    /// link to a record outside the root is that record's corrupt case (anything but a regular file
+    /// is): quarantined, never read (state 9 there) nor written through.
+    @Test func symlinkedNotifyFileIsQuarantinedNotFollowed() throws {
+        let t = try TestRoot()
+        let c = try DarwinNotificationCenter(deviceRoot: t.root)
+        let outside = t.path + "-outside"
+        try Data("v1 7 9\n".utf8).write(to: URL(fileURLWithPath: outside))
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        #expect(symlink(outside, t.path + "/notify/planted") == 0)
+        #expect(try c.state("planted") != 9)
+        #expect(try c.generation("planted") != 7)
+        try c.post("planted")
+        try c.setState("planted", 1)
+        #expect(try c.state("planted") == 1)
+        #expect(FileManager.default.contents(atPath: outside) == Data("v1 7 9\n".utf8))
+        var st = stat()
+        #expect(lstat(t.path + "/notify/planted", &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG)
+        #expect(t.root.quarantineRecords().contains { $0.contains("planted") })
     }
 
     @Test func observerInAnotherProcessSurvivesOverflowWhileStopped() throws {
@@ -92,6 +131,27 @@ import Glibc
         #expect(!lines.contains("cb unwatched"))
         #expect(obs.poll() == nil)  // still alive
         // And it still works normally afterwards.
+        try c.post("watched")
+        #expect(obs.readLine(timeout: .seconds(5)) == "cb watched")
+    }
+
+    /// The kernel queue overflows on a flood of *another* name, so the one post of the watched name
+    /// comes after the overflow and is dropped by the kernel: only the IN_Q_OVERFLOW rescan
+    /// (PROTOCOL.md §4.3) can deliver it.
+    @Test func watchedPostAfterAnOverflowOfOtherNamesStillArrives() throws {
+        let t = try TestRoot()
+        let obs = try t.helper(["observer", "--root", t.path, "--name", "watched"])
+        defer { obs.killAndReap() }
+        #expect(obs.readLine(timeout: .seconds(10)) == "ready")
+        let c = try DarwinNotificationCenter(deviceRoot: t.root)
+        #expect(obs.signal(SIGSTOP))
+        // Each post is a rename: IN_MOVED_FROM + IN_MOVED_TO. 9,000 posts = 18,000 events > 16,384.
+        for _ in 0..<9_000 { try c.post("unwatched") }
+        try c.post("watched")
+        #expect(obs.signal(SIGCONT))
+        #expect(obs.readLine(timeout: .seconds(5)) == "cb watched", "no callback after the overflow")
+        #expect(obs.readLine(timeout: .milliseconds(300)) == nil)  // one callback, none for the other name
+        #expect(obs.poll() == nil)  // still alive
         try c.post("watched")
         #expect(obs.readLine(timeout: .seconds(5)) == "cb watched")
     }

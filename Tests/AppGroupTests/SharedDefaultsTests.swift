@@ -98,7 +98,7 @@ import Glibc
         #expect(fresh.object(forKey: "a") == nil)  // suite starts empty...
         let names = try FileManager.default.contentsOfDirectory(atPath: (t.suitePath as NSString).deletingLastPathComponent)
         let aside = names.filter { $0.hasPrefix("\(TestRoot.group).plist.corrupt-") }
-        #expect(aside.count == 1)  // ...the bad file is kept aside...
+        try #require(aside.count == 1)  // ...the bad file is kept aside...
         let kept = try String(contentsOfFile: ((t.suitePath as NSString).deletingLastPathComponent) + "/" + aside[0], encoding: .utf8)
         #expect(kept == content)
         let records = t.root.quarantineRecords()  // ...and recorded.
@@ -107,6 +107,47 @@ import Glibc
         // And the suite works again.
         fresh.set(2, forKey: "a")
         #expect(try t.defaults().integer(forKey: "a") == 2)
+    }
+
+    /// A suite file over the 8 MiB read bound is not read at all: quarantined like a corrupt one,
+    /// even when it is a perfectly valid plist.
+    @Test func suiteFileOverTheReadLimitIsQuarantined() throws {
+        let t = try TestRoot()
+        try t.defaults().set(1, forKey: "a")
+        var plist = Array(#"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>big</key><string>"#.utf8)
+        plist += [UInt8](repeating: UInt8(ascii: "x"), count: 8 * 1024 * 1024 + 1)
+        plist += Array("</string></dict></plist>\n".utf8)
+        try Data(plist).write(to: URL(fileURLWithPath: t.suitePath))
+        let fresh = try t.defaults()
+        #expect(fresh.object(forKey: "big") == nil)
+        let records = t.root.quarantineRecords()
+        try #require(records.count == 1)
+        #expect(records[0].contains("limit"), "\(records[0])")
+    }
+
+    /// PROTOCOL.md §3: every write increments the little-endian counter at offset 0 of
+    /// `<suite>.plist.lock`. Readers in every process trust their cache while (generation, inode,
+    /// size, mtime, ctime) is unchanged; where timestamps are coarse and inodes are reused (ext4),
+    /// two same-size writes in one tick differ in the generation only — so a write that forgets to
+    /// bump it leaves other processes serving the old values.
+    @Test func everyWriteBumpsTheGenerationInTheLockFile() throws {
+        let t = try TestRoot()
+        let d = try t.defaults()
+        func generation() throws -> UInt64 {
+            let bytes = try #require(FileManager.default.contents(atPath: t.suitePath + ".lock"))
+            guard bytes.count >= 8 else { return 0 }
+            return bytes.prefix(8).reversed().reduce(0) { $0 << 8 | UInt64($1) }
+        }
+        #expect(try generation() == 0)
+        d.set(1, forKey: "a")
+        #expect(try generation() == 1)
+        try d.setValues(["a": 2, "b": 3])  // one multi-key write: one bump
+        #expect(try generation() == 2)
+        d.set(2, forKey: "a")  // nothing changes: nothing written
+        #expect(try generation() == 2)
+        d.removeObject(forKey: "b")
+        #expect(try generation() == 3)
+        #expect(try t.defaults().snapshot() == ["a": .integer(2)])
     }
 
     @Test func plantedSymlinkIsAClearError() throws {
@@ -119,13 +160,15 @@ import Glibc
         #expect(throws: AppGroupError.symlinkRefused(path: "\(t.path)/containers/\(TestRoot.group)/Library")) {
             _ = try t.defaults()
         }
-        // The suite file itself as a symlink: refused on read, never followed.
+        // The suite file itself as a symlink: not a regular file, so quarantined (moved aside as
+        // a link), never followed (ProtocolEdgeTests covers the rule for every kind of file).
         let t2 = try TestRoot()
         let d = try t2.defaults()
         d.set(1, forKey: "a")
         try FileManager.default.removeItem(atPath: t2.suitePath)
         #expect(symlink("/etc/passwd", t2.suitePath) == 0)
-        #expect(throws: AppGroupError.self) { _ = try t2.defaults().snapshot() }
+        #expect(try t2.defaults().snapshot().isEmpty)
+        #expect(t2.root.quarantineRecords().first?.contains("a symbolic link") == true)
         #expect(FileManager.default.contents(atPath: target + "/x") == nil)
     }
 
@@ -148,6 +191,27 @@ import Glibc
         #expect(throws: AppGroupError.self) { try d.store(NSObject(), forKey: "obj") }
     }
 
+    /// Each value under 512 KiB, together over the 4 MiB suite bound: refused, nothing written.
+    @Test func oversizeSuiteIsRefused() throws {
+        let t = try TestRoot()
+        let d = try t.defaults()
+        d.set(1, forKey: "kept")
+        let chunk = Data(repeating: 7, count: 380_000)  // 506,668 bytes of base64: under 512 KiB
+        var values: [String: Any?] = [:]
+        for i in 0..<9 { values["k\(i)"] = chunk }
+        #expect {
+            try d.setValues(values)
+        } throws: { error in
+            guard case .suiteTooLarge(_, let bytes, let limit)? = error as? AppGroupError else { return false }
+            return bytes > limit && limit == SharedDefaults.maxSuiteBytes
+        }
+        #expect(try t.defaults().snapshot() == ["kept": .integer(1)])
+        // Just under the bound is fine.
+        values.removeValue(forKey: "k8")
+        try d.setValues(values)
+        #expect(try d.snapshot().count == 9)
+    }
+
     @Test func entitlementsGateContainers() throws {
         let t = try TestRoot()
         let env = AppGroupEnvironment(deviceRoot: t.root, entitlements: Entitlements(appGroups: ["group.a"]))
@@ -155,7 +219,7 @@ import Glibc
         #expect(env.containerURL(forSecurityApplicationGroupIdentifier: "group.b") == nil)
         #expect(throws: AppGroupError.notEntitled(groupIdentifier: "group.b")) { _ = try env.container("group.b") }
         #expect(Entitlements.fromEnvironment(["APP_GROUPS": "group.a, group.b,"]).appGroups == ["group.a", "group.b"])
-        for bad in ["group../x", "group.a/b", "notagroup", "group."] {
+        for bad in ["group../x", "group.a/b", "notagroup", "group.", "group.a..b", "group.a b"] {
             #expect(throws: AppGroupError.self) {
                 _ = try AppGroupContainer(deviceRoot: t.root, groupIdentifier: bad, entitlements: Entitlements(appGroups: [bad]))
             }
@@ -163,6 +227,19 @@ import Glibc
         for bad in ["../x", ".hidden", "a/b", ""] {
             #expect(throws: AppGroupError.invalidSuiteName(bad)) { _ = try SharedDefaults(container: t.container(), suiteName: bad) }
         }
+    }
+
+    /// PROTOCOL.md §1: components are never empty, `.`, `..`, or contain `/` or NUL.
+    @Test func pathComponentsAreValidated() throws {
+        let t = try TestRoot()
+        for bad in ["", ".", "..", "a/b", "a\u{0}b", String(repeating: "x", count: 256)] {
+            #expect(throws: AppGroupError.invalidComponent(bad)) { try SafeDirectory.validate(component: bad) }
+        }
+        try SafeDirectory.validate(component: String(repeating: "x", count: 255))
+        try SafeDirectory.validate(component: "..x")
+        #expect(throws: AppGroupError.invalidComponent("..")) { _ = try t.root.subdirectory("containers/../..") }
+        #expect(throws: AppGroupError.invalidComponent(".")) { _ = try t.root.subdirectory("containers/./x") }
+        #expect(!FileManager.default.fileExists(atPath: t.path + "/containers/x"))
     }
 
     @Test func codecRejectsWhatItDoesNotUnderstand() throws {

@@ -30,7 +30,7 @@ public final class HeartbeatMonitor: @unchecked Sendable {
         for name in ((try? directory.entries(limit: 10_000)) ?? []).sorted() where name.hasSuffix(".json") && !name.hasPrefix(".") {
             do {
                 guard let bytes = try directory.readFile(name, limitBytes: HeartbeatRecord.maxFileBytes) else { continue }
-                records.append(try JSONDecoder().decode(HeartbeatRecord.self, from: Data(bytes)))
+                records.append(try HeartbeatRecord.decode(bytes, fileName: name))
             } catch {
                 bad[name] = "\(error)"
             }

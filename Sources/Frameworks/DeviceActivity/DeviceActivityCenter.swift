@@ -30,6 +30,17 @@ public struct DeviceActivityCenter: Sendable {
 
         public var errorDescription: String? { description }
 
+        /// The case's name, as the OS records it.
+        public var caseName: String {
+            switch self {
+            case .excessiveActivities: "excessiveActivities"
+            case .intervalTooLong: "intervalTooLong"
+            case .intervalTooShort: "intervalTooShort"
+            case .invalidDateComponents: "invalidDateComponents"
+            case .unauthorized: "unauthorized"
+            }
+        }
+
         public var recoverySuggestion: String? {
             switch self {
             case .intervalTooShort:
@@ -66,6 +77,32 @@ public struct DeviceActivityCenter: Sendable {
     /// Apple's (`SystemFileError`) mean the device itself could not be written.
     public func startMonitoring(
         _ activity: DeviceActivityName, during schedule: DeviceActivitySchedule, events: [DeviceActivityEvent.Name: DeviceActivityEvent] = [:]
+    ) throws {
+        do {
+            try startMonitoringChecked(activity, during: schedule, events: events)
+        } catch let e as MonitoringError {
+            fileRefusal(activity.rawValue, e)
+            throw e
+        }
+    }
+
+    /// On iOS the OS refuses, so it knows; here the framework files the refusal for the OS
+    /// (`system/deviceactivity-refused/`, PROTOCOL.md §7.3), bounded by the directory limit.
+    private func fileRefusal(_ activity: String, _ e: MonitoringError) {
+        guard let device = try? device.get(), let area = try? device.area(SystemPaths.deviceActivityRefusals),
+            ((try? area.recordNames().count) ?? 0) < SystemPaths.maxRecordsPerDirectory
+        else { return }
+        let name = "\(Int64(device.now().timeIntervalSince1970 * 1000))-\(UUID().uuidString.prefix(8)).json"
+        let record = MonitoringRefusalRecord(
+            activity: activity, error: e.caseName, detail: e.description, refusedAt: device.now(),
+            refusedBy: WriterRecord(pid: device.writer.pid, process: device.writer.process))
+        do { try area.write(record, name, post: SystemPaths.deviceActivityChanged) } catch {
+            EmulatedDevice.report("DeviceActivityCenter.startMonitoring (filing the refusal)", error)
+        }
+    }
+
+    private func startMonitoringChecked(
+        _ activity: DeviceActivityName, during schedule: DeviceActivitySchedule, events: [DeviceActivityEvent.Name: DeviceActivityEvent]
     ) throws {
         let device = try device.get()
         guard let file = SystemFileName.encode(activity.rawValue) else { throw SystemFileError.invalidName(kind: "DeviceActivityName", name: activity.rawValue) }

@@ -2,7 +2,16 @@
 /// the history lines (JSON, as in history.jsonl) that show it.
 extension CheckReport {
     public func humanSummary() -> String {
-        guard decided else { return "\(checker): could not decide — \(undecidedReason ?? "incomplete history")\n" }
+        guard decided else {
+            var lines = ["\(checker): could not decide — \(undecidedReason ?? "incomplete history")"]
+            if !results.isEmpty {
+                lines.append("  what could be checked of the partial history (not a verdict: a run cut short may not have settled):")
+                for result in results {
+                    lines.append("  \(result.passed ? "ok  " : "open") \(result.name) (checked \(result.checkedCount))")
+                }
+            }
+            return lines.joined(separator: "\n") + "\n"
+        }
         var lines = ["\(checker): \(passed ? "PASS" : "FAIL") (\(violations.count) violation(s))"]
         for result in results {
             lines.append("  \(result.passed ? "ok  " : "FAIL") \(result.name) (checked \(result.checkedCount))")

@@ -12,6 +12,11 @@ public struct CheckReport: Codable, Equatable, Sendable {
     /// (dropped, or the extension killed before it returned): not violations of the system under
     /// test, listed so that a pass is never read as "every user action was handled". Nil = none.
     public var lostByOS: [InvariantViolation]?
+    /// Set when the run did not reach its end: the signal that stopped it (`SIGINT`, `SIGTERM`)
+    /// or `killed` (the history just stops). Undecided; `results` are what could be checked.
+    public var interruption: String?
+    /// Set when the device root was changed behind the harness's back during the run. Undecided.
+    public var tampered: String?
 
     /// A human reads a violation's history lines; more than this is noise.
     public static let maxRelevantEvents = 10

@@ -59,8 +59,29 @@ struct ActivityState: Sendable, Equatable {
         return out.sorted { ($0.at, $0.kind) < ($1.at, $1.kind) }
     }
 
-    func nextBoundary(after now: Double, timeZone: TimeZone) -> Double? {
-        boundaries(after: max(now, processedUpTo), through: now + Self.horizonSeconds, timeZone: timeZone).first?.at
+    /// The boundaries in `(after, through]`, from a cache of the next weeks (working a schedule
+    /// out with the calendar is the costliest part of a virtual-time step). The cache is a pure
+    /// function of the record and the time zone, so it never changes an answer.
+    mutating func cachedBoundaries(after: Double, through: Double, timeZone: TimeZone) -> [Boundary] {
+        if cache == nil || cache!.timeZone != timeZone.identifier || after < cache!.from || through > cache!.through {
+            let upTo = max(through, after + 3 * Self.horizonSeconds)
+            cache = BoundaryCache(timeZone: timeZone.identifier, from: after, through: upTo, list: boundaries(after: after, through: upTo, timeZone: timeZone))
+        }
+        return cache!.list.filter { $0.at > after && $0.at <= through }
+    }
+
+    struct BoundaryCache: Sendable, Equatable {
+        var timeZone: String
+        var from: Double
+        var through: Double
+        var list: [Boundary]
+    }
+
+    var cache: BoundaryCache?
+
+    mutating func nextBoundary(after now: Double, timeZone: TimeZone) -> Double? {
+        let from = max(now, processedUpTo)
+        return cachedBoundaries(after: from, through: from + Self.horizonSeconds, timeZone: timeZone).first?.at
     }
 
     /// The event names whose selection includes `app` (bundle id) or its category, sorted.

@@ -29,9 +29,9 @@ extension DeviceOS {
     mutating func emitDueBoundaries(_ out: inout [OSEffect]) {
         var due: [(ActivityState.Boundary, String)] = []
         for name in activities.keys.sorted() {
-            let s = activities[name]!
-            due += s.boundaries(after: s.processedUpTo, through: now, timeZone: timeZone).map { ($0, name) }
-            activities[name]!.processedUpTo = max(s.processedUpTo, now)
+            let from = activities[name]!.processedUpTo
+            due += activities[name]!.cachedBoundaries(after: from, through: now, timeZone: timeZone).map { ($0, name) }
+            activities[name]!.processedUpTo = max(from, now)
         }
         due.sort { ($0.0.at, $0.1, $0.0.kind) < ($1.0.at, $1.1, $1.0.kind) }
         // A reorder fault: an end and the next start of one activity at one instant swap.

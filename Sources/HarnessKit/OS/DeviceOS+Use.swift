@@ -61,6 +61,8 @@ extension DeviceOS {
             host = .notRunning
             if frontmost == .host { frontmost = .home }
             out.append(.record("host_state", ["state": "notRunning", "why": "force quit"]))
+        case .tapNotification(let identifier, let action, let foreground):
+            tapNotification(identifier, action: action, foreground: foreground, &out)
         }
     }
 

@@ -29,11 +29,20 @@ public struct DeviceOS: Sendable {
         public var appCategories: [String: String]
         public var faults: [FieldFault]
         public var seed: UInt64
+        /// The user's answer to FamilyControls prompts (`approved` | `denied`); nil = the OS does not
+        /// model FamilyControls authorization (no status file: monitoring is allowed, PROTOCOL.md §7.4).
+        public var familyControls: String?
+        /// The user's answer to notification prompts (`authorized` | `denied` | `provisional`);
+        /// nil = prompts stay unanswered (and nothing is shown: the status stays `notDetermined`).
+        public var notifications: String?
 
         public init(
             timeZone: String, extensionPoints: Set<ExtensionPoint>, backgroundGraceSeconds: Double = 10, hostLifecycle: Bool = true,
-            appCategories: [String: String] = [:], faults: [FieldFault] = [], seed: UInt64 = 0
+            appCategories: [String: String] = [:], faults: [FieldFault] = [], seed: UInt64 = 0, familyControls: String? = nil,
+            notifications: String? = nil
         ) {
+            self.familyControls = familyControls
+            self.notifications = notifications
             self.timeZone = timeZone
             self.extensionPoints = extensionPoints
             self.backgroundGraceSeconds = backgroundGraceSeconds
@@ -75,6 +84,19 @@ public struct DeviceOS: Sendable {
     var held: [HeldCall] = []
     var faultCounts: [Int: Int] = [:]
     var random: SeededGenerator
+    /// FamilyControls status as the OS last wrote it (nil = not modelled).
+    public internal(set) var familyControlsStatus: String?
+    /// Notification authorization as the OS last wrote it.
+    public internal(set) var notificationStatus = "notDetermined"
+    /// Pending notification requests by identifier, with their next fire time (nil = never).
+    var pendingNotifications: [String: PendingNotification] = [:]
+    /// Identifiers in Notification Center (delivered, not yet tapped or removed).
+    public internal(set) var deliveredNotifications: Set<String> = []
+
+    struct PendingNotification: Sendable, Equatable {
+        var record: NotificationRequestRecord
+        var nextFire: Double?
+    }
     /// Every event applied, in order.
     public private(set) var journal: [OSEvent] = []
     /// Bound on the journal (a day of a busy run is far below).
@@ -104,6 +126,7 @@ public struct DeviceOS: Sendable {
             accountUsage(until: t, &out)
             now = t
             releaseHeld(&out)
+            fireDueNotifications(&out)
             hostTick(&out)
             endFinishedUse(&out)
         case .registrations(let records):
@@ -119,6 +142,8 @@ public struct DeviceOS: Sendable {
             host = .notRunning
             if frontmost == .host { frontmost = .home }
         case .hostLaunched:
+            // Launched to handle a notification action in the background: it stays there.
+            if case .background = host { break }
             host = .foreground
             frontmost = .host
             out.append(.record("host_state", ["state": "foreground"]))
@@ -130,16 +155,31 @@ public struct DeviceOS: Sendable {
                 break
             }
             timeZone = tz
+            rescheduleNotifications()
             out.append(.record("time_zone", ["timeZone": identifier]))
         case .harnessCall(let call, let label):
             makeCall(call, label: label, &out)
+        case .boot:
+            boot(&out)
+        case .monitoringRefused(let activity, let error, let detail):
+            out.append(.record("monitoring_refused", ["activity": activity, "error": error, "detail": detail]))
+        case .authorizationRequested(let kind, let id):
+            answer(kind, requestId: id, &out)
+        case .revokeAuthorization:
+            revoke(&out)
+        case .notificationRequests(let records):
+            notificationRequestsChanged(records, &out)
+        case .notificationsRemoved(let ids):
+            for id in ids.sorted() where deliveredNotifications.remove(id) != nil {
+                out.append(.record("notification_removed", ["identifier": id]))
+            }
         }
         emitDueBoundaries(&out)
         return out
     }
 
     /// The earliest device time after `now` at which something happens by itself.
-    public func nextDeadline() -> Double? {
+    public mutating func nextDeadline() -> Double? {
         var candidates: [Double] = []
         for name in activities.keys.sorted() {
             if let t = activities[name]!.nextBoundary(after: now, timeZone: timeZone) { candidates.append(t) }
@@ -147,6 +187,7 @@ public struct DeviceOS: Sendable {
         candidates += usageDeadlines()
         if case .app(_, let until, _) = frontmost { candidates.append(until) }
         candidates += held.map(\.releaseAt)
+        candidates += pendingNotifications.values.compactMap(\.nextFire)
         if configuration.hostLifecycle, case .background(let since) = host { candidates.append(since + configuration.backgroundGraceSeconds) }
         return candidates.filter { $0 > now }.min()
     }
@@ -198,8 +239,8 @@ public struct DeviceOS: Sendable {
                 let delivery = deliver(call, label: label, &out)
                 out.append(.killCall(delivery: delivery))
                 return
-            case .reorderAtBoundary:
-                _ = index  // applied where boundaries are ordered, not per call
+            case .reorderAtBoundary, .staleDefaults, .tornWrite:
+                _ = index  // applied where boundaries are ordered / inside the processes, not per call
             }
         }
         deliver(call, label: label, &out)
@@ -230,7 +271,7 @@ public struct DeviceOS: Sendable {
 
     /// The first fault rule that selects `call` now and passes its chance and count.
     mutating func fault(for call: ExtensionCall) -> (Int, FieldFault)? {
-        for (i, rule) in configuration.faults.enumerated() where rule.kind != .reorderAtBoundary {
+        for (i, rule) in configuration.faults.enumerated() where rule.kind != .reorderAtBoundary && !rule.kind.isDefaultsFault {
             guard rule.selects(call, now: now) else { continue }
             if let max = rule.maxCount, faultCounts[i, default: 0] >= max { continue }
             guard random.chance(rule.probability) else { continue }

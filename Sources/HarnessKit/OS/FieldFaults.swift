@@ -20,6 +20,20 @@ public struct FieldFault: Sendable, Equatable {
         case reorderAtBoundary
         /// The extension's process is killed before it returns.
         case killMidCall
+        /// App Group level: a reader's shared-defaults cache is kept for `seconds` of device time
+        /// after it first sees the suite changed (`SharedDefaults`, PROTOCOL.md §3, §10.5).
+        case staleDefaults(seconds: Double)
+        /// App Group level: a multi-key defaults write lands its first key, then the writing process
+        /// is killed before the others (`SharedDefaults`, PROTOCOL.md §3, §10.5).
+        case tornWrite
+
+        /// Faults of the App Group primitives, carried out inside the processes (not on calls).
+        public var isDefaultsFault: Bool {
+            switch self {
+            case .staleDefaults, .tornWrite: true
+            default: false
+            }
+        }
     }
 
     public var kind: Kind
@@ -33,6 +47,8 @@ public struct FieldFault: Sendable, Equatable {
     public var probability: Double
     /// At most this many times in a run; nil = unbounded.
     public var maxCount: Int?
+    /// Defaults faults: the roles whose processes it applies to; empty = every device role.
+    public var roles: Set<String> = []
 
     public init(
         kind: Kind, callbacks: Set<String> = [], activityPattern: String? = nil, window: ClosedRange<Double>? = nil,
@@ -54,11 +70,14 @@ public struct FieldFault: Sendable, Equatable {
         case .batchUntil: "batch"
         case .reorderAtBoundary: "reorder"
         case .killMidCall: "kill_mid_call"
+        case .staleDefaults: "stale_defaults"
+        case .tornWrite: "torn_write"
         }
     }
 
     /// Whether this rule's filters select `call` at device time `now` (before chance and count).
     public func selects(_ call: ExtensionCall, now: Double) -> Bool {
+        if kind.isDefaultsFault { return false }
         if !callbacks.isEmpty && !callbacks.contains(call.callbackName) { return false }
         if let window, !window.contains(now) { return false }
         if let pattern = activityPattern {

@@ -24,6 +24,25 @@ public enum OSEvent: Sendable, Equatable {
     /// The system's workload has iOS make this call directly (a pack whose user action the OS does
     /// not model yet); field faults apply as to any call.
     case harnessCall(ExtensionCall, label: [String: String])
+    /// The run begins: the OS writes what it models from the start (FamilyControls status).
+    case boot
+    /// An app's `startMonitoring` was refused (the framework filed why): the OS records it, so a
+    /// monitoring error is never lost even when the app swallows it.
+    case monitoringRefused(activity: String, error: String, detail: String)
+    /// An app asks for authorization (`requestId` is its request file's id).
+    case authorizationRequested(AuthorizationKind, requestId: String)
+    /// The user revokes the app's FamilyControls authorization (Settings → Screen Time).
+    case revokeAuthorization
+    /// What `system/notifications/pending/` holds now.
+    case notificationRequests([NotificationRequestRecord])
+    /// The app removed delivered notifications (`removeDeliveredNotifications`), already applied.
+    case notificationsRemoved([String])
+}
+
+/// What an authorization prompt is for.
+public enum AuthorizationKind: String, Sendable, Equatable {
+    case familyControls
+    case notifications
 }
 
 /// What the scripted user does on the device.
@@ -39,6 +58,11 @@ public enum UserEvent: Sendable, Equatable {
     case leaveHost
     /// Swipes the host away: it is terminated and not relaunched until opened.
     case forceQuitHost
+    /// Taps a delivered notification (`action` = `com.apple.UNNotificationDefaultActionIdentifier`)
+    /// or one of its actions. `foreground`: the action brings the app to the foreground (the
+    /// notification itself and actions with the `.foreground` option do); else iOS runs the app in
+    /// the background to handle it.
+    case tapNotification(identifier: String, action: String, foreground: Bool)
 }
 
 /// What the emulated iOS asks the harness to do.
@@ -54,4 +78,16 @@ public enum OSEffect: Sendable, Equatable {
     case suspendHost
     case resumeHost
     case terminateHost
+    /// Write the authorization status (`familycontrols.json` / notifications' `authorization.json`),
+    /// answering `request` if given.
+    case setAuthorization(AuthorizationKind, status: String, answering: String?)
+    /// Authorization was revoked: every ManagedSettings store and every registration is removed.
+    case clearManagedSettings
+    case clearRegistrations
+    /// Show a pending notification (append it to `delivered.json`; a non-repeating one leaves `pending/`).
+    case deliverNotification(NotificationRequestRecord)
+    /// Drop a pending notification that fired unseen (not authorized).
+    case discardNotification(identifier: String)
+    /// Hand the user's response to the host (removed from Notification Center, sent to its inbox).
+    case notificationResponse(identifier: String, action: String)
 }

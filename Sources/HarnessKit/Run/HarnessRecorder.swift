@@ -8,7 +8,7 @@ final class HarnessRecorder: @unchecked Sendable {
     let log: TraceLog
     private(set) var counts: [String: Int] = [:]
 
-    init(runDirectory: String, clock: DeviceClock) throws {
+    init(runDirectory: String, clock: HarnessClock) throws {
         log = try TraceLog(runDirectory: runDirectory, process: "harness", deviceTime: { clock.nowUnixSeconds() })
     }
 

@@ -24,11 +24,15 @@ public enum HistoryMerge {
             all += parsed.events
             torn += parsed.badLines.count
         }
-        // Stable: within one process equal monos keep their file order.
-        let ordered = all.enumerated().sorted {
+        return Merged(events: sorted(all), tornLines: torn)
+    }
+
+    /// History order: by `mono`, ties by process then pid; stable (within one process equal monos
+    /// keep their file order). A history streamed during the run is in arrival order until then.
+    public static func sorted(_ events: [HistoryEvent]) -> [HistoryEvent] {
+        events.enumerated().sorted {
             ($0.element.mono, $0.element.process, $0.element.pid, $0.offset) < ($1.element.mono, $1.element.process, $1.element.pid, $1.offset)
-        }
-        return Merged(events: ordered.map(\.element), tornLines: torn)
+        }.map(\.element)
     }
 
     /// Reads `<runDirectory>/trace/*.jsonl` and merges them.

@@ -29,10 +29,12 @@ public final class ScenarioRunner: UserDevice {
         /// Where the stand-in executables are (next to `harness`).
         public var binDirectory: String
         public var progress: @Sendable (String) -> Void
+        /// The device root to use and keep (`--device-root`); nil: a fresh one, removed after the run.
+        public var deviceRoot: String?
 
         public init(
             scenario: Scenario, scenarioPath: String, variant: ScenarioVariant, seed: UInt64, durationOverride: Duration?,
-            outputDirectory: String, binDirectory: String, progress: @escaping @Sendable (String) -> Void
+            outputDirectory: String, binDirectory: String, progress: @escaping @Sendable (String) -> Void, deviceRoot: String? = nil
         ) {
             self.scenario = scenario
             self.scenarioPath = scenarioPath
@@ -42,6 +44,7 @@ public final class ScenarioRunner: UserDevice {
             self.outputDirectory = outputDirectory
             self.binDirectory = binDirectory
             self.progress = progress
+            self.deviceRoot = deviceRoot
         }
     }
 
@@ -79,7 +82,8 @@ public final class ScenarioRunner: UserDevice {
     let deviceRootPath: String
     let paths: RunPaths
     var root: DeviceRoot!
-    var clock: DeviceClock!
+    /// The harness's own device time; it writes `<root>/clock` and never reads it back.
+    let clock = HarnessClock()
     var rec: HarnessRecorder!
     var center: DarwinNotificationCenter!
     var plan: ScenarioPlan!
@@ -97,6 +101,15 @@ public final class ScenarioRunner: UserDevice {
     var traceOffsets: [String: UInt64] = [:]
     var shieldResponses: [Int: ShieldActionResponse] = [:]
     var rebootsLeft: [Int] = []
+    var revocationsLeft: [Int] = []
+    var timeZoneChangesLeft: [Scenario.TimeZoneChange] = []
+    /// The device's time zone now (`os.timeZoneChanges` move it).
+    var deviceTimeZone = "UTC"
+    var lastPendingNotifications: [NotificationRequestRecord]?
+    var promptGenerations: [UInt64] = []
+    var answeredPrompts: Set<String> = []
+    /// `os.faults` of the App Group (stale_defaults, torn_write), as each role's environment.
+    var defaultsFaultEnvironment: [String: String] = [:]
     /// Virtual time: the clock steps when the system is idle (PROTOCOL.md §9).
     let stepped: Bool
     var scheduler = VirtualScheduler()
@@ -127,7 +140,7 @@ public final class ScenarioRunner: UserDevice {
         runDir = "\(options.outputDirectory)/\(options.scenario.name)-\(options.variant.rawValue)-seed\(options.seed)-\(stamp)-\(getpid())"
         // The device root lives on tmpfs when there is one: notify round trips are ~4x faster.
         let base = DeviceRoot.resolvePath(environment: [:])
-        deviceRootPath = (base as NSString).deletingLastPathComponent + "/runs/\(UUID().uuidString.prefix(12))"
+        deviceRootPath = options.deviceRoot ?? (base as NSString).deletingLastPathComponent + "/runs/\(UUID().uuidString.prefix(12))"
         paths = RunPaths(runDirectory: runDir, deviceRoot: deviceRootPath)
         stepped = options.scenario.clock.mode == .virtual
         table = ProcessTable(
@@ -147,18 +160,22 @@ public final class ScenarioRunner: UserDevice {
         var setupError: String?
         var report: CheckReport?
         var events = 0
+        let lease = o.deviceRoot == nil ? try? DeviceRootLease(path: deviceRootPath) : nil
+        let stream = HistoryStream(runDirectory: runDir)
         do {
             try setUp()
             loop()
             let merged = try finish()
             events = merged.events.count
-            report = pack.check(merged.events)
+            report = RunJudgement.judge(pack, merged.events)
             try writeReport(report!)
         } catch {
             setupError = "\(error)"
             shutdownAll()
         }
-        try? FileManager.default.removeItem(atPath: deviceRootPath)
+        stream.stop()
+        if o.deviceRoot == nil { try? FileManager.default.removeItem(atPath: deviceRootPath) }
+        lease?.release()
         return Outcome(
             runDirectory: runDir, rerunCommand: rerunCommand(), report: report, setupError: setupError,
             faultCounts: table.faultCounts, wallSeconds: Double(Self.now() - t0) / 1e9, historyEvents: events)
@@ -180,13 +197,12 @@ public final class ScenarioRunner: UserDevice {
                 throw RunError("\(pack.id)'s \(role.name) does not take part in virtual time; run it with clock.mode: fixed")
             }
             steppedNow = start
-            try DeviceClock.write(.stepped(at: start, timeZone: o.scenario.clock.timeZone), to: root)
+            try clock.write(.stepped(at: start, timeZone: o.scenario.clock.timeZone), to: root)
             schedulerInbox = try SchedulerInbox(deviceRoot: root)
         } else {
-            try DeviceClock.write(
+            try clock.write(
                 DeviceClock.Configuration(epochUnixSeconds: start, rate: o.scenario.clock.rate, timeZone: o.scenario.clock.timeZone), to: root)
         }
-        clock = DeviceClock(deviceRoot: root)
         rec = try HarnessRecorder(runDirectory: runDir, clock: clock)
         center = try DarwinNotificationCenter(deviceRoot: root)
         let osDirty = self.osDirty
@@ -196,6 +212,11 @@ public final class ScenarioRunner: UserDevice {
         os = makeOS(start: start)
         osDeadline = os.nextDeadline()
         rebootsLeft = o.scenario.os.reboots
+        revocationsLeft = o.scenario.os.revokeAt
+        timeZoneChangesLeft = o.scenario.os.timeZoneChanges
+        deviceTimeZone = o.scenario.clock.timeZone
+        try center.addObserver(SystemPaths.notificationsChanged) { _ in osDirty.set() }
+        try center.addObserver(SystemPaths.authorizationChanged) { _ in osDirty.set() }
 
         plan = ScenarioPlan.make(scenario: o.scenario, seed: o.seed, durationOverride: o.durationOverride)
         try plan.jsonData().write(to: URL(fileURLWithPath: runDir + "/schedule.json"), options: .atomic)
@@ -213,6 +234,11 @@ public final class ScenarioRunner: UserDevice {
         ]
         started.merge(pack.runFacts(o.scenario.configuration)) { core, _ in core }
         rec.record("run_started", started)
+        perform(os.apply(.boot))
+        defaultsFaultEnvironment = Self.defaultsFaultEnvironment(o.scenario.os.faults, roles: pack.descriptor.roles)
+        for (role, spec) in defaultsFaultEnvironment.sorted(by: { $0.key < $1.key }) {
+            rec.record("defaults_fault_armed", ["target": role, "spec": spec])
+        }
         // Servers first (the apps talk to them), then the apps; each must be ready before the next.
         let longLived = pack.descriptor.roles.filter(\.lifetime.isLongLived)
         for role in longLived.filter({ $0.lifetime == .server }) + longLived.filter({ $0.lifetime == .app }) {
@@ -258,8 +284,10 @@ public final class ScenarioRunner: UserDevice {
     func start(_ role: ProcessRole, extra: [String]) throws -> ChildProcess {
         let fd = logFd(role.name)
         defer { if fd >= 0 { close(fd) } }
+        var env = envBase
+        if let spec = defaultsFaultEnvironment[role.name] { env[DefaultsFaults.environmentVariable] = spec }
         let child = try ChildProcess.spawn(
-            o.binDirectory + "/" + role.executable, role.arguments + extra, environment: envBase, captureStdout: false,
+            o.binDirectory + "/" + role.executable, role.arguments + extra, environment: env, captureStdout: false,
             stdoutTo: fd, stderrTo: fd)
         children[child.pid] = child
         return child
@@ -343,6 +371,15 @@ public final class ScenarioRunner: UserDevice {
     }
 
     public func tap(in role: String, _ message: AppMessage) {
+        // A tap in the host means the user has it open: one iOS suspended or terminated (force
+        // quit, reboot) is opened first. (One the nemesis killed comes back on its own schedule.)
+        if role == hostRole, let entry = table.entry(role), entry.heldDownByOS || entry.osSuspended { openHost() }
+        sendToInbox(role, message)
+    }
+
+    /// Writes `message` to the role's inbox (PROTOCOL.md §7.7) without opening anything: the OS's
+    /// own messages (a notification response) arrive however iOS launched the app.
+    func sendToInbox(_ role: String, _ message: AppMessage) {
         var m = message
         m.seq = inboxSeq
         inboxSeq += 1
@@ -371,6 +408,11 @@ public final class ScenarioRunner: UserDevice {
     public func leaveHost() { osApply(.user(.leaveHost)) }
 
     public func forceQuitHost() { osApply(.user(.forceQuitHost)) }
+
+    public func tapNotification(_ identifier: String, action: String) {
+        osScanNotifications()
+        osApply(.user(.tapNotification(identifier: identifier, action: action, foreground: notificationActionForegrounds(identifier, action: action))))
+    }
 
     /// iOS launches an extension process for one call the OS made (`delivery` is its id).
     /// `killedByOS`: a field fault kills it before it returns — at launch, so that the outcome
@@ -465,7 +507,8 @@ public final class ScenarioRunner: UserDevice {
     /// when one of its deadlines came; true if anything was recorded or launched.
     @discardableResult
     func scanEmulatedOSIfNeeded() -> Bool {
-        let gens = [EmulatedOSPaths.deviceActivityChanged, EmulatedOSPaths.managedSettingsChanged].map { (try? center.generation($0)) ?? 0 }
+        let gens = [EmulatedOSPaths.deviceActivityChanged, EmulatedOSPaths.managedSettingsChanged, SystemPaths.notificationsChanged]
+            .map { (try? center.generation($0)) ?? 0 }
         let due = osDeadline.map { $0 <= steppedNow } ?? false
         guard gens != scannedGenerations || due else { return false }
         let before = rec.counts.values.reduce(0, +)
@@ -496,6 +539,7 @@ public final class ScenarioRunner: UserDevice {
         let hardDeadline = startNanos + Int64(plan.wallSpanMillis) * 1_000_000 + Self.overrunWallNanos
         var lastProgress = Self.now()
         while true {
+            if stopRequested() { return }
             let now = Self.now()
             if now > hardDeadline {
                 rec.record("run_overran", [
@@ -523,12 +567,15 @@ public final class ScenarioRunner: UserDevice {
                 osScan()
             }
             osTick()
+            answerPrompts()
             if !quiescing { _ = rebootIfDue() }
+            _ = osScheduleIfDue()
             if !quiescing && actionIndex == actionTimes.count && deviceNow >= workloadEnd {
                 quiescing = true
                 quiesceStarted = now
                 rec.record("quiesce", [:])
                 execute(table.beginQuiesce(now: now))
+                reopenHostForSettling()
             }
             if quiescing && deviceNow >= quiesceUntilDevice && now - quiesceStarted >= Self.quiesceMinWallNanos
                 && !table.extensionCallsRunning
@@ -572,6 +619,7 @@ public final class ScenarioRunner: UserDevice {
         var changed = true
         while true {
             if reap() { changed = true }
+            if answerPrompts() { changed = true }
             let reports = schedulerInbox?.read(timeoutMillis: 0) ?? []
             for report in reports { scheduler.received(report) }
             if !reports.isEmpty { changed = true }
@@ -616,7 +664,7 @@ public final class ScenarioRunner: UserDevice {
         steppedNow = t
         steps += 1
         do {
-            try DeviceClock.write(.stepped(at: t, timeZone: o.scenario.clock.timeZone), to: root)
+            try clock.write(.stepped(at: t, timeZone: deviceTimeZone), to: root)
         } catch {
             rec.record("clock_error", ["error": "\(error)"])
         }
@@ -635,6 +683,7 @@ public final class ScenarioRunner: UserDevice {
         var lastProgress = Self.now()
         quiesce()
         while true {
+            if stopRequested() { return }
             // Everything due at this instant, in a fixed order, each followed by quiet.
             if scanEmulatedOSIfNeeded() { quiesce() }
             let due = table.due(now: ticks())
@@ -650,6 +699,10 @@ public final class ScenarioRunner: UserDevice {
             if !quiescing && rebootIfDue() {
                 quiesce()
                 continue
+            }
+            if osScheduleIfDue() {
+                quiesce()
+                while scanEmulatedOSIfNeeded() { quiesce() }
             }
             if !quiescing {
                 while let f = faults.first, deviceStart + Double(f.atOffsetMillis) / 1000 <= steppedNow {
@@ -669,6 +722,7 @@ public final class ScenarioRunner: UserDevice {
                 rec.record("quiesce", [:])
                 armedFaultsDropped()
                 execute(table.beginQuiesce(now: ticks()))
+                reopenHostForSettling()
                 quiesce()
                 continue
             }
@@ -690,6 +744,7 @@ public final class ScenarioRunner: UserDevice {
             if let t = deferredCalls.map(\.ticks).min() { candidates.append(Double(t) / 1000) }
             if let t = osDeadline { candidates.append(t) }
             if !quiescing, let t = nextReboot { candidates.append(t) }
+            if let t = nextScheduledOSEvent { candidates.append(t) }
             let next = candidates.filter { $0 > steppedNow }.min() ?? (steppedNow + 0.001)
             advance(to: next)
             quiesce()

@@ -24,14 +24,17 @@ public enum SuiteRunner {
 
     public static func run(
         _ cases: [Case], durationOverride: Duration?, outputDirectory: String, binDirectory: String,
-        progress: @escaping @Sendable (String) -> Void, onResult: (Result) -> Void
+        progress: @escaping @Sendable (String) -> Void, deviceRoot: String? = nil, onResult: (Result) -> Void
     ) -> [Result] {
         var out: [Result] = []
         for (i, c) in cases.enumerated() {
-            progress("[\(i + 1)/\(cases.count)] \(c.scenario.name) \(c.variant.rawValue) seed \(c.seed) ...")
+            // A stop signal ends the suite after the case it interrupted (RunInterruption).
+            if RunInterruption.signal != nil { break }
             let runner = ScenarioRunner(options: .init(
                 scenario: c.scenario, scenarioPath: c.scenarioPath, variant: c.variant, seed: c.seed,
-                durationOverride: durationOverride, outputDirectory: outputDirectory, binDirectory: binDirectory, progress: progress))
+                durationOverride: durationOverride, outputDirectory: outputDirectory, binDirectory: binDirectory, progress: progress,
+                deviceRoot: deviceRoot))
+            progress("[\(i + 1)/\(cases.count)] \(c.scenario.name) \(c.variant.rawValue) seed \(c.seed) (device root \(runner.deviceRootPath)) ...")
             let r = Result(case: c, outcome: runner.run())
             onResult(r)
             out.append(r)
@@ -39,11 +42,13 @@ public enum SuiteRunner {
         return out
     }
 
+    public static func verdictWord(_ o: ScenarioRunner.Outcome) -> String { verdict(o) }
+
     static func verdict(_ o: ScenarioRunner.Outcome) -> String {
         switch o.exitCode {
         case 0: return "PASS"
         case 1: return "VIOLATION"
-        default: return "UNDECIDED"
+        default: return o.report?.interruption != nil ? "INTERRUPTED" : (o.report?.tampered != nil ? "TAMPERED" : "UNDECIDED")
         }
     }
 

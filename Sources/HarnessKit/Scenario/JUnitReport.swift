@@ -173,8 +173,8 @@ func posixCode(of error: Error) -> Int32 {
         return Int32(underlying.code)
     }
     switch CocoaError.Code(rawValue: ns.code) {
-    case .fileNoSuchFile, .fileWriteInvalidFileName: return ENOENT
-    case .fileWriteNoPermission: return EACCES
+    case .fileNoSuchFile, .fileReadNoSuchFile, .fileWriteInvalidFileName: return ENOENT
+    case .fileWriteNoPermission, .fileReadNoPermission: return EACCES
     case .fileWriteOutOfSpace: return ENOSPC
     default: return EIO
     }

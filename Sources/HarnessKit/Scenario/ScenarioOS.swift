@@ -8,8 +8,18 @@
 //                                     user may open (category shields and events)
 //     reboots: [2h, 5h30m]           = none; device offsets from clock.start: every process killed,
 //                                     ManagedSettings, containers and registrations persist
+//     authorization: approved        = not modelled (no status file until the app asks; prompts are
+//                                     approved); approved | denied: the status is notDetermined
+//                                     from the start and the user answers every prompt so
+//     revokeAt: [3h]                 = none; device offsets: the user revokes FamilyControls
+//                                     (shields cleared, monitoring stopped, PROTOCOL.md §10.3)
+//     notifications: authorized      = authorized; the user's answer to the notification prompt:
+//                                     authorized | denied | provisional
+//     timeZoneChanges:               = none; the device moves (schedules re-evaluated in the new zone)
+//       - { at: 3h, to: America/New_York }
 //     faults:                        = none; iOS misbehaving, each rule seeded:
-//       - kind: drop                 drop | delay | duplicate | batch | reorder | kill_mid_call
+//       - kind: drop                 drop | delay | duplicate | batch | reorder | kill_mid_call |
+//                                     stale_defaults | torn_write
 //         callbacks: [intervalDidEnd]   = every callback; names as in the history
 //         activity: "session-*"      = any; `*` is a wildcard
 //         window: [1h, 3h]           = the whole run; device offsets from clock.start
@@ -17,6 +27,10 @@
 //         maxCount: 2                = unbounded
 //         delay: [1m, 10m]           delay only (required): how late, drawn per call
 //         until: "00:05"             batch only (required): held until this local time
+//         stale: 10m                 stale_defaults only (required): how long a reader keeps its cache
+//         roles: [host]              stale_defaults, torn_write: whose processes; = every device role
+//       (stale_defaults and torn_write act inside the processes, on the App Group: callbacks and
+//        activity do not apply; torn_write's maxCount defaults to 1)
 import Foundation
 import SystemKit
 import Yams
@@ -31,17 +45,38 @@ extension Scenario {
         /// Device seconds after `clock.start`.
         public var reboots: [Int] = []
         public var faults: [FieldFault] = []
+        /// The user's answer to FamilyControls prompts; nil = not modelled from the start.
+        public var authorization: String?
+        /// Device seconds after `clock.start` at which the user revokes FamilyControls.
+        public var revokeAt: [Int] = []
+        /// The user's answer to the notification prompt.
+        public var notifications = "authorized"
+        /// Device seconds after `clock.start`, and the IANA zone the device moves to.
+        public var timeZoneChanges: [TimeZoneChange] = []
 
         public init() {}
+    }
+
+    public struct TimeZoneChange: Sendable, Equatable {
+        public var atSeconds: Int
+        public var timeZone: String
+        public init(atSeconds: Int, timeZone: String) {
+            self.atSeconds = atSeconds
+            self.timeZone = timeZone
+        }
     }
 }
 
 extension NodeReader {
-    static let osKeys = ["hostLifecycle", "backgroundGraceSeconds", "appCategories", "reboots", "faults"]
-    static let faultKeys = ["kind", "callbacks", "activity", "window", "probability", "maxCount", "delay", "until"]
-    static let faultKinds = ["drop", "delay", "duplicate", "batch", "reorder", "kill_mid_call"]
+    static let osKeys = [
+        "hostLifecycle", "backgroundGraceSeconds", "appCategories", "reboots", "authorization", "revokeAt", "notifications",
+        "timeZoneChanges", "faults",
+    ]
+    static let faultKeys = ["kind", "callbacks", "activity", "window", "probability", "maxCount", "delay", "until", "stale", "roles"]
+    static let faultKinds = ["drop", "delay", "duplicate", "batch", "reorder", "kill_mid_call", "stale_defaults", "torn_write"]
 
-    func os(_ node: Node?, start: Date) throws(ScenarioError) -> Scenario.OSSettings {
+    /// `roles`: the system's device roles (what `roles:` of a defaults fault may name).
+    func os(_ node: Node?, start: Date, roles: [String] = []) throws(ScenarioError) -> Scenario.OSSettings {
         var settings = Scenario.OSSettings()
         guard let node else { return settings }
         let section = try fields(node, path: "os", allowed: Self.osKeys)
@@ -57,21 +92,58 @@ extension NodeReader {
             }
             settings.reboots.sort()
         }
+        if let v = section["authorization"] {
+            let answer = try string(v, "os.authorization")
+            guard ["approved", "denied"].contains(answer) else {
+                throw error(v, "os.authorization: expected approved or denied, got '\(answer)'")
+            }
+            settings.authorization = answer
+        }
+        if let v = section["revokeAt"] {
+            for item in try list(v, "os.revokeAt", expected: "a list of durations after clock.start") {
+                settings.revokeAt.append(try duration(item, "os.revokeAt"))
+            }
+            settings.revokeAt.sort()
+        }
+        if let v = section["notifications"] {
+            let answer = try string(v, "os.notifications")
+            guard ["authorized", "denied", "provisional"].contains(answer) else {
+                throw error(v, "os.notifications: expected authorized, denied or provisional, got '\(answer)'")
+            }
+            settings.notifications = answer
+        }
+        if let v = section["timeZoneChanges"] {
+            for (i, item) in try list(v, "os.timeZoneChanges", expected: "a list of { at: <duration>, to: <IANA zone> }").enumerated() {
+                let path = "os.timeZoneChanges[\(i)]"
+                let f = try fields(item, path: path, allowed: ["at", "to"])
+                let at = try duration(try f.required("at"), "\(path).at")
+                let toNode = try f.required("to")
+                let zone = try string(toNode, "\(path).to")
+                guard TimeZone(identifier: zone) != nil else {
+                    throw error(toNode, "\(path).to: unknown time zone '\(zone)'; use an IANA identifier such as America/New_York")
+                }
+                settings.timeZoneChanges.append(Scenario.TimeZoneChange(atSeconds: at, timeZone: zone))
+            }
+            settings.timeZoneChanges.sort { $0.atSeconds < $1.atSeconds }
+        }
         if let v = section["faults"] {
             for (i, item) in try list(v, "os.faults", expected: "a list of fault rules").enumerated() {
-                settings.faults.append(try fault(item, path: "os.faults[\(i)]", start: start))
+                settings.faults.append(try fault(item, path: "os.faults[\(i)]", start: start, roles: roles))
             }
         }
         return settings
     }
 
-    func fault(_ node: Node, path: String, start: Date) throws(ScenarioError) -> FieldFault {
+    func fault(_ node: Node, path: String, start: Date, roles: [String] = []) throws(ScenarioError) -> FieldFault {
         let f = try fields(node, path: path, allowed: Self.faultKeys)
         let kindNode = try f.required("kind")
         let name = try string(kindNode, "\(path).kind")
         let kind: FieldFault.Kind
         switch name {
         case "drop": kind = .drop
+        case "torn_write": kind = .tornWrite
+        case "stale_defaults":
+            kind = .staleDefaults(seconds: Double(try duration(try f.required("stale"), "\(path).stale")))
         case "duplicate": kind = .duplicate
         case "reorder": kind = .reorderAtBoundary
         case "kill_mid_call": kind = .killMidCall
@@ -93,9 +165,15 @@ extension NodeReader {
         default:
             throw error(kindNode, "\(path).kind: unknown fault '\(name)'; known: \(Self.faultKinds.joined(separator: ", "))")
         }
-        for key in ["delay", "until"] where f[key] != nil && !(key == "delay" && name == "delay") && !(key == "until" && name == "batch") {
-            throw error(f[key], "\(path).\(key): only for kind \(key == "delay" ? "delay" : "batch")")
+        let onlyFor = ["delay": "delay", "until": "batch", "stale": "stale_defaults"]
+        for (key, owner) in onlyFor.sorted(by: { $0.key < $1.key }) where f[key] != nil && name != owner {
+            throw error(f[key], "\(path).\(key): only for kind \(owner)")
         }
+        let defaultsFault = kind.isDefaultsFault
+        for key in ["callbacks", "activity"] where defaultsFault && f[key] != nil {
+            throw error(f[key], "\(path).\(key): \(name) acts on the App Group, not on callbacks; use roles and window")
+        }
+        if !defaultsFault, let v = f["roles"] { throw error(v, "\(path).roles: only for stale_defaults and torn_write") }
         var rule = FieldFault(kind: kind)
         if let v = f["callbacks"] {
             let names = try stringList(v, "\(path).callbacks", nonEmpty: true)
@@ -116,6 +194,17 @@ extension NodeReader {
         }
         if let v = f["probability"] { rule.probability = try probability(v, "\(path).probability") }
         if let v = f["maxCount"] { rule.maxCount = try int(v, "\(path).maxCount", in: 1...1_000_000) }
+        if case .tornWrite = kind {
+            if rule.maxCount == nil { rule.maxCount = 1 }
+            if rule.maxCount! > 1000 { throw error(f["maxCount"], "\(path).maxCount: torn_write allows at most 1000") }
+        }
+        if let v = f["roles"] {
+            let names = try stringList(v, "\(path).roles", nonEmpty: true)
+            for n in names where !roles.isEmpty && !roles.contains(n) {
+                throw error(v, "\(path).roles: unknown role '\(n)'; this system's device roles: \(roles.joined(separator: ", "))")
+            }
+            rule.roles = Set(names)
+        }
         return rule
     }
 }

@@ -10,7 +10,8 @@
 //   variants: [as-written, hardened]        = all of the system's variants; non-empty, no repeats
 //   clock:
 //     mode: virtual                 = virtual; virtual (time steps when the system is idle) or fixed
-//     rate: 600                     = 600; device seconds per wall second, 0 < rate <= 1000000
+//     rate: 600                     = 600; device seconds per wall second, 0.001 <= rate <= 100000
+//                                   (the clock file's bounds, PROTOCOL.md §2)
 //     start: "2026-02-17T08:00:00Z" = that; ISO 8601 with a zone (Z or +01:00)
 //     timeZone: Europe/Berlin       = UTC; an IANA time zone identifier
 //   duration: 4h                    required; device time the workload covers: 90s, 15m, 4h, 1h30m,
@@ -33,13 +34,15 @@
 //
 // Ranges are two-element lists `[min, max]`. Numbers must be YAML numbers (quoted "600" is a string).
 
+import AppGroup
 import Foundation
 import Yams
 
 public enum ScenarioParser {
     public static let maximumMinutes = 7 * 24 * 60
     public static let maximumMillis = 600_000
-    public static let maximumRate = 1_000_000.0
+    /// The clock file's bounds (`DeviceClock.Configuration.rateRange`): a rate that parses also runs.
+    public static let rateRange = DeviceClock.Configuration.rateRange
     /// The keys every scenario may have; the rest belong to its system.
     public static let commonKeys = ["name", "system", "variants", "clock", "duration", "settle", "nemesis", "os"]
     /// A scenario file is a page of settings; anything this large is a mistake.
@@ -51,7 +54,7 @@ public enum ScenarioParser {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw ScenarioError(file: path, message: "cannot read scenario file: \(error.localizedDescription)")
+            throw ScenarioError(file: path, message: "cannot read scenario file: \(String(cString: strerror(posixCode(of: error)))) (a scenario is a .yaml file; see docs/SCENARIOS.md)")
         }
         guard data.count <= maximumFileBytes else {
             throw ScenarioError(file: path, message: "scenario file is larger than \(maximumFileBytes) bytes")
@@ -151,8 +154,10 @@ struct NodeReader {
         var settleSeconds = Scenario.defaultSettleSeconds
         if let node = top["settle"] { settleSeconds = try duration(node, "settle") }
         let nemesis = try self.nemesis(top["nemesis"], targets: system.descriptor.nemesisTargets)
-        let os = try self.os(top["os"], start: clock.start)
-        let configuration = try system.configuration(from: ScenarioSection(fields: top))
+        let os = try self.os(top["os"], start: clock.start, roles: system.descriptor.roles.filter { $0.lifetime != .server }.map(\.name))
+        var sections = top
+        (sections.clock, sections.timeZoneChanges) = (clock, os.timeZoneChanges)  // for local times of day (LocalTimeSchedule)
+        let configuration = try system.configuration(from: ScenarioSection(fields: sections))
         var scenario = Scenario(
             name: name, system: system, variants: variants, clock: clock, durationSeconds: durationSeconds,
             settleSeconds: settleSeconds, nemesis: nemesis, configuration: configuration)
@@ -168,7 +173,10 @@ struct NodeReader {
             clock.mode = try enumValue(value, "clock.mode", what: "clock mode")
         }
         if let value = section["rate"] {
-            clock.rate = try positiveDouble(value, "clock.rate", maximum: ScenarioParser.maximumRate)
+            clock.rate = try positiveDouble(value, "clock.rate", maximum: ScenarioParser.rateRange.upperBound)
+            guard clock.rate >= ScenarioParser.rateRange.lowerBound else {
+                throw error(value, "clock.rate: must be at least \(ScenarioParser.rateRange.lowerBound), got \(clock.rate)")
+            }
         }
         if let value = section["start"] {
             // Unquoted, YAML resolves an ISO date to a timestamp; quoted, to a string: take either's text.
@@ -239,6 +247,9 @@ struct NodeReader {
         let path: String
         let reader: NodeReader
         let values: [String: Node]
+        /// The scenario's clock and time-zone changes, carried to the pack's sections.
+        var clock: Scenario.Clock?
+        var timeZoneChanges: [Scenario.TimeZoneChange] = []
 
         subscript(key: String) -> Node? { values[key] }
 

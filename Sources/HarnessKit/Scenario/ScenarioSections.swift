@@ -8,6 +8,9 @@ public struct ScenarioValue {
     /// The key path, e.g. `workload.sessions.durationMinutes`.
     public let path: String
     let reader: NodeReader
+    /// The scenario's clock and time-zone changes, passed down to nested sections.
+    var clock: Scenario.Clock? = nil
+    var timeZoneChanges: [Scenario.TimeZoneChange] = []
 
     /// An error positioned at this value.
     public func error(_ message: String) -> ScenarioError { reader.error(node, message) }
@@ -40,9 +43,17 @@ public struct ScenarioValue {
     where Value.RawValue == String {
         try reader.enumList(node, path, what: what, nonEmpty: nonEmpty)
     }
+    /// A list, each item its own value (`path[i]`).
+    public func list(expected: String) throws(ScenarioError) -> [ScenarioValue] {
+        try reader.list(node, path, expected: expected).enumerated().map {
+            ScenarioValue(node: $1, path: "\(path)[\($0)]", reader: reader, clock: clock, timeZoneChanges: timeZoneChanges)
+        }
+    }
     /// A mapping whose keys must be among `allowed` (typos are errors, never ignored).
     public func section(allowed: [String]) throws(ScenarioError) -> ScenarioSection {
-        ScenarioSection(fields: try reader.fields(node, path: path, allowed: allowed))
+        var f = try reader.fields(node, path: path, allowed: allowed)
+        (f.clock, f.timeZoneChanges) = (clock, timeZoneChanges)
+        return ScenarioSection(fields: f)
     }
 }
 
@@ -53,11 +64,11 @@ public struct ScenarioSection {
     public var path: String { fields.path }
 
     public subscript(key: String) -> ScenarioValue? {
-        fields[key].map { ScenarioValue(node: $0, path: qualified(key), reader: fields.reader) }
+        fields[key].map { ScenarioValue(node: $0, path: qualified(key), reader: fields.reader, clock: fields.clock, timeZoneChanges: fields.timeZoneChanges) }
     }
 
     public func required(_ key: String) throws(ScenarioError) -> ScenarioValue {
-        ScenarioValue(node: try fields.required(key), path: qualified(key), reader: fields.reader)
+        ScenarioValue(node: try fields.required(key), path: qualified(key), reader: fields.reader, clock: fields.clock, timeZoneChanges: fields.timeZoneChanges)
     }
 
     /// An error positioned at the mapping itself.

@@ -118,7 +118,8 @@ public protocol UserDevice: AnyObject {
     var now: Double { get }
     /// The user's action as the history records it (`user_action` with these fields).
     func record(_ action: String, _ fields: [String: String])
-    /// A tap inside a running app role (delivered through its inbox; read at launch if it is dead).
+    /// A tap inside an app role (delivered through its inbox; read at launch if it is dead). A host
+    /// that iOS suspended or terminated is opened first (`openHost`).
     func tap(in role: String, _ message: AppMessage)
     /// ManagedSettings ground truth: the applications shielded now.
     var shieldedApplications: Set<String> { get }
@@ -139,4 +140,9 @@ public protocol UserDevice: AnyObject {
     func leaveHost()
     /// The user swipes the host away: terminated until opened again.
     func forceQuitHost()
+    /// The user taps a delivered notification (`action`: `com.apple.UNNotificationDefaultActionIdentifier`)
+    /// or one of its actions: the host gets the response in its inbox and is launched or foregrounded
+    /// (or run in the background for an action without `.foreground`). Recorded as unavailable if
+    /// the notification is not in Notification Center.
+    func tapNotification(_ identifier: String, action: String)
 }

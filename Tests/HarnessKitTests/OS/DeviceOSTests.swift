@@ -1,5 +1,5 @@
 import Foundation
-import HarnessKit
+@testable import HarnessKit
 import ScreenTimeModel
 import SystemKit
 import Testing
@@ -290,5 +290,28 @@ import Testing
         _ = os.apply(.user(.useApp(bundleIdentifier: "com.video", seconds: 60, label: [:])))
         let effects = os.apply(.user(.pressShieldButton(.primaryButtonPressed, label: [:])))
         #expect(effects.contains(.record("shield_closed_app", ["app": "com.video", "why": "no shield-action extension"])))
+    }
+
+    @Test func theBoundaryCacheNeverChangesAnAnswer() {
+        let tz = TimeZone(identifier: Self.berlin)!
+        let records = [
+            Self.registration("a", Self.hm(10, 0), Self.hm(10, 0), repeats: true),
+            Self.registration("b", Self.hm(23, 30), Self.hm(1, 15), repeats: true, warning: ScheduleComponents(minute: 5)),
+            Self.registration("c", Self.hm(9, 30), Self.hm(11, 0)),
+        ]
+        for record in records {
+            var state = ActivityState(record: record)
+            var t = Self.t0 - 3600
+            // Over five weeks (the cache is refilled several times), in uneven steps, each query
+            // starting at the last boundary the previous one returned (a boundary is never twice).
+            var queries = 0
+            while t < Self.t0 + 35 * 86_400 {
+                let step = Double((queries % 7 + 1) * 3 * 3600)
+                let direct = state.boundaries(after: t, through: t + step, timeZone: tz)
+                #expect(state.cachedBoundaries(after: t, through: t + step, timeZone: tz) == direct, "\(record.activity) at \(t)")
+                t = direct.last?.at ?? t + step
+                queries += 1
+            }
+        }
     }
 }

@@ -30,6 +30,10 @@ import Glibc
         """
 
     final class Dir {
+        struct Failure: Error, CustomStringConvertible {
+            let description: String
+            init(_ d: String) { description = d }
+        }
         let path: String
         init() throws {
             path = NSTemporaryDirectory() + "sth-run-\(getpid())-\(UUID().uuidString.prefix(8))"
@@ -76,7 +80,7 @@ import Glibc
             _ = try harness(["run", scenario, "--variant", "hardened", "--seed", "11", "--duration", "20m", "--out", d.path + "/out"])
         }
         let runs = d.runDirectories()
-        #expect(runs.count == 2)
+        try #require(runs.count == 2)
         let a = try Data(contentsOf: URL(fileURLWithPath: runs[0] + "/schedule.json"))
         let b = try Data(contentsOf: URL(fileURLWithPath: runs[1] + "/schedule.json"))
         #expect(a == b)

@@ -36,7 +36,7 @@ final class ManualClock: @unchecked Sendable {
 
     static func traceLines(_ path: String) throws -> [[String: Any]] {
         try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
-            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
     }
 

@@ -162,7 +162,7 @@ import FocusPledge
         #expect(ledger.session("s1")?.resolutions.count == 2)
     }
 
-    @Test func staleJobSettlesSilentActiveSessionsOnly() {
+    @Test func staleJobSettlesSilentActiveSessionsOnly() throws {
         var ledger = SettlementLedger()
         _ = ledger.createSession(sessionId: "never-checked", durationMinutes: 60, now: t0)
         _ = ledger.createSession(sessionId: "checked", durationMinutes: 60, now: t0)
@@ -176,7 +176,7 @@ import FocusPledge
         #expect(atBoundary.records.isEmpty)
 
         let step = ledger.expireStale(now: at(30.001), staleAfterSeconds: 30)
-        #expect(step.outcome.map(\.sessionId) == ["never-checked"])
+        try #require(step.outcome.map(\.sessionId) == ["never-checked"])
         let stale = step.outcome[0]
         #expect(stale.resolution == .failure)
         #expect(stale.reason == "no_heartbeat")

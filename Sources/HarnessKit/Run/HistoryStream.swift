@@ -1,0 +1,96 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Streams the run's history to `<run-dir>/history.jsonl` while the run goes (PROTOCOL.md §8):
+/// every `pumpIntervalMillis` a thread of its own appends each trace's new whole lines, in
+/// arrival order, with one `write(2)` per trace. A harness killed at any instruction leaves a
+/// history that lacks at most what arrived since the last pump and ends in at most one torn line;
+/// the traces themselves are intact, and `harness check` merges them again. At the end the runner
+/// replaces the file with the merged, sorted history (temp + rename).
+public final class HistoryStream: @unchecked Sendable {
+    public static let fileName = "history.jsonl"
+    /// How often new trace lines are copied.
+    static let pumpIntervalMillis: UInt32 = 100
+    /// Bound on what one pump copies from one trace (a trace line is at most 16 KiB).
+    static let maxChunkBytes = 1 << 20
+    /// Bound on the traces of one run (one per process name).
+    static let maxTraces = 4096
+
+    let runDirectory: String
+    private let fd: Int32
+    private let lock = NSLock()
+    private var offsets: [String: Int] = [:]
+    private var stopRequested = false
+    private let finished = DispatchSemaphore(value: 0)
+    private var thread: Thread?
+
+    /// Creates `<run-dir>/history.jsonl` and starts the thread; a stream that cannot open its file
+    /// does nothing (the merge at the end still writes the history).
+    public init(runDirectory: String) {
+        self.runDirectory = runDirectory
+        try? FileManager.default.createDirectory(atPath: runDirectory + "/trace", withIntermediateDirectories: true)
+        fd = open(runDirectory + "/" + Self.fileName, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else {
+            finished.signal()
+            return
+        }
+        let t = Thread { [self] in
+            while !isStopRequested {
+                pump()
+                usleep(Self.pumpIntervalMillis * 1000)
+            }
+            pump()
+            finished.signal()
+        }
+        t.name = "screentime.history-stream"
+        thread = t
+        t.start()
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    private var isStopRequested: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopRequested
+    }
+
+    /// Copies what is left and stops the thread (bounded: 5 s).
+    public func stop() {
+        lock.lock()
+        let already = stopRequested
+        stopRequested = true
+        lock.unlock()
+        if !already { _ = finished.wait(timeout: .now() + .seconds(5)) }
+    }
+
+    /// One pass over `trace/*.jsonl`: appends every new whole line.
+    func pump() {
+        let dir = runDirectory + "/trace"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return }
+        for name in names.sorted().prefix(Self.maxTraces) where name.hasSuffix(".jsonl") && !name.hasPrefix(".") {
+            let f = open(dir + "/" + name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+            guard f >= 0 else { continue }
+            defer { close(f) }
+            var st = stat()
+            guard fstat(f, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
+            let from = offsets[name] ?? 0
+            let available = Int(st.st_size) - from
+            guard available > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: min(available, Self.maxChunkBytes))
+            let n = chunk.withUnsafeMutableBytes { pread(f, $0.baseAddress, $0.count, off_t(from)) }
+            guard n > 0 else { continue }
+            guard let lastNewline = chunk[..<n].lastIndex(of: 0x0A) else {
+                // No whole line in a full chunk: not a trace line (they are bounded); skip it.
+                if n == Self.maxChunkBytes { offsets[name] = from + n }
+                continue
+            }
+            let whole = lastNewline + 1
+            let wrote = chunk.withUnsafeBytes { write(fd, $0.baseAddress, whole) }
+            if wrote > 0 { offsets[name] = from + wrote }
+        }
+    }
+}

@@ -1,0 +1,167 @@
+import AppGroup
+import ArgumentParser
+import Foundation
+
+/// `harness defaults read|write|delete SUITE [KEY]`: macOS's `defaults` against a device root's
+/// shared defaults (PROTOCOL.md §3), through the same locked read-modify-write as every participant.
+struct DefaultsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "defaults",
+        abstract: "Read, write or delete shared defaults in a device root (like defaults(1)).",
+        discussion: """
+            SUITE lives in the container of app group --group (default: SUITE itself, which must then be a group id).
+            The device root must exist (a live run's, or one kept with run --device-root).
+            """,
+        subcommands: [Read.self, Write.self, Delete.self])
+
+    struct Target: ParsableArguments {
+        @OptionGroup var root: DeviceRootOptions
+        @Option(help: "The app group whose container holds the suite (default: SUITE).") var group: String?
+        @Argument(help: "The suite, e.g. group.focuspledge.") var suite: String
+
+        func open() throws -> SharedDefaults {
+            let groupId = group ?? suite
+            do { try AppGroupContainer.validate(groupIdentifier: groupId) } catch {
+                throw InputError(group == nil
+                    ? "\(String(reflecting: suite)) is not an app group id (group.<letters, digits, . or ->); pass --group group.x for a suite of another name"
+                    : "--group \(String(reflecting: groupId)): not an app group id (group.<letters, digits, . or ->)")
+            }
+            let path = try root.path(mustExist: true)
+            let deviceRoot = try DeviceRoot(path: path, create: false)
+            let container = try AppGroupContainer(deviceRoot: deviceRoot, groupIdentifier: groupId, entitlements: Entitlements(appGroups: [groupId]))
+            return try SharedDefaults(container: container, suiteName: suite)
+        }
+    }
+
+    struct Read: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the suite as JSON, or one key's value; exit 1 when the key does not exist.",
+            discussion: "Strings print as they are, other values as JSON (data as base64, dates as ISO 8601).")
+        @OptionGroup var target: Target
+        @Argument(help: "One key (default: the whole suite).") var key: String?
+
+        func run() throws {
+            let d = try target.open()
+            let suite = try d.snapshot()
+            guard let key else {
+                print(DefaultsText.json(.dictionary(suite)))
+                return
+            }
+            guard let value = suite[key] else {
+                HarnessExit.fail("the key \(String(reflecting: key)) does not exist in suite \(target.suite)")
+                throw ExitCode(HarnessExit.violation)
+            }
+            if case .string(let s) = value { print(s) } else { print(DefaultsText.json(value)) }
+        }
+    }
+
+    struct Write: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Set KEY to VALUE (one atomic, locked write).")
+        @OptionGroup var target: Target
+        @Argument(help: "The key.") var key: String
+        @Argument(help: "The value, read as --type says.") var value: String
+        @Option(help: "string, int, float, bool, date (ISO 8601), data (base64) or json (any JSON value).") var type = "string"
+
+        func run() throws {
+            let v = try DefaultsText.parse(value, type: type)
+            let d = try target.open()
+            try d.update { $0[key] = v }
+            print("\(target.suite) \(key) = \(DefaultsText.json(v))")
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove KEY (or, with --all, every key); exit 1 when KEY does not exist.")
+        @OptionGroup var target: Target
+        @Argument(help: "The key.") var key: String?
+        @Flag(help: "Remove every key of the suite.") var all = false
+
+        func run() throws {
+            guard (key != nil) != all else { throw InputError("name one KEY, or pass --all to empty the suite") }
+            let d = try target.open()
+            let existed = try d.update { suite -> Bool in
+                if all {
+                    suite.removeAll()
+                    return true
+                }
+                return suite.removeValue(forKey: key!) != nil
+            }
+            guard existed else {
+                HarnessExit.fail("the key \(String(reflecting: key!)) does not exist in suite \(target.suite)")
+                throw ExitCode(HarnessExit.violation)
+            }
+        }
+    }
+}
+
+/// How a person types and reads property-list values.
+enum DefaultsText {
+    static let types = ["string", "int", "float", "bool", "date", "data", "json"]
+
+    static func parse(_ text: String, type: String) throws -> PropertyListValue {
+        func bad(_ expected: String) -> InputError { InputError("\(String(reflecting: text)) is not \(expected) (--type \(type))") }
+        switch type {
+        case "string": return .string(text)
+        case "int": guard let v = Int64(text) else { throw bad("a 64-bit integer") }; return .integer(v)
+        case "float": guard let v = Double(text), v.isFinite else { throw bad("a finite number") }; return .real(v)
+        case "bool":
+            switch text.lowercased() {
+            case "true", "yes", "1": return .bool(true)
+            case "false", "no", "0": return .bool(false)
+            default: throw bad("true or false")
+            }
+        case "date": guard let d = ISO8601DateFormatter().date(from: text) else { throw bad("an ISO 8601 date like 2026-02-17T08:00:00Z") }; return .date(d)
+        case "data": guard let d = Data(base64Encoded: text) else { throw bad("base64") }; return .data(d)
+        case "json":
+            guard let v = try? JSONDecoder().decode(JSONPlist.self, from: Data(text.utf8)).value else { throw bad("JSON without nulls") }
+            return v
+        default: throw InputError("--type \(String(reflecting: type)): use one of \(types.joined(separator: ", "))")
+        }
+    }
+
+    /// A JSON value as a property-list value (no null: a plist has none).
+    struct JSONPlist: Decodable {
+        let value: PropertyListValue
+        struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init?(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+        init(from decoder: Decoder) throws {
+            if let keyed = try? decoder.container(keyedBy: Key.self) {
+                var out: [String: PropertyListValue] = [:]
+                for k in keyed.allKeys { out[k.stringValue] = try keyed.decode(JSONPlist.self, forKey: k).value }
+                value = .dictionary(out)
+            } else if var list = try? decoder.unkeyedContainer() {
+                var out: [PropertyListValue] = []
+                while !list.isAtEnd { out.append(try list.decode(JSONPlist.self).value) }
+                value = .array(out)
+            } else {
+                let c = try decoder.singleValueContainer()
+                if let b = try? c.decode(Bool.self) { value = .bool(b) }
+                else if let i = try? c.decode(Int64.self) { value = .integer(i) }
+                else if let d = try? c.decode(Double.self) { value = .real(d) }
+                else { value = .string(try c.decode(String.self)) }
+            }
+        }
+    }
+
+    static func json(_ v: PropertyListValue) -> String {
+        switch v {
+        case .string(let s): return quote(s)
+        case .integer(let i): return String(i)
+        case .real(let d): return d.isFinite ? String(d) : quote(String(d))
+        case .bool(let b): return b ? "true" : "false"
+        case .data(let d): return quote(d.base64EncodedString())
+        case .date(let d): return quote(ISO8601DateFormatter().string(from: d))
+        case .array(let a): return "[" + a.map(json).joined(separator: ", ") + "]"
+        case .dictionary(let d): return "{" + d.keys.sorted().map { "\(quote($0)): \(json(d[$0]!))" }.joined(separator: ", ") + "}"
+        }
+    }
+
+    static func quote(_ s: String) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: [s], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
+        return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+    }
+}

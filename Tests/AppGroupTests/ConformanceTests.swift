@@ -1,0 +1,100 @@
+import AppGroup
+import Foundation
+import Supervision
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A participant written in Python from docs/PROTOCOL.md alone (Tests/Conformance/participant.py,
+/// standard library + ctypes for inotify) takes part beside Swift processes: read-modify-write on a
+/// shared key under the suite lock, posts, observers, state. Skipped, saying so, without python3.
+enum PythonParticipant {
+    static let python: String? = ["/usr/bin/python3", "/usr/local/bin/python3", "/bin/python3"].first { access($0, X_OK) == 0 }
+        ?? ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":").map { "\($0)/python3" }.first { access($0, X_OK) == 0 }
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Conformance/participant.py").path
+}
+
+@Suite(.serialized, .enabled(if: PythonParticipant.python != nil, "python3 is not installed: the Python participant cannot run"))
+struct ConformanceTests {
+    static func participant(_ args: [String]) throws -> ChildProcess {
+        try ChildProcess.spawn(PythonParticipant.python!, [PythonParticipant.script] + args)
+    }
+
+    /// 3 Swift and 3 Python processes, 200 increments each, on one key: exactly 1200.
+    @Test func pythonAndSwiftIncrementOneKeyWithoutLosingAnUpdate() throws {
+        let t = try TestRoot()
+        let per = 200
+        var children: [ChildProcess] = []
+        defer { for c in children { c.killAndReap() } }
+        for i in 0..<6 {
+            let args = ["increment", "--root", t.path, "--key", "k", "--count", String(per)]
+            children.append(i % 2 == 0 ? try t.helper(args) : try Self.participant(args))
+        }
+        for c in children {
+            let line = c.readLine(timeout: .seconds(120))
+            #expect(line?.hasPrefix("done ") == true, "a participant said \(String(describing: line))")
+            #expect(c.wait(timeout: .seconds(10)) == .exited(0))
+        }
+        #expect(try t.defaults().integer(forKey: "k") == 6 * per)
+        // And the Python side reads what the Swift side wrote (and vice versa, above).
+        try t.defaults().store("from swift", forKey: "s")
+        let reader = try Self.participant(["read", "--root", t.path, "--key", "s"])
+        #expect(reader.readLine(timeout: .seconds(10)) == "from swift")
+        #expect(t.root.quarantineRecords().isEmpty)
+    }
+
+    /// Posts from both languages at once; observers in both languages end on the final generation.
+    @Test func pythonAndSwiftPostAndObserveEachOther() throws {
+        let t = try TestRoot()
+        let center = try DarwinNotificationCenter(deviceRoot: t.root)
+        defer { center.shutdown() }
+        let got = Box<String>()
+        try center.addObserver("x") { got.append($0) }
+        let observer = try Self.participant(["observe", "--root", t.path, "--name", "x", "--stop", "stop"])
+        defer { observer.killAndReap() }
+        #expect(observer.readLine(timeout: .seconds(10)) == "ready")
+        let per = 100
+        var posters: [ChildProcess] = []
+        defer { for p in posters { p.killAndReap() } }
+        for i in 0..<4 {
+            let args = ["post", "--root", t.path, "--name", "x", "--count", String(per)]
+            posters.append(i % 2 == 0 ? try t.helper(args) : try Self.participant(args))
+        }
+        for p in posters {
+            #expect(p.readLine(timeout: .seconds(60))?.hasPrefix("done") == true)
+            #expect(p.wait(timeout: .seconds(10)) == .exited(0))
+        }
+        // Only `x` was posted: each post is 1 + the high-water, so exactly 4 × per.
+        #expect(try center.generation("x") == UInt64(4 * per))
+        #expect(eventually(timeout: .seconds(5)) { center.lastDelivered("x") == UInt64(4 * per) })
+        // The Python observer: at least one callback, and it has seen the final generation.
+        try center.post("stop")
+        var lines: [String] = []
+        while let l = observer.readLine(timeout: .seconds(10)) { lines.append(l) }
+        #expect(lines.contains { $0.hasPrefix("cb x ") }, "\(lines.suffix(3))")
+        #expect(lines.last == "last x \(4 * per)", "\(lines.suffix(3))")
+        let lastCallback = lines.last { $0.hasPrefix("cb x ") }
+        #expect(lastCallback == "cb x \(4 * per)", "the last callback should be for the final post: \(lines.suffix(3))")
+        #expect(observer.wait(timeout: .seconds(5)) == .exited(0))
+    }
+
+    /// State and quarantine rules in both directions.
+    @Test func stateAndQuarantineAgreeAcrossLanguages() throws {
+        let t = try TestRoot()
+        let center = try DarwinNotificationCenter(deviceRoot: t.root)
+        let set = try Self.participant(["set-state", "--root", t.path, "--name", "s", "--state", "18446744073709551615"])
+        #expect(set.readLine(timeout: .seconds(10)) == "done")
+        #expect(try center.state("s") == UInt64.max)
+        #expect(try center.generation("s") == 0)  // a setState does not post
+        try center.post("q")
+        try Data("v1 007 3\n".utf8).write(to: URL(fileURLWithPath: t.path + "/notify/q"))  // not canonical: corrupt
+        let post = try Self.participant(["post", "--root", t.path, "--name", "q"])
+        #expect(post.readLine(timeout: .seconds(10)) == "done 2")  // never 1 again
+        #expect(t.root.quarantineRecords().count == 1)
+        let state = try Self.participant(["state", "--root", t.path, "--name", "q"])
+        #expect(state.readLine(timeout: .seconds(10)) == "2 0")
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import HarnessKit
+import ScreenTimeModel
+import SystemKit
+import Testing
+
+/// Authorization, notifications, refusals and time zones in the pure OS (PROTOCOL.md §10).
+@Suite struct DeviceOSAuthorizationTests {
+    static let t0 = DeviceOSTests.t0
+
+    static func os(familyControls: String? = nil, notifications: String? = nil, faults: [FieldFault] = []) -> DeviceOS {
+        DeviceOS(
+            configuration: .init(
+                timeZone: DeviceOSTests.berlin, extensionPoints: Set(ExtensionPoint.allCases), faults: faults, seed: 7,
+                familyControls: familyControls, notifications: notifications),
+            now: t0)
+    }
+
+    static func request(_ id: String, after seconds: Double?, repeats: Bool = false, at: Double = t0) -> NotificationRequestRecord {
+        NotificationRequestRecord(
+            identifier: id,
+            content: NotificationContentRecord(title: "t", subtitle: "", body: "b", categoryIdentifier: "", threadIdentifier: "", userInfo: [:], interruptionLevel: "active"),
+            trigger: seconds.map { NotificationTriggerRecord(kind: .timeInterval, repeats: repeats, timeInterval: $0) },
+            addedAt: Date(timeIntervalSince1970: at), addedBy: WriterRecord(pid: 1, process: "host"))
+    }
+
+    static func has(_ effects: [OSEffect], _ event: String, _ fields: [String: String] = [:]) -> Bool {
+        effects.contains { if case .record(event, let f) = $0 { fields.allSatisfy { f[$0.key] == $0.value } } else { false } }
+    }
+
+    @Test func aModelledFamilyControlsStatusStartsNotDeterminedAndPromptsGetTheScenariosAnswer() {
+        var os = Self.os(familyControls: "denied")
+        #expect(os.apply(.boot).contains(.setAuthorization(.familyControls, status: "notDetermined", answering: nil)))
+        #expect(os.apply(.authorizationRequested(.familyControls, requestId: "r1")).contains(.setAuthorization(.familyControls, status: "denied", answering: "r1")))
+        // Not modelled: nothing written at boot; a prompt is approved.
+        var free = Self.os()
+        #expect(!free.apply(.boot).contains { if case .setAuthorization = $0 { true } else { false } })
+        #expect(free.apply(.authorizationRequested(.familyControls, requestId: "r2")).contains(.setAuthorization(.familyControls, status: "approved", answering: "r2")))
+    }
+
+    @Test func revokingClearsShieldsAndRegistrationsWithoutCallbacks() {
+        var os = Self.os(familyControls: "approved")
+        _ = os.apply(.registrations([DeviceOSTests.registration("a", DeviceOSTests.hm(8, 0), DeviceOSTests.hm(10, 0))]))
+        _ = os.apply(.shields(DeviceOSTests.shieldUnion(["com.video"])))
+        let effects = os.apply(.revokeAuthorization)
+        #expect(effects.contains(.clearManagedSettings) && effects.contains(.clearRegistrations))
+        #expect(DeviceOSTests.monitorCalls(effects).isEmpty, "no intervalDidEnd: the extension is no longer entitled")
+        #expect(Self.has(effects, "shields", ["apps": ""]))
+        #expect(!os.isMonitored("a") && !os.isShielded("com.video"))
+        #expect(os.familyControlsStatus == "denied")
+    }
+
+    @Test func aRefusedRegistrationIsRecorded() {
+        var os = Self.os()
+        #expect(os.apply(.monitoringRefused(activity: "a", error: "intervalTooShort", detail: "10 min")) == [
+            .record("monitoring_refused", ["activity": "a", "error": "intervalTooShort", "detail": "10 min"]),
+        ])
+    }
+
+    @Test func notificationsFireAtTheirTriggerOnlyWhenAuthorized() {
+        var os = Self.os(notifications: "authorized")
+        _ = os.apply(.notificationRequests([Self.request("n1", after: 60)]))
+        #expect(os.nextDeadline() == Self.t0 + 60)
+        #expect(!DeviceOSTests.run(&os, until: Self.t0 + 120).contains { if case .deliverNotification = $0 { true } else { false } },
+            "not shown while notDetermined")
+        var granted = Self.os(notifications: "authorized")
+        _ = granted.apply(.authorizationRequested(.notifications, requestId: "r"))
+        _ = granted.apply(.notificationRequests([Self.request("n1", after: 60), Self.request("now", after: nil)]))
+        let effects = DeviceOSTests.run(&granted, until: Self.t0 + 120)
+        #expect(Self.has(effects, "notification_delivered", ["identifier": "n1"]))
+        #expect(granted.deliveredNotifications == ["n1", "now"])
+        var denied = Self.os(notifications: "denied")
+        _ = denied.apply(.authorizationRequested(.notifications, requestId: "r"))
+        _ = denied.apply(.notificationRequests([Self.request("n1", after: 60)]))
+        let d = DeviceOSTests.run(&denied, until: Self.t0 + 120)
+        #expect(d.contains(.discardNotification(identifier: "n1")) && Self.has(d, "notification_not_shown", ["identifier": "n1"]))
+    }
+
+    @Test func aTapForegroundsTheHostOrRunsItInTheBackground() {
+        var os = Self.os(notifications: "authorized")
+        _ = os.apply(.authorizationRequested(.notifications, requestId: "r"))
+        _ = os.apply(.notificationRequests([Self.request("n1", after: nil), Self.request("n2", after: nil)]))
+        let open = os.apply(.user(.tapNotification(identifier: "n1", action: "com.apple.UNNotificationDefaultActionIdentifier", foreground: true)))
+        #expect(open.contains(.notificationResponse(identifier: "n1", action: "com.apple.UNNotificationDefaultActionIdentifier")))
+        #expect(open.contains(.launchHost) && os.host == .foreground)
+        _ = os.apply(.user(.leaveHost))
+        _ = os.apply(.clock(now: Self.t0 + 20))
+        #expect(os.host == .suspended)
+        let later = os.apply(.user(.tapNotification(identifier: "n2", action: "LATER", foreground: false)))
+        #expect(later.contains(.resumeHost) && os.host == .background(since: Self.t0 + 20))
+        #expect(os.apply(.clock(now: Self.t0 + 30)).contains(.suspendHost))
+        #expect(Self.has(os.apply(.user(.tapNotification(identifier: "n1", action: "x", foreground: true))), "notification_tap_unavailable"))
+    }
+
+    @Test func defaultsFaultsNeverTouchCalls() {
+        var os = Self.os(faults: [FieldFault(kind: .staleDefaults(seconds: 60)), FieldFault(kind: .tornWrite)])
+        _ = os.apply(.registrations([DeviceOSTests.registration("a", DeviceOSTests.hm(10, 0), DeviceOSTests.hm(10, 30))]))
+        #expect(DeviceOSTests.monitorCalls(DeviceOSTests.run(&os, until: Self.t0 + 7200)) == ["intervalDidStart a", "intervalDidEnd a"])
+    }
+}
+
+/// `at: "23:50"` + `every: day` as device offsets, across DST and time-zone changes.
+@Suite struct LocalTimeScheduleTests {
+    static let start = Date(timeIntervalSince1970: DeviceOSTests.t0)  // 09:00 Berlin
+
+    @Test func aDailyLocalTimeBecomesOffsetsInTheScenariosZone() {
+        let s = LocalTimeSchedule(hour: 23, minute: 50, daily: true, start: Self.start, timeZone: "Europe/Berlin")
+        let expected: [Double] = [53_400, 139_800, 226_200]  // 23:50 Berlin = 22:50 UTC = t0 + 14 h 50 m, then daily
+        #expect(s.offsets(within: 3 * 86_400) == expected)
+        let once = LocalTimeSchedule(hour: 8, minute: 0, daily: false, start: Self.start, timeZone: "Europe/Berlin")
+        let tomorrow: [Double] = [82_800]
+        #expect(once.offsets(within: 3 * 86_400) == tomorrow, "08:00 is past today: tomorrow")
+    }
+
+    @Test func aTimeZoneChangeMovesTheLaterOccurrences() {
+        let s = LocalTimeSchedule(
+            hour: 9, minute: 20, daily: true, start: Self.start, timeZone: "Europe/Berlin",
+            timeZoneChanges: [Scenario.TimeZoneChange(atSeconds: 1800, timeZone: "America/New_York")])
+        let expected: [Double] = [1200, 22_800]
+        #expect(s.offsets(within: 8 * 3600) == expected)
+    }
+
+    @Test func aMissingLocalTimeIsTheFirstInstantAfterTheGap() {
+        // 2026-03-29: Berlin springs forward 02:00 -> 03:00.
+        let s = LocalTimeSchedule(hour: 2, minute: 30, daily: false, start: Date(timeIntervalSince1970: 1_774_728_000), timeZone: "Europe/Berlin")
+        // 1774728000 = 2026-03-28 20:00 UTC; 03:00 CEST on the 29th = 01:00 UTC = +5 h.
+        let expected: [Double] = [18_000]
+        #expect(s.offsets(within: 86_400) == expected)
+    }
+
+    @Test func timesAreParsedStrictly() {
+        let t = LocalTimeSchedule.parseTime("23:50")
+        #expect(t?.hour == 23 && t?.minute == 50)
+        #expect(LocalTimeSchedule.parseTime("24:00") == nil && LocalTimeSchedule.parseTime("9:30") == nil && LocalTimeSchedule.parseTime("09:60") == nil)
+    }
+}
