@@ -116,7 +116,7 @@ let package = Package(
         .target(
             name: "FocusPledgeStandIns",
             dependencies: [
-                "FocusPledge", "StandInKit", "SystemKit", "AppGroup",
+                "FocusPledge", "StandInKit", "SystemKit", "AppGroup", "DeviceActivity", "ManagedSettings", "ManagedSettingsUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/Systems/FocusPledge/StandIns"

@@ -20,6 +20,9 @@ public enum AppInput: Sendable, Equatable {
     case timer(String)
     /// The answer to `Effect.http(requestId:_:)`.
     case httpReply(requestId: Int, HTTPReply)
+    /// An effect the adapter asked for threw (e.g. `startMonitoring`'s `MonitoringError`): what
+    /// the app's code would have caught. Already traced; told once (not for effects of this input).
+    case effectFailed(EffectFailure)
 }
 
 /// The pack's side of an app process: feeds inputs into its pure machine and returns the effects.
@@ -203,7 +206,11 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
 
     func feed(_ input: AppInput) {
         let effects = adapter.handle(input, now: context.clock.now(), store: { self.context.snapshot() })
-        EffectInterpreter.perform(effects, on: device)
+        let outcome = EffectInterpreter.perform(effects, on: device)
+        // One level deep: a failure while handling a failure is traced only, so a machine that
+        // retries at once cannot loop.
+        if case .effectFailed = input { return }
+        for failure in outcome.failures { feed(.effectFailed(failure)) }
     }
 
     // MARK: Timers (device time)

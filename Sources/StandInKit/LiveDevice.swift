@@ -66,6 +66,20 @@ public final class LiveDevice: DevicePort {
         try activityCenter.startMonitoring(DeviceActivityName(activity), during: schedule)
     }
 
+    /// The schedule's date components as the app built them (e.g. seed 000's hour and minute),
+    /// evaluated by the OS in the device's time zone; events with application tokens.
+    public func startMonitoring(activity: String, schedule: MonitoringSchedule, events: [String: MonitoringEvent]) throws {
+        let s = DeviceActivitySchedule(
+            intervalStart: schedule.intervalStart, intervalEnd: schedule.intervalEnd, repeats: schedule.repeats,
+            warningTime: schedule.warningTime)
+        var e: [DeviceActivityEvent.Name: DeviceActivityEvent] = [:]
+        for (name, event) in events {
+            e[DeviceActivityEvent.Name(name)] = DeviceActivityEvent(
+                applications: Set(event.applications.map(ApplicationToken.init(bundleIdentifier:))), threshold: event.threshold)
+        }
+        try activityCenter.startMonitoring(DeviceActivityName(activity), during: s, events: e)
+    }
+
     public func stopMonitoring(_ activities: [String]) throws {
         // An empty list would stop every activity (Apple's default); the effect means none.
         guard !activities.isEmpty else { return }

@@ -10,6 +10,7 @@ public protocol DevicePort: AnyObject {
     /// nil = no shield.
     func setShield(applications: [String]?) throws
     func startMonitoring(activity: String, start: Date, end: Date, repeats: Bool) throws
+    func startMonitoring(activity: String, schedule: MonitoringSchedule, events: [String: MonitoringEvent]) throws
     func stopMonitoring(_ activities: [String]) throws
     func startTimer(_ name: String, _ fire: TimerFire)
     func cancelTimer(_ name: String)
@@ -25,6 +26,8 @@ public enum EffectInterpreter {
         public var landed: [Effect]
         /// False when the process died (the budget ran out) before every effect landed.
         public var complete: Bool
+        /// Effects that were carried out and threw (each also traced): the machine may be told.
+        public var failures: [EffectFailure] = []
     }
 
     /// Performs `effects` on `device`. `budget` is how many units (`Effect.units`) may still land
@@ -32,6 +35,7 @@ public enum EffectInterpreter {
     @discardableResult
     public static func perform(_ effects: [Effect], on device: some DevicePort, budget: inout Int?) -> Outcome {
         var landed: [Effect] = []
+        var failures: [EffectFailure] = []
         func spend() -> Bool {
             guard let left = budget else { return true }
             if left <= 0 { return false }
@@ -43,18 +47,20 @@ public enum EffectInterpreter {
                 for (i, write) in writes.enumerated() {
                     guard spend() else {
                         if i > 0 { landed.append(.setDefaults(Array(writes.prefix(i)), atomic: false)) }
-                        return Outcome(landed: landed, complete: false)
+                        return Outcome(landed: landed, complete: false, failures: failures)
                     }
-                    attempt(device, "store_error", ["op": "write", "key": write.key]) { try device.writeDefaults([write]) }
+                    if let e = attempt(device, "store_error", ["op": "write", "key": write.key], { try device.writeDefaults([write]) }) {
+                        failures.append(EffectFailure(effect: .setDefaults([write], atomic: false), error: e))
+                    }
                 }
                 landed.append(effect)
                 continue
             }
-            guard spend() else { return Outcome(landed: landed, complete: false) }
-            carryOut(effect, on: device)
+            guard spend() else { return Outcome(landed: landed, complete: false, failures: failures) }
+            if let e = carryOut(effect, on: device) { failures.append(EffectFailure(effect: effect, error: e)) }
             landed.append(effect)
         }
-        return Outcome(landed: landed, complete: true)
+        return Outcome(landed: landed, complete: true, failures: failures)
     }
 
     /// Performs every effect; the process does not die.
@@ -64,31 +70,44 @@ public enum EffectInterpreter {
         return perform(effects, on: device, budget: &unbounded)
     }
 
-    private static func carryOut(_ effect: Effect, on device: some DevicePort) {
+    /// Carries out one effect; the error it threw (already traced), or nil.
+    private static func carryOut(_ effect: Effect, on device: some DevicePort) -> String? {
         switch effect {
         case .setDefaults(let writes, _):
-            attempt(device, "store_error", ["op": "write"]) { try device.writeDefaults(writes) }
+            return attempt(device, "store_error", ["op": "write"]) { try device.writeDefaults(writes) }
         case .applyShields(let apps):
-            if attempt(device, "shield_error", [:], { try device.setShield(applications: apps) }) {
-                device.trace("shields_set", ["apps": apps.sorted().joined(separator: ",")])
-            }
+            let e = attempt(device, "shield_error", [:], { try device.setShield(applications: apps) })
+            if e == nil { device.trace("shields_set", ["apps": apps.sorted().joined(separator: ",")]) }
+            return e
         case .removeShields:
-            if attempt(device, "shield_error", [:], { try device.setShield(applications: nil) }) {
-                device.trace("shields_set", ["apps": ""])
-            }
+            let e = attempt(device, "shield_error", [:], { try device.setShield(applications: nil) })
+            if e == nil { device.trace("shields_set", ["apps": ""]) }
+            return e
         case .startMonitoring(let activity, let start, let end, let repeats):
-            let ok = attempt(device, "monitoring_error", ["activity": activity]) {
+            let e = attempt(device, "monitoring_error", ["activity": activity]) {
                 try device.startMonitoring(activity: activity, start: start, end: end, repeats: repeats)
             }
-            if ok {
+            if e == nil {
                 device.trace("monitoring_started", [
                     "activity": activity, "start": String(start.timeIntervalSince1970), "end": String(end.timeIntervalSince1970),
                 ])
             }
-        case .stopMonitoring(let names):
-            if attempt(device, "monitoring_error", ["activities": names.joined(separator: ",")], { try device.stopMonitoring(names) }) {
-                device.trace("monitoring_stopped", ["activities": names.joined(separator: ",")])
+            return e
+        case .startMonitoringSchedule(let activity, let schedule, let events):
+            let e = attempt(device, "monitoring_error", ["activity": activity]) {
+                try device.startMonitoring(activity: activity, schedule: schedule, events: events)
             }
+            if e == nil {
+                device.trace("monitoring_started", [
+                    "activity": activity, "intervalStart": describe(schedule.intervalStart), "intervalEnd": describe(schedule.intervalEnd),
+                    "repeats": String(schedule.repeats), "events": events.keys.sorted().joined(separator: ","),
+                ])
+            }
+            return e
+        case .stopMonitoring(let names):
+            let e = attempt(device, "monitoring_error", ["activities": names.joined(separator: ",")], { try device.stopMonitoring(names) })
+            if e == nil { device.trace("monitoring_stopped", ["activities": names.joined(separator: ",")]) }
+            return e
         case .startTimer(let name, let fire):
             device.startTimer(name, fire)
         case .cancelTimer(let name):
@@ -96,27 +115,37 @@ public enum EffectInterpreter {
         case .http(let requestId, let call):
             device.send(requestId: requestId, call)
         case .postNotification(let name):
-            attempt(device, "notify_error", ["name": name]) { try device.post(name) }
+            return attempt(device, "notify_error", ["name": name]) { try device.post(name) }
         case .respond(let response):
             device.respond(response)
         case .trace(let event, let fields):
             device.trace(event, fields)
         }
+        return nil
     }
 
-    /// Runs `body`; a thrown error becomes a trace line `event` with the error. True on success.
+    /// `{hour: 8, minute: 10}` as `hour=8,minute=10` (the fields set, in calendar order).
+    static func describe(_ c: DateComponents) -> String {
+        let fields: [(String, Int?)] = [
+            ("year", c.year), ("month", c.month), ("day", c.day), ("weekday", c.weekday), ("hour", c.hour), ("minute", c.minute),
+            ("second", c.second),
+        ]
+        return fields.compactMap { name, value in value.map { "\(name)=\($0)" } }.joined(separator: ",")
+    }
+
+    /// Runs `body`; a thrown error becomes a trace line `event` with the error, and is returned.
     @discardableResult
     private static func attempt(
         _ device: some DevicePort, _ event: String, _ fields: [String: String], _ body: () throws -> Void
-    ) -> Bool {
+    ) -> String? {
         do {
             try body()
-            return true
+            return nil
         } catch {
             var fields = fields
             fields["error"] = "\(error)"
             device.trace(event, fields)
-            return false
+            return "\(error)"
         }
     }
 }

@@ -60,6 +60,9 @@ public enum Effect: Sendable, Equatable {
     case removeShields
     /// `DeviceActivityCenter().startMonitoring(activity, during: schedule)`.
     case startMonitoring(activity: String, start: Date, end: Date, repeats: Bool)
+    /// `DeviceActivityCenter().startMonitoring(activity, during: DeviceActivitySchedule(…), events:)`
+    /// with the schedule's date components exactly as the app builds them (no events = `[:]`).
+    case startMonitoringSchedule(activity: String, schedule: MonitoringSchedule, events: [String: MonitoringEvent])
     case stopMonitoring([String])
     /// (Re)starts the named timer: a running timer of the same name is replaced. Its firing reaches
     /// the machine through the pack's adapter (`AppInput.timer(name)`).

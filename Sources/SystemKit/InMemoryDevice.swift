@@ -45,11 +45,25 @@ public final class InMemoryDevice: DevicePort {
     public func setShield(applications: [String]?) throws { shields = applications }
 
     public func startMonitoring(activity: String, start: Date, end: Date, repeats: Bool) throws {
+        if let monitoringError { throw monitoringError }
         monitored[activity] = start...max(start, end)
     }
 
+    /// Schedules registered from date components, as the machine built them.
+    public var schedules: [String: (schedule: MonitoringSchedule, events: [String: MonitoringEvent])] = [:]
+    /// When set, every startMonitoring throws this (tests of the machines' error paths).
+    public var monitoringError: (any Error)?
+
+    public func startMonitoring(activity: String, schedule: MonitoringSchedule, events: [String: MonitoringEvent]) throws {
+        if let monitoringError { throw monitoringError }
+        schedules[activity] = (schedule, events)
+    }
+
     public func stopMonitoring(_ activities: [String]) throws {
-        for a in activities { monitored.removeValue(forKey: a) }
+        for a in activities {
+            monitored.removeValue(forKey: a)
+            schedules.removeValue(forKey: a)
+        }
     }
 
     public func startTimer(_ name: String, _ fire: TimerFire) { timers[name] = fire }

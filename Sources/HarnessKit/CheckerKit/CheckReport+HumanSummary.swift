@@ -17,6 +17,10 @@ extension CheckReport {
             lines.append("  \(result.passed ? "ok  " : "FAIL") \(result.name) (checked \(result.checkedCount))")
         }
         lines.append("  " + latencyLine)
+        if let lost = lostByOS, !lost.isEmpty {
+            lines.append("  lost by iOS (not blamed on the system): \(lost.count) user action(s)")
+            for l in lost { lines.append("    \(l.sessionId ?? "-"): \(l.explanation)") }
+        }
         for violation in violations {
             lines.append("")
             lines.append("\(violation.invariant) — session \(violation.sessionId ?? "-")")

@@ -8,6 +8,10 @@ public struct CheckReport: Codable, Equatable, Sendable {
     public var results: [InvariantResult]
     public var violations: [InvariantViolation]
     public var detectionLatency: DetectionLatency
+    /// User actions the system never got to act on because iOS lost every call that carried them
+    /// (dropped, or the extension killed before it returned): not violations of the system under
+    /// test, listed so that a pass is never read as "every user action was handled". Nil = none.
+    public var lostByOS: [InvariantViolation]?
     /// Set when the run did not reach its end: the signal that stopped it (`SIGINT`, `SIGTERM`)
     /// or `killed` (the history just stops). Undecided; `results` are what could be checked.
     public var interruption: String?

@@ -185,10 +185,21 @@ public struct ProcessTable: Sendable {
                 longLived[i].expectedExit = true
                 longLived[i].restartAtNanos = now + hold
             }
-            return [
+            var commands: [Command] = [
                 .signal(pid: pid, signal),
                 .record("signal", ["target": fault.target, "childPid": String(pid), "signal": signal.rawValue, "by": "nemesis"]),
             ]
+            // A process iOS suspended holds a SIGTERM pending until it runs again: continue it so
+            // it can handle the signal and exit (as `kill -TERM` + `kill -CONT`; iOS itself ends a
+            // suspended app with SIGKILL). Without this it would never exit and every tick would
+            // wait out its bounded quiescence wait.
+            if fault.kind == .term, longLived[i].osSuspended {
+                commands += [
+                    .signal(pid: pid, .cont),
+                    .record("signal", ["target": fault.target, "childPid": String(pid), "signal": "CONT", "by": "nemesis"]),
+                ]
+            }
+            return commands
         }
         guard let e = extensions.firstIndex(where: { $0.role == fault.target && $0.resumeAtNanos == nil }) else {
             if armsExtensionFaults {

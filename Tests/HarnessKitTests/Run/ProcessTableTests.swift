@@ -46,6 +46,22 @@ import Testing
         #expect(t.faultCounts == ["stop": 1])
     }
 
+    @Test func aTermToAnAppIOSSuspendedIsFollowedByAContSoItCanExitAndAStopIsSkipped() {
+        var t = table()
+        _ = t.osSuspend(role: "app")
+        #expect(t.apply(fault("app", .stop), now: 0) == [
+            .record("fault_skipped", ["target": "app", "kind": "stop", "why": "suspended by iOS"]),
+        ])
+        #expect(t.apply(fault("app", .term, hold: 30), now: 0) == [
+            .signal(pid: 100, .term), .record("signal", ["target": "app", "childPid": "100", "signal": "TERM", "by": "nemesis"]),
+            .signal(pid: 100, .cont), .record("signal", ["target": "app", "childPid": "100", "signal": "CONT", "by": "nemesis"]),
+        ])
+        // Not suspended: a TERM alone.
+        #expect(t.apply(fault("server", .term), now: 0) == [
+            .signal(pid: 200, .term), .record("signal", ["target": "server", "childPid": "200", "signal": "TERM", "by": "nemesis"]),
+        ])
+    }
+
     @Test func aCrashIsRestartedQuicklyButNotForever() {
         var t = ProcessTable(longLivedRoles: ["app"])
         var pid: Int32 = 1

@@ -201,22 +201,37 @@ import Testing
         ], atomic: false))
     }
 
-    /// Seed (ActiveSessionScreen): `'durationMinutes': 60` and DeviceActivitySchedule built from
-    /// `DateComponents(hour:minute:)`.
-    @Test func theNativeSessionIsAlwaysSixtyMinutesInWholeMinutes() {
+    /// Seed (ActiveSessionScreen): `'durationMinutes': 60`, and the DeviceActivitySchedule built
+    /// from `DateComponents(hour:minute:)` of the start and end, `repeats: false`, no events. The
+    /// host sends nothing to the server at start (the pledge exists there already: README, A1).
+    @Test func theNativeSessionIsAnHourMinuteScheduleOfSixtyMinutesWithoutEvents() {
         var rig = Rig(.asWritten)
         rig.advance(17.25)  // not on a minute boundary
         let startedAt = rig.now
         let effects = rig.start("s1", minutes: 25)
-        let monitor = effects.compactMap { e -> (Date, Date)? in
-            if case .startMonitoring(_, let s, let e, false) = e { return (s, e) } else { return nil }
-        }.first
-        let minute = (startedAt.timeIntervalSince1970 / 60).rounded(.down) * 60
-        #expect(monitor?.0 == Date(timeIntervalSince1970: minute))
-        #expect(monitor?.1 == Date(timeIntervalSince1970: minute + 3600))
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        let end = startedAt.addingTimeInterval(3600)
+        let expected = MonitoringSchedule(
+            intervalStart: DateComponents(hour: utc.component(.hour, from: startedAt), minute: utc.component(.minute, from: startedAt)),
+            intervalEnd: DateComponents(hour: utc.component(.hour, from: end), minute: utc.component(.minute, from: end)),
+            repeats: false)
+        #expect(effects.contains(.startMonitoringSchedule(activity: "focuspledge_s1", schedule: expected, events: [:])))
+        #expect(!effects.contains { if case .startMonitoring = $0 { true } else { false } })
         #expect(rig.store[FocusPledgeKeys.sessionEndTime] == .real(startedAt.timeIntervalSince1970 + 3600))
         #expect(rig.device.sessionTimer == startedAt.addingTimeInterval(25 * 60))
-        #expect(rig.server.received.contains(.createSession(sessionId: "s1", durationMinutes: 25)))
+        #expect(rig.server.received.isEmpty)
+    }
+
+    /// The seed's schedule is read in the device's time zone: 23:40 in Berlin is hour 23, and the
+    /// end an hour later wraps past midnight to 00:40.
+    @Test func theSeedScheduleUsesTheDevicesTimeZoneAndWrapsPastMidnight() {
+        let berlin = TimeZone(identifier: "Europe/Berlin")!
+        let start = Date(timeIntervalSince1970: 1_771_368_000)  // 2026-02-17T22:40:00Z = 23:40 in Berlin
+        let s = HostApp.seedSchedule(start: start, end: start.addingTimeInterval(3600), timeZone: berlin)
+        #expect(s.intervalStart == DateComponents(hour: 23, minute: 40))
+        #expect(s.intervalEnd == DateComponents(hour: 0, minute: 40))
+        #expect(s.repeats == false)
     }
 
     /// Seed: a manual stop is stopNativeSession only — the server is never told.

@@ -40,7 +40,7 @@ import Testing
 
     @Test func asWrittenShieldActionRecordsTheAppNotifiesAndRespondsNone() {
         var shield = ShieldActionExtension(variant: .asWritten)
-        let effects = shield.handle(.handle(action: .secondaryButtonPressed, application: "com.x", now: Self.t0, store: [:]))
+        let effects = shield.handle(.handle(action: .secondaryButtonPressed, appBundleId: "com.x", now: Self.t0, store: [:]))
         #expect(effects.first == .setDefaults([
             .set(FocusPledgeKeys.sessionFailed, true),
             .set(FocusPledgeKeys.failureReason, "app_opened"),
@@ -56,7 +56,7 @@ import Testing
         var shield = ShieldActionExtension(variant: .hardened)
         var store = Self.activeStore()
         let effects = shield.handle(.handle(
-            action: .primaryButtonPressed, application: "com.x", now: Self.t0.addingTimeInterval(60), store: store))
+            action: .primaryButtonPressed, appBundleId: "com.x", now: Self.t0.addingTimeInterval(60), store: store))
         Self.apply(effects, to: &store)
         #expect(store[FocusPledgeKeys.failureSessionId] == "s1")
         #expect(store[FocusPledgeKeys.failureAppBundleId] == "com.x")
@@ -66,7 +66,7 @@ import Testing
 
     @Test func hardenedShieldActionWithNoSessionOnlyResponds() {
         var shield = ShieldActionExtension(variant: .hardened)
-        let effects = shield.handle(.handle(action: .primaryButtonPressed, application: "com.x", now: Self.t0, store: [:]))
+        let effects = shield.handle(.handle(action: .primaryButtonPressed, appBundleId: "com.x", now: Self.t0, store: [:]))
         #expect(shield.state.lastDecision == .ignored(reason: "no_active_session"))
         #expect(!effects.contains { if case .setDefaults = $0 { return true } else { return false } })
         #expect(!effects.contains(.postNotification(FocusPledgeKeys.failureNotification)))

@@ -63,7 +63,8 @@ import Testing
         #expect(rig.settleRequests.count == 1)
     }
 
-    @Test func shieldsStayUntilTheServerConfirms() {
+    /// A concluded session is unshielded at once; the outbox keeps it until the server confirms.
+    @Test func aConcludedSessionIsUnshieldedAtOnceAndKeptInTheOutboxUntilConfirmed() {
         var rig = Rig(.hardened)
         rig.autoHTTP = false
         rig.start("s1", minutes: 30)
@@ -71,11 +72,67 @@ import Testing
         rig.threshold("s1")
         let effects = rig.notified()
         #expect(resolveRequests(effects).count == 1)
-        #expect(!effects.contains(.removeShields))
-        #expect(rig.device.shields != nil)
-        #expect(rig.store[FocusPledgeKeys.activeSessionId] == "s1")
+        #expect(effects.contains(.removeShields))
+        #expect(rig.device.shields == nil)
+        #expect(rig.store[FocusPledgeKeys.activeSessionId] == nil)
+        #expect(AppGroupStorage.unsettled(rig.store).map(\.sessionId) == ["s1"])
         rig.flush()
+        #expect(rig.store[FocusPledgeKeys.unsettled] == nil)
         Self.expectClosed(rig)
+    }
+
+    /// The next session starts at once even while an earlier one still waits for the server.
+    @Test func aStartWhileTheLastSessionWaitsForTheServerIsNotRefused() {
+        var rig = Rig(.hardened)
+        rig.start("s1", minutes: 15)
+        rig.server.isUp = false
+        rig.run(for: 15 * 60 + 5)
+        #expect(rig.server.resolutions("s1").isEmpty)
+        let effects = rig.start("s2", minutes: 15)
+        #expect(rig.device.traces(named: "start_rejected").isEmpty)
+        #expect(effects.contains(.applyShields(["com.example.game", "com.example.social"])))
+        #expect(rig.store[FocusPledgeKeys.activeSessionId] == "s2")
+        #expect(AppGroupStorage.unsettled(rig.store).map(\.sessionId) == ["s1"])
+        rig.server.isUp = true
+        rig.run(for: 15 * 60 + 60)
+        #expect(rig.server.resolutions("s1") == [.success])
+        #expect(rig.server.resolutions("s2") == [.success])
+        Self.expectClosed(rig)
+    }
+
+    /// A session still running past its end (the host was suspended) is concluded by the next start.
+    @Test func aStartConcludesASessionThatRanPastItsEnd() {
+        var rig = Rig(.hardened)
+        rig.start("s1", minutes: 15)
+        rig.advance(20 * 60)  // no timer fired: the host was suspended
+        rig.start("s2", minutes: 15)
+        #expect(rig.device.traces(named: "start_rejected").isEmpty)
+        #expect(rig.server.resolutions("s1") == [.success])
+        #expect(rig.store[FocusPledgeKeys.activeSessionId] == "s2")
+    }
+
+    /// A start while a session runs before its end is refused, and says so.
+    @Test func aStartDuringARunningSessionIsRefusedAndReported() {
+        var rig = Rig(.hardened)
+        rig.start("s1", minutes: 30)
+        rig.advance(60)
+        rig.start("s2", minutes: 15)
+        #expect(rig.device.traces(named: "start_rejected").map { $0["reason"] } == ["session_in_progress"])
+        #expect(rig.store[FocusPledgeKeys.activeSessionId] == "s1")
+    }
+
+    /// A failed startMonitoring reaches the machine, which reports it (never swallowed).
+    @Test func aMonitoringErrorIsReported() {
+        var rig = Rig(.hardened)
+        let effects = rig.start("s1", minutes: 30)
+        guard let monitoring = effects.first(where: { if case .startMonitoring = $0 { true } else { false } }) else {
+            Issue.record("no startMonitoring")
+            return
+        }
+        let reported = rig.host(.effectFailed(EffectFailure(effect: monitoring, error: "intervalTooShort")))
+        #expect(reported == [.trace("error_reported", [
+            "op": "startMonitoring", "activity": "focuspledge_s1", "error": "intervalTooShort", "sessionId": "s1",
+        ])])
     }
 
     @Test func failureWhileHostWasDeadIsSettledOnRelaunch() {
@@ -87,7 +144,7 @@ import Testing
         rig.threshold("s1")
         rig.advance(3600)  // relaunch long after the end: the failure still wins
         let effects = rig.relaunch()
-        #expect(effects.contains(.trace("reconciled", ["action": "settle_failure", "sessionId": "s1"])))
+        #expect(effects.contains(.trace("reconciled", ["action": "conclude", "sessionId": "s1"])))
         #expect(rig.server.resolutions("s1") == [.failure])
         Self.expectClosed(rig)
     }
@@ -130,7 +187,7 @@ import Testing
         rig.notified()
         rig.kill()  // the settle request reaches the server; its answer is lost
         #expect(rig.server.resolutions("s1") == [.failure])
-        #expect(rig.device.shields != nil)
+        #expect(AppGroupStorage.unsettled(rig.store).map(\.sessionId) == ["s1"])
         rig.autoHTTP = true
         rig.advance(1)
         rig.relaunch()
@@ -182,7 +239,7 @@ import Testing
         #expect(delays.allSatisfy { $0 <= RetryPolicy.maxBackoffSeconds })
         #expect(rig.device.traces(named: "settle_stalled").count >= 1)
         #expect(Set(rig.settleRequests.map(\.idempotencyKey)) == ["settle_s1"])
-        #expect(rig.device.shields != nil, "unshielded without a settlement")
+        #expect(AppGroupStorage.unsettled(rig.store).map(\.sessionId) == ["s1"], "dropped from the outbox without a settlement")
         // Outstanding work stays bounded: one settle request or one retry timer at a time.
         #expect(rig.host.state.retryWaiting.count + rig.host.state.inFlight.count <= 2)
         rig.server.isUp = true
@@ -198,7 +255,8 @@ import Testing
         rig.server.staleJob("s1")
         rig.run(for: 6)
         #expect(rig.device.traces(named: "server_resolved").map { $0["sessionId"] } == ["s1"])
-        #expect(rig.settleRequests.isEmpty)
+        // The outbox still asks; the server's answer is `alreadyResolved`, nothing is settled twice.
+        #expect(rig.device.traces(named: "settle_result").map { $0["outcome"] } == ["alreadyResolved"])
         #expect(rig.server.resolutions("s1") == [.failure])
         Self.expectClosed(rig)
     }

@@ -138,12 +138,14 @@ struct Rig {
 
     @discardableResult
     mutating func start(_ sessionId: String, minutes: Int) -> [Effect] {
-        host(.userStartsSession(sessionId: sessionId, durationMinutes: minutes, now: now, store: store))
+        // The pledge exists server-side before the native session starts (pack README, A1).
+        _ = server.ledger.createSession(sessionId: sessionId, durationMinutes: minutes, now: now)
+        return host(.userStartsSession(sessionId: sessionId, durationMinutes: minutes, now: now, store: store, timeZone: TimeZone(identifier: "UTC")!))
     }
 
     @discardableResult mutating func poll() -> [Effect] { host(.pollTick(now: now, store: store)) }
     @discardableResult mutating func notified() -> [Effect] { host(.failureNotified(now: now, store: store)) }
-    @discardableResult mutating func stop() -> [Effect] { host(.userStopsSession(now: now)) }
+    @discardableResult mutating func stop() -> [Effect] { host(.userStopsSession(now: now, store: store)) }
 
     @discardableResult
     mutating func fireSessionTimer() -> [Effect] {
@@ -207,7 +209,7 @@ struct Rig {
     @discardableResult
     mutating func shieldTap(_ app: String, killAfter budget: Int? = nil) -> ShieldActionExtension {
         var shield = ShieldActionExtension(variant: variant)
-        let effects = shield.handle(.handle(action: .primaryButtonPressed, application: app, now: now, store: store))
+        let effects = shield.handle(.handle(action: .primaryButtonPressed, appBundleId: app, now: now, store: store))
         runExtension(effects, budget: budget)
         return shield
     }

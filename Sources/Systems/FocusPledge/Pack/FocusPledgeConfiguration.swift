@@ -26,11 +26,13 @@ public struct FocusPledgeConfiguration: Sendable, Equatable {
         public var maxViolationsPerSession: Int
         /// Chance that the user stops a session by hand (`stopNativeSession`) before it ends.
         public var stopSessionProbability: Double
+        /// How the user comes and goes from the host app (iOS suspends it in the background).
+        public var host: Host
 
         public init(
             blockedApps: [String], sessionDurationMinutes: ClosedRange<Int> = 20...60, gapMinutes: ClosedRange<Int> = 2...15,
             violationProbability: Double = 0.5, violationKinds: [ViolationKind] = ViolationKind.allCases,
-            maxViolationsPerSession: Int = 1, stopSessionProbability: Double = 0
+            maxViolationsPerSession: Int = 1, stopSessionProbability: Double = 0, host: Host = Host()
         ) {
             self.blockedApps = blockedApps
             self.sessionDurationMinutes = sessionDurationMinutes
@@ -39,6 +41,25 @@ public struct FocusPledgeConfiguration: Sendable, Equatable {
             self.violationKinds = violationKinds
             self.maxViolationsPerSession = maxViolationsPerSession
             self.stopSessionProbability = stopSessionProbability
+            self.host = host
+        }
+    }
+
+    /// `workload.host`: the user opens the host to start or stop a session, leaves it (home
+    /// screen) now and then and whenever they open a blocked app, and comes back `awayMinutes` later.
+    public struct Host: Sendable, Equatable {
+        /// Chance per session that the user leaves the host once mid-session.
+        public var leaveProbability: Double
+        /// How long the user stays away before opening the host again (also after a violation).
+        public var awayMinutes: ClosedRange<Int>
+        /// Chance per session that the user force-quits the host mid-session (seed: "Force-quit app
+        /// during session").
+        public var forceQuitProbability: Double
+
+        public init(leaveProbability: Double = 0.5, awayMinutes: ClosedRange<Int> = 1...10, forceQuitProbability: Double = 0) {
+            self.leaveProbability = leaveProbability
+            self.awayMinutes = awayMinutes
+            self.forceQuitProbability = forceQuitProbability
         }
     }
 
@@ -59,7 +80,7 @@ public struct FocusPledgeConfiguration: Sendable, Equatable {
     }
 
     static func workload(_ node: ScenarioValue) throws(ScenarioError) -> Workload {
-        let section = try node.section(allowed: ["blockedApps", "sessions", "violations", "stopSessionProbability"])
+        let section = try node.section(allowed: ["blockedApps", "sessions", "violations", "stopSessionProbability", "host"])
         let appsNode = try section.required("blockedApps")
         let blockedApps = try appsNode.stringList(nonEmpty: true)
         guard blockedApps.count <= maximumBlockedApps else {
@@ -87,14 +108,20 @@ public struct FocusPledgeConfiguration: Sendable, Equatable {
         if let value = section["stopSessionProbability"] {
             workload.stopSessionProbability = try value.probability()
         }
+        if let node = section["host"] {
+            let host = try node.section(allowed: ["leaveProbability", "awayMinutes", "forceQuitProbability"])
+            if let value = host["leaveProbability"] { workload.host.leaveProbability = try value.probability() }
+            if let value = host["awayMinutes"] { workload.host.awayMinutes = try value.intRange(in: 0...maximumMinutes) }
+            if let value = host["forceQuitProbability"] { workload.host.forceQuitProbability = try value.probability() }
+        }
         return workload
     }
 }
 
 /// How the user breaks a pledge.
 public enum ViolationKind: String, Sendable, CaseIterable, Codable {
-    /// Opens a blocked app: DeviceActivity reports the threshold to the monitor extension.
+    /// Opens a blocked app: iOS shows its shield (and asks the shield-configuration extension).
     case openBlockedApp = "open_blocked_app"
-    /// Taps a button on the shield: ManagedSettings hands the action to the shield-action extension.
+    /// Opens a blocked app and taps the shield's primary button: iOS runs the shield-action extension.
     case pressShieldButton = "press_shield_button"
 }

@@ -39,6 +39,10 @@ public struct FocusPledgePack: SystemPack {
                     name: "shield-action-extension", lifetime: .extension(.shieldAction), executable: Self.standIns,
                     arguments: ["shield-action-extension"],
                     summary: "ShieldActionExtension: a shield button press marks the session failed, answers .none"),
+                ProcessRole(
+                    name: "shield-configuration-extension", lifetime: .extension(.shieldConfiguration), executable: Self.standIns,
+                    arguments: ["shield-configuration-extension"],
+                    summary: "not in the seed: as-written shows the default shield; hardened marks the session failed when a shield shows"),
             ],
             invariants: FocusPledgeInvariant.allCases.map(\.descriptor) + [CoreRules.noStoreCorrupt, CoreRules.runSettles],
             scenarioKeys: ["workload", "server"])
@@ -60,6 +64,8 @@ public struct FocusPledgePack: SystemPack {
             "--journal", Self.journal(run), "--port-file", run.portFile(role.name), "--trace", run.trace(role.name),
             "--device-root", run.deviceRoot, "--stale-after-seconds", String(configuration.staleAfterMinutes * 60),
             "--job-interval-ms", "20", "--no-journal-fsync",
+            // The pledges exist server-side before their native sessions start (README, A1).
+            "--pledges", run.runDirectory + "/schedule.json",
         ]
     }
 
@@ -69,39 +75,45 @@ public struct FocusPledgePack: SystemPack {
         ["staleAfterSeconds": String(configuration.staleAfterMinutes * 60)]
     }
 
-    /// The user, as the seed's UI and iOS would see them. Until the emulated iOS models app use,
-    /// opening a blocked app reports the threshold directly (see README, assumption A3).
+    /// The user, as the seed's UI and iOS see them: taps happen inside the host (opened first), a
+    /// blocked app is opened through iOS (`useApp`: the shield shows if it is shielded) and a
+    /// shield button is pressed on the shield on screen. Nothing here calls an extension directly.
     public func perform(_ action: UserAction, on device: any UserDevice) {
         switch action {
         case .selectApps(let apps):
             device.record("select_apps", ["apps": apps.joined(separator: ",")])
+            device.openHost()
             device.tap(in: Self.hostRole, AppMessage(action: FocusPledgeActions.selectApps, list: apps))
         case .startSession(let sid, let minutes):
             device.record("start_session", ["sid": sid, "durationMinutes": String(minutes)])
+            device.openHost()
             device.tap(in: Self.hostRole, AppMessage(
                 action: FocusPledgeActions.startSession, fields: ["sessionId": sid, "durationMinutes": String(minutes)]))
         case .stopSession(let sid):
             device.record("stop_session", ["sid": sid])
+            device.openHost()
             device.tap(in: Self.hostRole, AppMessage(action: FocusPledgeActions.stopSession, fields: ["sessionId": sid]))
         case .openBlockedApp(let app, let sid):
-            // DeviceActivity counts the use only while the session's activity is monitored.
-            let activity = FocusPledgeKeys.activityName(sessionId: sid)
-            let monitored = device.isMonitored(activity)
-            device.record("open_blocked_app", ["sid": sid, "app": app, "monitored": String(monitored)])
-            if monitored {
-                device.deliver(
-                    .monitor(.eventDidReachThreshold, activity: activity, event: FocusPledgeKeys.thresholdEventName),
-                    label: ["sid": sid, "activity": activity, "app": app])
-            }
+            device.record("open_blocked_app", ["sid": sid, "app": app])
+            device.useApp(app, seconds: Self.blockedAppUseSeconds, label: ["sid": sid, "violation": "open_blocked_app"])
         case .pressShieldButton(let app, let sid):
-            // A shield button exists only while the app is shielded.
-            let shielded = device.shieldedApplications.contains(app)
-            device.record("press_shield_button", ["sid": sid, "app": app, "shielded": String(shielded)])
-            if shielded {
-                device.deliver(.shieldAction(.primaryButtonPressed, application: app), label: ["sid": sid, "app": app])
-            }
+            // The shield of `app` is on screen since the `openBlockedApp` just before (if iOS shielded it).
+            device.record("press_shield_button", ["sid": sid, "app": app])
+            device.pressShieldButton(.primaryButtonPressed, label: ["sid": sid, "violation": "press_shield_button"])
+        case .openHost(let sid):
+            device.record("open_host", sid.map { ["sid": $0] } ?? [:])
+            device.openHost()
+        case .leaveHost(let sid):
+            device.record("leave_host", sid.map { ["sid": $0] } ?? [:])
+            device.leaveHost()
+        case .forceQuitHost(let sid):
+            device.record("force_quit_host", sid.map { ["sid": $0] } ?? [:])
+            device.forceQuitHost()
         }
     }
+
+    /// How long the user means to use a blocked app (if it is not shielded, iOS counts this use).
+    static let blockedAppUseSeconds = 60.0
 
     /// The settlement server's durable journal is the authority on settlements: each one becomes a
     /// `ledger` line.

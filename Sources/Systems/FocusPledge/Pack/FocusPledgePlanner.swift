@@ -9,6 +9,10 @@ public enum FocusPledgePlanner {
     /// Violations and hand stops keep out of a session's first and last minute, so that they are
     /// unambiguously inside it whatever the emulated OS's callback latency.
     public static let sessionEdgeMillis = 60_000
+    /// How long the user looks at a shield before pressing its button (inside the session's edge).
+    public static let shieldReadingMillis = 3_000
+    /// The user opens the host this long after the last pledge's planned end.
+    public static let finalReturnMillis = 60_000
 
     // Device offsets are planned in whole milliseconds and only turned into seconds at the end, so
     // the comparisons that define "inside a session" are exact.
@@ -36,9 +40,10 @@ public enum FocusPledgePlanner {
                     let atMillis = generator.int(in: inside)
                     let kind = workload.violationKinds[generator.int(in: 0...(workload.violationKinds.count - 1))]
                     let app = workload.blockedApps[generator.int(in: 0...(workload.blockedApps.count - 1))]
-                    switch kind {
-                    case .openBlockedApp: violations.append((atMillis, .openBlockedApp(app: app, sessionId: sessionId)))
-                    case .pressShieldButton: violations.append((atMillis, .pressShieldButton(app: app, sessionId: sessionId)))
+                    // Pressing a button means opening the app first and reading its shield.
+                    violations.append((atMillis, .openBlockedApp(app: app, sessionId: sessionId)))
+                    if kind == .pressShieldButton {
+                        violations.append((atMillis + shieldReadingMillis, .pressShieldButton(app: app, sessionId: sessionId)))
                     }
                 }
             }
@@ -55,6 +60,25 @@ public enum FocusPledgePlanner {
                 violations.removeAll { $0.atMillis >= stopMillis }
             }
 
+            // The user's comings and goings: away from the host after each violation (opening a
+            // blocked app leaves it), once mid-session by chance, and after a force quit by chance.
+            let host = workload.host
+            var hostActions: [(atMillis: Int, action: UserAction)] = []
+            for violation in violations {
+                let away = generator.int(in: host.awayMinutes) * 60_000
+                hostActions.append((violation.atMillis + away, .openHost(sessionId: sessionId)))
+            }
+            if generator.chance(host.leaveProbability) {
+                let at = generator.int(in: inside)
+                let away = generator.int(in: host.awayMinutes) * 60_000
+                hostActions += [(at, .leaveHost(sessionId: sessionId)), (at + away, .openHost(sessionId: sessionId))]
+            }
+            if generator.chance(host.forceQuitProbability) {
+                let at = generator.int(in: inside)
+                let away = generator.int(in: host.awayMinutes) * 60_000
+                hostActions += [(at, .forceQuitHost(sessionId: sessionId)), (at + away, .openHost(sessionId: sessionId))]
+            }
+
             actions.append(PlannedAction(
                 atDeviceOffsetSeconds: seconds(startMillis),
                 action: .startSession(sessionId: sessionId, durationMinutes: durationMinutes)
@@ -65,14 +89,29 @@ public enum FocusPledgePlanner {
             if let stopMillis {
                 actions.append(PlannedAction(atDeviceOffsetSeconds: seconds(stopMillis), action: .stopSession(sessionId: sessionId)))
             }
+            for h in hostActions where h.atMillis <= deviceMillis {
+                actions.append(PlannedAction(atDeviceOffsetSeconds: seconds(h.atMillis), action: h.action))
+            }
             sessions.append(PlannedSession(
                 sessionId: sessionId, startDeviceOffsetSeconds: seconds(startMillis), durationMinutes: durationMinutes,
-                stopDeviceOffsetSeconds: stopMillis.map(seconds), violationCount: violations.count
+                stopDeviceOffsetSeconds: stopMillis.map(seconds), violationCount: violations.filter { $0.action.isViolation }.count
             ))
             // The next session starts a gap after this one's planned end, even if it was stopped early:
             // sessions never overlap, whatever the emulated OS makes of a late intervalDidEnd.
             cursorMillis = endMillis + generator.int(in: workload.gapMinutes) * 60_000
         }
+        // The user ends up in the host once the last pledge is over (so that it can settle it, and
+        // notice what the server settled), as they do before each start.
+        if let last = sessions.last {
+            let endMillis = Int(last.endDeviceOffsetSeconds * 1000)
+            actions.append(PlannedAction(
+                atDeviceOffsetSeconds: seconds(min(deviceMillis, endMillis + finalReturnMillis)), action: .openHost(sessionId: nil)))
+        }
+        // Host comings and goings can fall after a later action: sort, stably (equal times keep
+        // their planned order).
+        actions = actions.enumerated()
+            .sorted { ($0.element.atDeviceOffsetSeconds, $0.offset) < ($1.element.atDeviceOffsetSeconds, $1.offset) }
+            .map(\.element)
         return WorkloadPlan(actions: actions, summary: PlanSummary(sessions: sessions))
     }
 
@@ -94,7 +133,7 @@ public struct PlannedSession: Sendable, Equatable, Codable {
     public var durationMinutes: Int
     /// Offset of the user's `stopSession`, if they stop it by hand before the end.
     public var stopDeviceOffsetSeconds: Double?
-    /// Violations planned inside the session (before any hand stop).
+    /// Violations (openings of a blocked app) planned inside the session (before any hand stop).
     public var violationCount: Int
 
     public init(
@@ -120,24 +159,31 @@ public enum UserAction: Sendable, Equatable, Codable {
     case startSession(sessionId: String, durationMinutes: Int)
     /// The user opens a shielded app during the session (DeviceActivity threshold).
     case openBlockedApp(app: String, sessionId: String)
-    /// The user taps a button on the shield (ShieldAction extension).
+    /// The user taps the primary button of the shield on screen (ShieldAction extension); the
+    /// planner puts an `openBlockedApp` of the same app just before it.
     case pressShieldButton(app: String, sessionId: String)
     /// `stopNativeSession(sessionId:)` by hand, before the session's end.
     case stopSession(sessionId: String)
+    /// The user opens the host app (launched, or resumed and foregrounded); `sessionId` labels it.
+    case openHost(sessionId: String?)
+    /// The user goes to the home screen: iOS suspends the host after its grace period.
+    case leaveHost(sessionId: String?)
+    /// The user swipes the host away (seed: "Force-quit app during session").
+    case forceQuitHost(sessionId: String?)
 
     /// The session this action belongs to (nil for `selectApps`).
     public var sessionId: String? {
         switch self {
         case .selectApps: nil
         case .startSession(let id, _), .openBlockedApp(_, let id), .pressShieldButton(_, let id), .stopSession(let id): id
+        case .openHost(let id), .leaveHost(let id), .forceQuitHost(let id): id
         }
     }
 
+    /// One violation is one opening of a blocked app (a shield-button press follows its opening).
     public var isViolation: Bool {
-        switch self {
-        case .openBlockedApp, .pressShieldButton: true
-        default: false
-        }
+        if case .openBlockedApp = self { return true }
+        return false
     }
 
     // A flat `{"kind": ..., fields}` object: readable in schedule.json and easy for other tools,
@@ -147,7 +193,7 @@ public enum UserAction: Sendable, Equatable, Codable {
     }
 
     private enum Kind: String, Codable {
-        case selectApps, startSession, openBlockedApp, pressShieldButton, stopSession
+        case selectApps, startSession, openBlockedApp, pressShieldButton, stopSession, openHost, leaveHost, forceQuitHost
     }
 
     public init(from decoder: any Decoder) throws {
@@ -172,6 +218,9 @@ public enum UserAction: Sendable, Equatable, Codable {
             )
         case .stopSession:
             self = .stopSession(sessionId: try container.decode(String.self, forKey: .sessionId))
+        case .openHost: self = .openHost(sessionId: try container.decodeIfPresent(String.self, forKey: .sessionId))
+        case .leaveHost: self = .leaveHost(sessionId: try container.decodeIfPresent(String.self, forKey: .sessionId))
+        case .forceQuitHost: self = .forceQuitHost(sessionId: try container.decodeIfPresent(String.self, forKey: .sessionId))
         }
     }
 
@@ -196,6 +245,15 @@ public enum UserAction: Sendable, Equatable, Codable {
         case .stopSession(let sessionId):
             try container.encode(Kind.stopSession, forKey: .kind)
             try container.encode(sessionId, forKey: .sessionId)
+        case .openHost(let sessionId):
+            try container.encode(Kind.openHost, forKey: .kind)
+            try container.encodeIfPresent(sessionId, forKey: .sessionId)
+        case .leaveHost(let sessionId):
+            try container.encode(Kind.leaveHost, forKey: .kind)
+            try container.encodeIfPresent(sessionId, forKey: .sessionId)
+        case .forceQuitHost(let sessionId):
+            try container.encode(Kind.forceQuitHost, forKey: .kind)
+            try container.encodeIfPresent(sessionId, forKey: .sessionId)
         }
     }
 }

@@ -54,6 +54,8 @@ public enum SettlementHTTPServer {
                 "settlement-server: dropped a torn last journal line (\(store.recovery.droppedTailBytes) bytes), saved to \(copy)\n".utf8))
         }
 
+        if let pledges = configuration.pledges { await store.preCreate(pledges) }
+
         let router = buildRouter(store: store, maxRequestBodyBytes: configuration.maxRequestBodyBytes)
         let portFilePath = configuration.portFilePath
         let app = Application(

@@ -15,6 +15,8 @@ public struct SettlementServerConfiguration: Sendable {
     /// fsync each journal record (see `LedgerJournal.syncsEachRecord`).
     public var journalFsync = true
     public var maxRequestBodyBytes: Int
+    /// Pledges the server creates at start (`PlannedPledges`; pack README, A1); nil = none.
+    public var pledges: PlannedPledges?
 
     public static let defaultJobIntervalMillis = 100
     public static let defaultMaxRequestBodyBytes = 64 << 10

@@ -107,6 +107,29 @@ public actor SettlementStore {
         return step.records.count
     }
 
+    /// Creates every planned pledge the ledger does not hold yet, as of its planned start
+    /// (`PlannedPledges`); returns how many it created. Journaled before anyone can ask.
+    @discardableResult
+    public func preCreate(_ plan: PlannedPledges) -> Int {
+        guard failure == nil else { return 0 }
+        let t = now()
+        let base = plan.clockStart(ledger: ledger, now: t)
+        var records: [JournalRecord] = []
+        var events: [ServerTraceEvent] = []
+        for p in plan.pledges where ledger.session(p.sessionId) == nil {
+            let createdAt = base.addingTimeInterval(p.startOffsetSeconds)
+            let step = ledger.createSession(sessionId: p.sessionId, durationMinutes: p.durationMinutes, now: createdAt)
+            guard case .created = step.outcome else { continue }
+            records += step.records
+            events.append(ServerTraceEvent("created", [
+                "sessionId": p.sessionId, "durationMinutes": String(p.durationMinutes), "origin": "plan",
+                "createdAtUnixMillis": String(UnixMillis.from(createdAt)), "sessionStatus": "active",
+            ]))
+        }
+        _ = persist(records, events, at: t)
+        return records.count
+    }
+
     /// Traces the server's clean stop (SIGTERM).
     public func traceStopped() {
         guard failure == nil, let trace else { return }

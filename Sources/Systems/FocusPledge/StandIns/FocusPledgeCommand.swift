@@ -10,7 +10,9 @@ public struct FocusPledgeCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "sth-focuspledge",
         abstract: "FocusPledge (seed 000) stand-ins: the host app and its extensions.",
-        subcommands: [HostAppCommand.self, MonitorExtensionCommand.self, ShieldActionExtensionCommand.self])
+        subcommands: [
+            HostAppCommand.self, MonitorExtensionCommand.self, ShieldActionExtensionCommand.self, ShieldConfigurationExtensionCommand.self,
+        ])
 
     public init() {}
 }
@@ -35,7 +37,7 @@ struct HostAppCommand: ParsableCommand {
     func run() throws {
         let ctx = context("host-app")
         do {
-            try AppRunner(context: ctx, adapter: HostAppAdapter(variant: variant(of: ctx))).run()
+            try AppRunner(context: ctx, adapter: HostAppAdapter(variant: variant(of: ctx), timeZone: { ctx.clock.timeZone })).run()
         } catch {
             StandInContext.fail("host-app", "\(error)")
         }
@@ -44,22 +46,37 @@ struct HostAppCommand: ParsableCommand {
 
 struct MonitorExtensionCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "monitor-extension", abstract: "DeviceActivityMonitorExtension: one callback, then exit.")
-    @OptionGroup var call: ExtensionCallOptions
+    @OptionGroup var call: FrameworkCallOptions
 
     func run() throws {
         let c = try call.call(for: .deviceActivityMonitor)
         let ctx = context("monitor-extension")
-        ExtensionRunner.run(c, delivery: call.delivery, context: ctx, adapter: MonitorAdapter(variant: variant(of: ctx)))
+        let env = ExtensionEnvironment(context: ctx, variant: variant(of: ctx), delivery: call.delivery)
+        FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .monitor(DeviceActivityMonitorExtension(env)))
     }
 }
 
 struct ShieldActionExtensionCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "shield-action-extension", abstract: "ShieldActionExtension: one button press, then exit.")
-    @OptionGroup var call: ExtensionCallOptions
+    @OptionGroup var call: FrameworkCallOptions
 
     func run() throws {
         let c = try call.call(for: .shieldAction)
         let ctx = context("shield-action-extension")
-        ExtensionRunner.run(c, delivery: call.delivery, context: ctx, adapter: ShieldActionAdapter(variant: variant(of: ctx)))
+        let env = ExtensionEnvironment(context: ctx, variant: variant(of: ctx), delivery: call.delivery)
+        FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .shieldAction(ShieldActionExtension(env)))
+    }
+}
+
+struct ShieldConfigurationExtensionCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shield-configuration-extension", abstract: "ShieldConfigurationExtension: one shield's look, then exit.")
+    @OptionGroup var call: FrameworkCallOptions
+
+    func run() throws {
+        let c = try call.call(for: .shieldConfiguration)
+        let ctx = context("shield-configuration-extension")
+        let env = ExtensionEnvironment(context: ctx, variant: variant(of: ctx), delivery: call.delivery)
+        FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .shieldConfiguration(ShieldConfigurationExtension(env)))
     }
 }

@@ -8,9 +8,12 @@ import SystemKit
 /// `HostApp` events. Everything the process does is the machine's; this only translates.
 public final class HostAppAdapter: AppAdapter {
     var machine: HostApp
+    /// The device's time zone (`Calendar.current`'s), read when the user starts a session.
+    let timeZone: () -> TimeZone
 
-    public init(variant: Variant) {
+    public init(variant: Variant, timeZone: @escaping () -> TimeZone) {
         machine = HostApp(variant: variant)
+        self.timeZone = timeZone
     }
 
     /// Extensions post it after writing a failure; the seed only polls (see the pack README).
@@ -36,9 +39,9 @@ public final class HostAppAdapter: AppAdapter {
                 return .userSelectedApps(m.list)
             case FocusPledgeActions.startSession:
                 guard let sessionId = m["sessionId"], let minutes = m["durationMinutes"].flatMap({ Int($0) }) else { return nil }
-                return .userStartsSession(sessionId: sessionId, durationMinutes: minutes, now: now, store: store())
+                return .userStartsSession(sessionId: sessionId, durationMinutes: minutes, now: now, store: store(), timeZone: timeZone())
             case FocusPledgeActions.stopSession:
-                return .userStopsSession(now: now)
+                return .userStopsSession(now: now, store: store())
             default:
                 return nil
             }
@@ -51,42 +54,8 @@ public final class HostAppAdapter: AppAdapter {
             return nil
         case .httpReply(let id, let reply):
             return .httpReply(requestId: id, reply)
+        case .effectFailed(let failure):
+            return .effectFailed(failure)
         }
-    }
-}
-
-/// The DeviceActivityMonitor extension: one callback per process.
-public struct MonitorAdapter: ExtensionAdapter {
-    public let variant: Variant
-    public init(variant: Variant) { self.variant = variant }
-
-    public func handle(_ call: ExtensionCall, now: Date, store: () -> [String: PropertyListValue]) -> [Effect] {
-        guard case .monitor(let callback, let activity, let event) = call else { return [] }
-        var machine = MonitorExtension(variant: variant)
-        switch callback {
-        case .intervalDidStart:
-            return machine.handle(.intervalDidStart(activity: activity))
-        case .intervalDidEnd:
-            return machine.handle(.intervalDidEnd(activity: activity, now: now, store: store()))
-        case .eventDidReachThreshold:
-            return machine.handle(.eventDidReachThreshold(
-                event: event ?? FocusPledgeKeys.thresholdEventName, activity: activity, now: now, store: store()))
-        case .intervalWillStartWarning, .intervalWillEndWarning, .eventWillReachThresholdWarning:
-            // The seed's extension does not override these; DeviceActivityMonitor's do nothing.
-            return []
-        }
-    }
-}
-
-/// The ShieldAction extension: one button press per process.
-public struct ShieldActionAdapter: ExtensionAdapter {
-    public let variant: Variant
-    public init(variant: Variant) { self.variant = variant }
-
-    public func handle(_ call: ExtensionCall, now: Date, store: () -> [String: PropertyListValue]) -> [Effect] {
-        guard case .shieldAction(let action, let application) = call else { return [] }
-        var machine = ShieldActionExtension(variant: variant)
-        let pressed: ShieldActionExtension.Action = action == .secondaryButtonPressed ? .secondaryButtonPressed : .primaryButtonPressed
-        return machine.handle(.handle(action: pressed, application: application, now: now, store: store()))
     }
 }

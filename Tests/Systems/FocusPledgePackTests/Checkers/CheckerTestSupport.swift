@@ -12,11 +12,13 @@ enum CheckerFixture {
         b.startSession("s1", host: host, minutes: 30)
         b.wait(deviceMinutes: 31)
         b.hostSettles("s1", "SUCCESS", host: host)
+        b.wait(deviceMinutes: 2)
         b.startSession("s2", host: host, minutes: 30)
         b.wait(deviceMinutes: 5)
         b.violation("s2")
         b.hostSeesFailure("s2", host: host, afterMicroseconds: 250)
         b.hostSettles("s2", "FAILURE", host: host)
+        b.wait(deviceMinutes: 2)
         return b.finish()
     }
 

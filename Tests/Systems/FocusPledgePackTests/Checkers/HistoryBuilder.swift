@@ -75,6 +75,7 @@ struct HistoryBuilder {
         harness("user_action", ["action": "start_session", "sid": sid, "durationMinutes": String(minutes)])
         shields(apps)
         line("host-app", pid: host, "session_started", ["sessionId": sid, "durationMinutes": String(minutes)])
+        harness("monitoring_registered", ["activity": "focuspledge_\(sid)", "repeats": "false"])
     }
 
     mutating func shields(_ apps: String) {
@@ -130,6 +131,7 @@ struct HistoryBuilder {
         settle(sid, resolution, reason: reason)
         line("host-app", pid: host, "settle_result", ["outcome": "settled", "sessionId": sid])
         shields("")
+        harness("monitoring_removed", ["activity": "focuspledge_\(sid)"])
     }
 
     // MARK: run end

@@ -172,9 +172,15 @@ struct ScenarioPlanTests {
                 #expect(stop.atDeviceOffsetSeconds > insideFrom && stop.atDeviceOffsetSeconds < insideTo)
             }
         }
-        // Every non-selectApps action belongs to a planned session.
+        // Every non-selectApps action belongs to a planned session, but the final return to the host.
         let ids = Set(plan.sessions.map(\.sessionId))
-        #expect(plan.userActions.dropFirst().allSatisfy { $0.action.sessionId.map(ids.contains) == true })
+        #expect(plan.userActions.dropFirst().allSatisfy { a in
+            if case .openHost(nil) = a.action { return true }
+            return a.action.sessionId.map(ids.contains) == true
+        })
+        // The user returns to the host at most once without a session, and the plan stays sorted.
+        #expect(plan.userActions.filter { $0.action == .openHost(sessionId: nil) }.count == (plan.sessions.isEmpty ? 0 : 1))
+        #expect(zip(plan.userActions, plan.userActions.dropFirst()).allSatisfy { $0.atDeviceOffsetSeconds <= $1.atDeviceOffsetSeconds })
     }
 
     @Test("over many seeds the workload uses every kind, hand stops and clean sessions")

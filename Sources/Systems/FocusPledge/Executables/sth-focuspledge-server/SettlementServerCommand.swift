@@ -24,6 +24,8 @@ struct SettlementServerCommand: AsyncParsableCommand {
     @Option(help: "Trace file (PROTOCOL.md §8).") var trace: String?
     @Option(help: "Wall-clock period of the stale job, 1...3600000 ms.") var jobIntervalMs: Int = SettlementServerConfiguration.defaultJobIntervalMillis
     @Option(help: "Device root whose clock the server runs on (real time when absent).") var deviceRoot: String?
+    @Option(help: "A FocusPledge schedule.json: every pledge in its sessions is created at start, as of its planned start.")
+    var pledges: String?
     @Flag(inversion: .prefixedNo, help: "fsync each journal record (the harness, which only ever kills the server, runs without).")
     var journalFsync = true
 
@@ -62,6 +64,9 @@ struct SettlementServerCommand: AsyncParsableCommand {
             journalPath: journal, portFilePath: portFile, tracePath: trace,
             staleAfterSeconds: staleAfterSeconds, jobIntervalMillis: jobIntervalMs)
         configuration.journalFsync = journalFsync
+        if let pledges {
+            do { configuration.pledges = try PlannedPledges.read(path: pledges) } catch { fail(error.description) }
+        }
         do {
             try await SettlementHTTPServer.run(configuration: configuration, now: { clock.now() }, stepped: stepped, onFatal: { fail($0) })
         } catch {

@@ -16,8 +16,8 @@ extension HostApp {
         case .userSelectedApps(let bundleIds):
             return [AppGroupStorage.saveBlockedAppsTokens(bundleIds)]
 
-        case .userStartsSession(let sessionId, let durationMinutes, let now, let store):
-            return asWrittenStart(sessionId: sessionId, durationMinutes: durationMinutes, now: now, store: store)
+        case .userStartsSession(let sessionId, let durationMinutes, let now, let store, let timeZone):
+            return asWrittenStart(sessionId: sessionId, durationMinutes: durationMinutes, now: now, store: store, timeZone: timeZone)
 
         case .userStopsSession:
             // Seed, stopNativeSession: "when session ends (success or manually stopped)"; the screen's
@@ -61,7 +61,7 @@ extension HostApp {
 
         case .httpResult(let requestId, let outcome):
             guard let call = state.inFlight.removeValue(forKey: requestId) else { return [] }
-            // The seed never looks at createSession's or a heartbeat's answer.
+            // The seed never looks at a heartbeat's answer.
             guard case .settle(let sessionId) = call,
                 case .settling(var settlement) = state.phase,
                 settlement.session.sessionId == sessionId,
@@ -93,6 +93,11 @@ extension HostApp {
 
         case .retryTimerFired:
             return []  // as-written never schedules a retry
+        case .effectFailed:
+            // startNativeSession's `catch { result(["success": false, "error": ...]) }` hands the
+            // error to Dart, whose `_startNativeSession()` awaits `invokeMethod` and drops the
+            // answer. ManagedSettings' setters cannot throw on iOS. Nothing is reported.
+            return []
         case .httpReply:
             return []  // decoded into httpResult by handle(_:)
         }
@@ -128,28 +133,23 @@ extension HostApp {
     }
 
     /// `ActiveSessionScreen.initState`: `_startNativeSession()` (not awaited) then
-    /// `_nativeBridge.startPolling(widget.sessionId)`.
-    mutating func asWrittenStart(sessionId: String, durationMinutes: Int, now: Date, store: Snapshot) -> [Effect] {
-        // createSession is not in the seed's text; it is what makes the session server-authoritative
-        // ("Server settlement ... resolveSession"). Its answer is never looked at.
-        var effects = [
-            send(
-                .createSession(sessionId: sessionId, durationMinutes: durationMinutes),
-                as: .createSession(sessionId: sessionId, durationMinutes: durationMinutes, attempt: 1))
-        ]
+    /// `_nativeBridge.startPolling(widget.sessionId)`. The pledge already exists server-side (the
+    /// seed's "Call startSession()" is not shown; README, A1): nothing is sent to the server.
+    mutating func asWrittenStart(sessionId: String, durationMinutes: Int, now: Date, store: Snapshot, timeZone: TimeZone) -> [Effect] {
+        var effects: [Effect] = []
         // The countdown runs for the pledge's real duration (seed silent; see sessionTimerFired).
         state.countdownSessionId = sessionId
         effects.append(.startTimer(Self.sessionTimer, .at(now.addingTimeInterval(TimeInterval(durationMinutes * 60)))))
         // `_startNativeSession()` is not awaited, so Dart's startPolling runs before the platform
         // side handles the call.
         effects += asWrittenStartPolling(sessionId)
-        effects += asWrittenStartNativeSession(sessionId, now: now, store: store)
+        effects += asWrittenStartNativeSession(sessionId, now: now, store: store, timeZone: timeZone)
         effects.append(.trace("session_started", ["sessionId": sessionId, "durationMinutes": String(durationMinutes)]))
         return effects
     }
 
     /// Seed: MethodChannel 4, `startNativeSession` — called by the screen with `durationMinutes: 60`.
-    mutating func asWrittenStartNativeSession(_ sessionId: String, now: Date, store: Snapshot) -> [Effect] {
+    mutating func asWrittenStartNativeSession(_ sessionId: String, now: Date, store: Snapshot, timeZone: TimeZone) -> [Effect] {
         let startTime = now
         let endTime = startTime.addingTimeInterval(TimeInterval(Self.asWrittenNativeDurationMinutes * 60))
         let session = ActiveSession(sessionId: sessionId, startTime: startTime, endTime: endTime)
@@ -162,14 +162,32 @@ extension HostApp {
             effects.append(.trace("start_native_failed", ["sessionId": sessionId, "error": "No blocked apps selected"]))
             return effects
         }
-        // `store.shield.applicationCategories = .all` is not modelled (bundle ids only).
+        // `store.shield.applications = selection.applicationTokens`; the seed's
+        // `applicationCategories = .all` is not modelled (README, A7).
         effects.append(.applyShields(apps))
-        // DeviceActivitySchedule(intervalStart: DateComponents(hour:minute:), ..., repeats: false):
-        // whole minutes only. (The seed passes no `events:`, so on iOS eventDidReachThreshold could
-        // never fire; the emulated OS delivers it anyway or nothing would be tested.)
-        effects.append(.startMonitoring(
-            activity: session.activityName, start: Self.wholeMinute(startTime), end: Self.wholeMinute(endTime), repeats: false))
+        effects.append(.startMonitoringSchedule(
+            activity: session.activityName, schedule: Self.seedSchedule(start: startTime, end: endTime, timeZone: timeZone), events: [:]))
         return effects
+    }
+
+    /// Seed:
+    /// ```
+    /// DeviceActivitySchedule(
+    ///     intervalStart: DateComponents(calendar: .current, hour: startTime.hour, minute: startTime.minute),
+    ///     intervalEnd: DateComponents(calendar: .current, hour: endTime.hour, minute: endTime.minute),
+    ///     repeats: false)
+    /// ```
+    /// `Date` has no `.hour`; read as `Calendar.current.component(.hour, from:)` in the device's time
+    /// zone. The calendar is left out of the components: the OS evaluates them in the device's
+    /// calendar and time zone, which is what `.current` is on the device. No `events:` — so
+    /// `eventDidReachThreshold` can never fire.
+    public static func seedSchedule(start: Date, end: Date, timeZone: TimeZone) -> MonitoringSchedule {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        func hourMinute(_ d: Date) -> DateComponents {
+            DateComponents(hour: calendar.component(.hour, from: d), minute: calendar.component(.minute, from: d))
+        }
+        return MonitoringSchedule(intervalStart: hourMinute(start), intervalEnd: hourMinute(end), repeats: false)
     }
 
     /// Seed: `startPolling(sessionId)` — `_pollingTimer?.cancel(); Timer.periodic(5 s)`.

@@ -3,6 +3,13 @@ import Foundation
 import SystemKit
 
 /// Ours: the same App Group keys, server and extensions, with every promise of seed 000 kept.
+///
+/// A session is *concluded* (FAILURE on a failure bound to it or a hand stop, SUCCESS at its end)
+/// in one atomic App Group write that moves it from "active" to the outbox
+/// (`focuspledge_unsettled`); its shields and monitoring go at once, and the outbox is settled on
+/// the server in the background, oldest first, with bounded retries. So the next session can start
+/// while an earlier one still waits for the server, and a relaunch finishes whatever the previous
+/// process left: an active session to conclude or resume, an outbox to settle.
 extension HostApp {
     // MARK: - hardened
 
@@ -15,28 +22,28 @@ extension HostApp {
         case .userSelectedApps(let bundleIds):
             return [AppGroupStorage.saveBlockedAppsTokens(bundleIds)]
 
-        case .userStartsSession(let sessionId, let durationMinutes, let now, let store):
+        case .userStartsSession(let sessionId, let durationMinutes, let now, let store, _):
             return hardenedStart(sessionId: sessionId, durationMinutes: durationMinutes, now: now, store: store)
 
-        case .userStopsSession:
-            guard case .running(let session) = state.phase else { return [] }
-            return hardenedBeginSettle(session, .failure, reason: Self.userStoppedReason, evidence: [:])
+        case .userStopsSession(let now, let store):
+            guard case .running(let session) = state.phase else {
+                return [.trace("stop_ignored", ["reason": "no_running_session"])]
+            }
+            // A failure (or the end) that came first decides; otherwise the hand stop forfeits.
+            let effects = hardenedCheck(session, now: now, store: store)
+            if !effects.isEmpty { return effects }
+            return hardenedConclude(session, .failure, reason: Self.userStoppedReason, evidence: [:])
 
         case .pollTick(let now, let store), .failureNotified(let now, let store):
-            switch state.phase {
-            case .idle:
-                return []
-            case .running(let session):
-                return heartbeat(session.sessionId) + hardenedCheck(session, now: now, store: store)
-            case .settling(let settlement):
-                // A used-up retry episode starts again on the next tick (bounded per episode).
-                guard settlement.status == .gaveUp else { return [] }
-                return hardenedSendSettle(settlement, attempt: 1)
+            var effects: [Effect] = []
+            if case .running(let session) = state.phase {
+                effects += heartbeat(session.sessionId) + hardenedCheck(session, now: now, store: store)
             }
+            // A stalled outbox episode starts again on the next tick (bounded per episode).
+            return effects + hardenedDrain()
 
         case .sessionTimerFired(let now, let store):
             guard case .running(let session) = state.phase, state.countdownSessionId == session.sessionId else { return [] }
-            // A stale timer (e.g. of an earlier session) is harmless: hardenedCheck looks at the clock.
             return hardenedCheck(session, now: now, store: store)
 
         case .httpResult(let requestId, let outcome):
@@ -47,98 +54,82 @@ extension HostApp {
             return []  // decoded into httpResult by handle(_:)
 
         case .retryTimerFired(let requestId, _):
-            guard let call = state.retryWaiting.removeValue(forKey: requestId) else { return [] }
-            switch call {
-            case .settle(let sessionId):
-                guard case .settling(let settlement) = state.phase, settlement.session.sessionId == sessionId,
-                    settlement.status == .retryScheduled(requestId: requestId)
-                else { return [] }
-                return hardenedSendSettle(settlement, attempt: settlement.attempt + 1)
-            case .createSession(let sessionId, let durationMinutes, let attempt):
-                guard currentSessionId == sessionId else { return [] }
-                return [send(
-                    .createSession(sessionId: sessionId, durationMinutes: durationMinutes),
-                    as: .createSession(sessionId: sessionId, durationMinutes: durationMinutes, attempt: attempt + 1))]
-            case .heartbeat:
-                return []
-            }
+            guard state.retryWaiting.removeValue(forKey: requestId) != nil, var sending = state.sending,
+                sending.status == .retryScheduled(requestId: requestId)
+            else { return [] }
+            sending.attempt += 1
+            return hardenedSend(sending)
+
+        case .effectFailed(let failure):
+            return hardenedReport(failure)
         }
     }
 
-    var currentSessionId: String? {
-        switch state.phase {
-        case .idle: return nil
-        case .running(let s): return s.sessionId
-        case .settling(let st): return st.session.sessionId
-        }
-    }
-
-    /// Relaunch: the suite is the only memory. A failure bound to the active session is settled
-    /// FAILURE; a session whose end passed (or whose interval the monitor saw end) is settled
-    /// SUCCESS; otherwise enforcement is re-applied and polling resumes. createSession is re-sent
-    /// (idempotent) in case the previous process died between its state write and that call.
+    /// Relaunch: the App Group is the only memory. The active session is concluded (a failure
+    /// bound to it, or its end passed) or resumed (enforcement re-applied: the previous process may
+    /// have died between its state write and the shields or the schedule); the outbox is settled.
     mutating func hardenedReconcile(now: Date, store: Snapshot) -> [Effect] {
-        guard let record = AppGroupStorage.activeSession(store) else {
-            return [.trace("reconciled", ["action": "none"])]
-        }
-        let session = Self.session(from: record)
+        state.outbox = AppGroupStorage.unsettled(store)
         var effects: [Effect] = []
-        if let start = session.startTime, let end = session.endTime {
-            let minutes = max(1, Int((end.timeIntervalSince(start) / 60).rounded()))
-            effects.append(send(
-                .createSession(sessionId: session.sessionId, durationMinutes: minutes),
-                as: .createSession(sessionId: session.sessionId, durationMinutes: minutes, attempt: 1)))
+        if let record = AppGroupStorage.activeSession(store) {
+            let session = Self.session(from: record)
+            state.phase = .running(session)
+            state.pollingSessionId = session.sessionId
+            effects.append(.startTimer(Self.pollTimer, .every(seconds: Double(Self.pollIntervalSeconds))))
+            let concluded = hardenedCheck(session, now: now, store: store)
+            // A record without an end time is corruption we were handed (our writes are atomic):
+            // it cannot be enforced, so it is concluded as if it had ended.
+            if !concluded.isEmpty || session.endTime == nil {
+                effects.append(.trace("reconciled", ["action": "conclude", "sessionId": session.sessionId]))
+                effects += concluded.isEmpty
+                    ? hardenedConclude(session, .success, reason: Self.completedReason, evidence: [:]) : concluded
+            } else {
+                effects.append(.trace("reconciled", ["action": "resume", "sessionId": session.sessionId]))
+                if let apps = AppGroupStorage.blockedApps(store) { effects.append(.applyShields(apps)) }
+                if let start = session.startTime, let end = session.endTime {
+                    effects.append(.startMonitoring(activity: session.activityName, start: start, end: end, repeats: false))
+                    state.countdownSessionId = session.sessionId
+                    effects.append(.startTimer(Self.sessionTimer, .at(end)))
+                }
+            }
+        } else if !state.outbox.isEmpty {
+            // No active session, so nothing may stay shielded or monitored: the previous process may
+            // have died between concluding a session and removing its shields.
+            effects.append(.trace("reconciled", ["action": "settle_outbox", "count": String(state.outbox.count)]))
+            effects += [.removeShields, .stopMonitoring(state.outbox.map(\.activityName))]
+        } else {
+            effects.append(.trace("reconciled", ["action": "none"]))
         }
-        state.pollingSessionId = session.sessionId
-        effects.append(.startTimer(Self.pollTimer, .every(seconds: Double(Self.pollIntervalSeconds))))
-        let status = AppGroupStorage.checkSessionFailed(store)
-        if status.failed && status.sessionId == session.sessionId {
-            effects.append(.trace("reconciled", ["action": "settle_failure", "sessionId": session.sessionId]))
-            effects += traceFailureSeen(session.sessionId, status)
-            return effects + hardenedBeginSettle(
-                session, .failure, reason: status.reason ?? FocusPledgeKeys.appOpenedReason, evidence: status.nativeEvidence)
+        if !state.outbox.isEmpty && state.pollingSessionId == nil {
+            effects.append(.startTimer(Self.pollTimer, .every(seconds: Double(Self.pollIntervalSeconds))))
         }
-        // A record without an end time is corruption we were handed (our writes are atomic): it
-        // cannot be enforced, so it is closed as if it had ended.
-        if record.ended || session.endTime.map({ now >= $0 }) ?? true {
-            effects.append(.trace("reconciled", ["action": "settle_success", "sessionId": session.sessionId]))
-            return effects + hardenedBeginSettle(session, .success, reason: Self.completedReason, evidence: [:])
-        }
-        state.phase = .running(session)
-        effects.append(.trace("reconciled", ["action": "resume", "sessionId": session.sessionId]))
-        // The previous process may have died between its state write and the shields/schedule.
-        if let apps = AppGroupStorage.blockedApps(store) { effects.append(.applyShields(apps)) }
-        if let start = session.startTime, let end = session.endTime {
-            effects.append(.startMonitoring(activity: session.activityName, start: start, end: end, repeats: false))
-            state.countdownSessionId = session.sessionId
-            effects.append(.startTimer(Self.sessionTimer, .at(end)))
-        }
-        return effects
+        return effects + hardenedDrain()
     }
 
-    /// Checks tokens before touching anything, writes the whole session atomically, then creates
-    /// it on the server and enforces it. The suite record comes first: it is the durable to-do a
-    /// relaunch works from.
+    /// Checks the tokens before touching anything, writes the whole session atomically, then
+    /// enforces it. A session still running past its end (the host was in the background) is
+    /// concluded first; a start while a session runs before its end is refused (the UI offers no
+    /// such button, and the planner never asks for it), and so is one without selected apps — both
+    /// are reported, never silent.
     mutating func hardenedStart(sessionId: String, durationMinutes: Int, now: Date, store: Snapshot) -> [Effect] {
         func reject(_ reason: String) -> [Effect] {
             [.trace("start_rejected", ["sessionId": sessionId, "reason": reason])]
         }
-        guard state.phase == .idle else { return reject("session_in_progress") }
-        if let other = AppGroupStorage.activeSessionId(store), other != sessionId {
-            return reject("unsettled_session_in_store")
+        var effects: [Effect] = []
+        if case .running(let old) = state.phase {
+            if old.sessionId == sessionId { return [.trace("start_ignored", ["sessionId": sessionId, "reason": "already_running"])] }
+            effects += hardenedCheck(old, now: now, store: store)
+            if case .running = state.phase { return reject("session_in_progress") }
         }
-        guard durationMinutes > 0 else { return reject("invalid_duration") }
-        guard let apps = AppGroupStorage.blockedApps(store), !apps.isEmpty else { return reject("no_blocked_apps") }
+        guard durationMinutes > 0 else { return effects + reject("invalid_duration") }
+        guard let apps = AppGroupStorage.blockedApps(store), !apps.isEmpty else { return effects + reject("no_blocked_apps") }
         let end = now.addingTimeInterval(TimeInterval(durationMinutes * 60))
         let session = ActiveSession(sessionId: sessionId, startTime: now, endTime: end)
         state.phase = .running(session)
         state.pollingSessionId = sessionId
         state.countdownSessionId = sessionId
-        return [
+        return effects + [
             AppGroupStorage.setActiveSession(id: sessionId, startTime: now, endTime: end, variant: .hardened),
-            send(
-                .createSession(sessionId: sessionId, durationMinutes: durationMinutes),
-                as: .createSession(sessionId: sessionId, durationMinutes: durationMinutes, attempt: 1)),
             .applyShields(apps),
             .startMonitoring(activity: session.activityName, start: now, end: end, repeats: false),
             .startTimer(Self.sessionTimer, .at(end)),
@@ -148,34 +139,61 @@ extension HostApp {
     }
 
     /// While running: a failure bound to this session → FAILURE (failures of other sessions are
-    /// ignored); else the end reached → SUCCESS. Failure wins over end.
+    /// ignored); else the end reached (by the clock or the monitor's marker) → SUCCESS. Failure
+    /// wins over end. Nothing to do → no effects.
     mutating func hardenedCheck(_ session: ActiveSession, now: Date, store: Snapshot) -> [Effect] {
         let status = AppGroupStorage.checkSessionFailed(store)
         if status.failed && status.sessionId == session.sessionId {
             return traceFailureSeen(session.sessionId, status)
-                + hardenedBeginSettle(
-                    session, .failure, reason: status.reason ?? FocusPledgeKeys.appOpenedReason,
-                    evidence: status.nativeEvidence)
+                + hardenedConclude(
+                    session, .failure, reason: status.reason ?? FocusPledgeKeys.appOpenedReason, evidence: status.nativeEvidence)
         }
         let endedMarker = AppGroupStorage.activeSession(store).map { $0.sessionId == session.sessionId && $0.ended } ?? false
         if endedMarker || session.endTime.map({ now >= $0 }) ?? false {
-            return hardenedBeginSettle(session, .success, reason: Self.completedReason, evidence: [:])
+            return hardenedConclude(session, .success, reason: Self.completedReason, evidence: [:])
         }
         return []
     }
 
-    /// Settle first; shields, monitoring and state stay until the server confirms. The poll timer
-    /// keeps running so a stalled episode restarts.
-    mutating func hardenedBeginSettle(
+    /// The session is over: into the outbox and out of "active" in one atomic write, then its
+    /// shields and monitoring go, then the outbox is settled.
+    mutating func hardenedConclude(
         _ session: ActiveSession, _ resolution: Resolution, reason: String, evidence: [String: String]
     ) -> [Effect] {
-        let settlement = Settlement(
-            session: session, resolution: resolution, reason: reason, nativeEvidence: evidence,
-            idempotencyKey: "settle_\(session.sessionId)", attempt: 0, status: .gaveUp)
-        return hardenedSendSettle(settlement, attempt: 1)
+        if !state.outbox.contains(where: { $0.sessionId == session.sessionId }) {
+            state.outbox.append(PendingSettlement(
+                sessionId: session.sessionId, resolution: resolution, reason: reason, nativeEvidence: evidence))
+        }
+        state.phase = .idle
+        state.countdownSessionId = nil
+        if state.pollingSessionId == session.sessionId { state.pollingSessionId = nil }
+        return [
+            AppGroupStorage.concludeSession(outbox: state.outbox),
+            .removeShields,
+            .stopMonitoring([session.activityName]),
+            .cancelTimer(Self.sessionTimer),
+            // The poll timer keeps running while the outbox is not empty (it restarts a stalled episode).
+            .startTimer(Self.pollTimer, .every(seconds: Double(Self.pollIntervalSeconds))),
+            .trace("session_concluded", ["sessionId": session.sessionId, "resolution": resolution.rawValue, "reason": reason]),
+        ] + hardenedDrain()
     }
 
-    mutating func hardenedSendSettle(_ settlement: Settlement, attempt: Int) -> [Effect] {
+    /// Sends the outbox's head unless a settlement is already in flight or waiting for its retry.
+    mutating func hardenedDrain() -> [Effect] {
+        if let sending = state.sending, sending.status != .gaveUp { return [] }
+        guard let head = state.outbox.first else {
+            state.sending = nil
+            guard case .idle = state.phase else { return [] }
+            return [.cancelTimer(Self.pollTimer)]
+        }
+        let settlement = Settlement(
+            session: ActiveSession(sessionId: head.sessionId, startTime: nil, endTime: nil), resolution: head.resolution,
+            reason: head.reason, nativeEvidence: head.nativeEvidence, idempotencyKey: "settle_\(head.sessionId)", attempt: 1,
+            status: .gaveUp)
+        return hardenedSend(settlement)
+    }
+
+    mutating func hardenedSend(_ settlement: Settlement) -> [Effect] {
         var settlement = settlement
         let request = ResolveSessionRequest(
             sessionId: settlement.session.sessionId, resolution: settlement.resolution,
@@ -183,13 +201,12 @@ extension HostApp {
             nativeEvidence: settlement.nativeEvidence, ifActive: true)
         let http = send(.resolveSession(request), as: .settle(sessionId: settlement.session.sessionId))
         guard case .http(let requestId, _) = http else { preconditionFailure("send returns .http") }
-        settlement.attempt = attempt
         settlement.status = .inFlight(requestId: requestId)
-        state.phase = .settling(settlement)
+        state.sending = settlement
         return [
             .trace("settle_requested", [
                 "sessionId": settlement.session.sessionId, "resolution": settlement.resolution.rawValue,
-                "idempotencyKey": settlement.idempotencyKey, "attempt": String(attempt),
+                "idempotencyKey": settlement.idempotencyKey, "attempt": String(settlement.attempt),
             ]),
             http,
         ]
@@ -199,83 +216,84 @@ extension HostApp {
         switch call {
         case .heartbeat(let sessionId):
             // The server settled the session itself (seed: "On next app open, Flutter detects
-            // server-side settlement"): clean up without settling.
+            // server-side settlement"): conclude it; the settle then meets `alreadyResolved`.
             guard case .alreadyResolved(let resolution) = outcome, case .running(let session) = state.phase,
                 session.sessionId == sessionId
             else { return [] }
             return [.trace("server_resolved", ["sessionId": sessionId, "serverResolution": resolution.rawValue])]
-                + hardenedCleanup(session)
-
-        case .createSession(let sessionId, _, let attempt):
-            guard case .transportError = outcome, currentSessionId == sessionId else { return [] }
-            guard attempt < RetryPolicy.maxAttemptsPerEpisode else {
-                // Not fatal: a settle that meets notFound re-creates the session first.
-                return [.trace("create_gave_up", ["sessionId": sessionId])]
-            }
-            state.retryWaiting[requestId] = call
-            return [.startTimer(Self.retryTimer(requestId), .after(seconds: RetryPolicy.backoffSeconds(afterFailedAttempts: attempt)))]
+                + hardenedConclude(session, resolution, reason: "server_resolved", evidence: [:])
 
         case .settle(let sessionId):
-            guard case .settling(var settlement) = state.phase, settlement.session.sessionId == sessionId,
-                settlement.status == .inFlight(requestId: requestId)
+            guard var sending = state.sending, sending.session.sessionId == sessionId,
+                sending.status == .inFlight(requestId: requestId)
             else { return [] }
             var effects: [Effect] = [
                 .trace(
                     "settle_result",
                     Self.outcomeName(outcome).merging(
-                        ["sessionId": sessionId, "resolution": settlement.resolution.rawValue,
-                         "idempotencyKey": settlement.idempotencyKey, "attempt": String(settlement.attempt)]) { a, _ in a })
+                        ["sessionId": sessionId, "resolution": sending.resolution.rawValue,
+                         "idempotencyKey": sending.idempotencyKey, "attempt": String(sending.attempt)]) { a, _ in a })
             ]
             switch outcome {
             case .settled, .duplicate, .alreadyResolved:
-                return effects + hardenedCleanup(settlement.session)
-            case .notFound where settlement.attempt >= RetryPolicy.maxAttemptsPerEpisode:
-                // The server never learnt of this session (createSession was retried meanwhile):
-                // nothing can be settled, and shields must not stay up forever.
-                effects.append(.trace("settle_abandoned", ["sessionId": sessionId]))
-                return effects + hardenedCleanup(settlement.session)
+                return effects + hardenedSettled(sessionId)
+            case .notFound where sending.attempt >= RetryPolicy.maxAttemptsPerEpisode:
+                // The server does not know the pledge (it lost it): nothing can be settled. Reported.
+                effects.append(.trace("settle_abandoned", ["sessionId": sessionId, "why": "server does not know the session"]))
+                return effects + hardenedSettled(sessionId)
             case .notFound, .transportError, .accepted:
-                if case .notFound = outcome, let minutes = settlement.session.durationMinutes {
-                    // The server never learnt of the session (createSession met a dead server
-                    // and gave up): create it now — idempotent — so the retried settle can land.
-                    effects.append(send(
-                        .createSession(sessionId: sessionId, durationMinutes: minutes),
-                        as: .createSession(sessionId: sessionId, durationMinutes: minutes, attempt: 1)))
-                }
-                guard settlement.attempt < RetryPolicy.maxAttemptsPerEpisode else {
-                    settlement.status = .gaveUp
-                    state.phase = .settling(settlement)
+                guard sending.attempt < RetryPolicy.maxAttemptsPerEpisode else {
+                    sending.status = .gaveUp
+                    state.sending = sending
                     effects.append(.trace("settle_stalled", ["sessionId": sessionId]))
                     return effects
                 }
-                settlement.status = .retryScheduled(requestId: requestId)
-                state.phase = .settling(settlement)
+                sending.status = .retryScheduled(requestId: requestId)
+                state.sending = sending
                 state.retryWaiting[requestId] = call
-                effects.append(.startTimer(Self.retryTimer(requestId), .after(seconds: RetryPolicy.backoffSeconds(afterFailedAttempts: settlement.attempt))))
+                effects.append(.startTimer(
+                    Self.retryTimer(requestId), .after(seconds: RetryPolicy.backoffSeconds(afterFailedAttempts: sending.attempt))))
                 return effects
             }
         }
     }
 
-    /// Only after the server confirmed. Shields and monitoring go first and the suite record last,
-    /// so a kill in between leaves the record, and the relaunch settles again (same key →
-    /// duplicate) and finishes the cleanup.
-    mutating func hardenedCleanup(_ session: ActiveSession) -> [Effect] {
-        state.phase = .idle
-        state.pollingSessionId = nil
-        state.countdownSessionId = nil
-        state.retryWaiting = state.retryWaiting.filter { _, call in
-            switch call {
-            case .settle(let id), .heartbeat(let id), .createSession(let id, _, _): return id != session.sessionId
-            }
-        }
+    /// The server has the session (or never will): out of the outbox, durably; then the next.
+    mutating func hardenedSettled(_ sessionId: String) -> [Effect] {
+        state.outbox.removeAll { $0.sessionId == sessionId }
+        state.sending = nil
         return [
-            .removeShields,
-            .stopMonitoring([session.activityName]),
-            .cancelTimer(Self.pollTimer),
-            .cancelTimer(Self.sessionTimer),
-            AppGroupStorage.clearActiveSession(variant: .hardened),
-            .trace("session_closed", ["sessionId": session.sessionId]),
-        ]
+            .setDefaults([AppGroupStorage.unsettledWrite(state.outbox)], atomic: true),
+            .trace("session_closed", ["sessionId": sessionId]),
+        ] + hardenedDrain()
+    }
+
+    /// Every effect that threw is reported (the seed's `result(["success": false, "error": …])`,
+    /// which hardened shows the user instead of dropping). Enforcement keeps going: the countdown
+    /// still ends the session, and a relaunch re-applies what a running session needs.
+    func hardenedReport(_ failure: EffectFailure) -> [Effect] {
+        var fields = ["error": failure.error]
+        switch failure.effect {
+        case .startMonitoring(let activity, _, _, _), .startMonitoringSchedule(let activity, _, _):
+            fields["op"] = "startMonitoring"
+            fields["activity"] = activity
+        case .stopMonitoring(let names):
+            fields["op"] = "stopMonitoring"
+            fields["activities"] = names.joined(separator: ",")
+        case .applyShields: fields["op"] = "applyShields"
+        case .removeShields: fields["op"] = "removeShields"
+        case .setDefaults: fields["op"] = "setDefaults"
+        case .postNotification(let name):
+            fields["op"] = "postNotification"
+            fields["name"] = name
+        default: fields["op"] = "other"
+        }
+        if let sessionId = currentSessionId { fields["sessionId"] = sessionId }
+        return [.trace("error_reported", fields)]
+    }
+
+    var currentSessionId: String? {
+        if case .running(let s) = state.phase { return s.sessionId }
+        return nil
     }
 }

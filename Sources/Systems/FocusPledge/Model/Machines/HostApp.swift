@@ -17,10 +17,12 @@ public struct HostApp: Sendable {
         case launched(now: Date, store: Snapshot)
         /// `presentAppPicker` returned a selection: `saveBlockedAppsTokens`.
         case userSelectedApps([String])
-        /// The user starts a pledge: server createSession, `startNativeSession`, `startPolling`.
-        case userStartsSession(sessionId: String, durationMinutes: Int, now: Date, store: Snapshot)
+        /// The user starts a pledge (which exists server-side already: README, A1):
+        /// `startNativeSession`, `startPolling`. `timeZone` is the device's (`Calendar.current`'s),
+        /// in which the seed takes the start's and end's hour and minute.
+        case userStartsSession(sessionId: String, durationMinutes: Int, now: Date, store: Snapshot, timeZone: TimeZone)
         /// The user stops the session by hand (seed: `stopNativeSession`, "success or manually stopped").
-        case userStopsSession(now: Date)
+        case userStopsSession(now: Date, store: Snapshot)
         /// The 5 s `Timer.periodic` fired: `_checkAndHandleFailure` / `checkSessionStatus`.
         case pollTick(now: Date, store: Snapshot)
         /// An extension posted `FocusPledgeKeys.failureNotification`: handled as a poll, now.
@@ -32,6 +34,8 @@ public struct HostApp: Sendable {
         /// The server's answer as it came off the wire: decoded with `SettlementCall.outcome(of:)`.
         case httpReply(requestId: Int, HTTPReply)
         case retryTimerFired(requestId: Int, now: Date)
+        /// An effect this machine asked for threw (e.g. `startMonitoring`'s `MonitoringError`).
+        case effectFailed(EffectFailure)
     }
 
     /// A session as this process knows it.
@@ -83,7 +87,6 @@ public struct HostApp: Sendable {
 
     /// What an outstanding request (or a retry waiting for its timer) was for.
     public enum Call: Sendable, Equatable {
-        case createSession(sessionId: String, durationMinutes: Int, attempt: Int)
         case heartbeat(sessionId: String)
         case settle(sessionId: String)
     }
@@ -105,6 +108,12 @@ public struct HostApp: Sendable {
         public var failureSeenSessionId: String?
         /// `resolveSession` requests sent by this process (tests and bounds).
         public var settleRequestsSent = 0
+        /// hardened: sessions concluded and not yet confirmed by the server, oldest first — the
+        /// memory of `focuspledge_unsettled` (the durable outbox).
+        public var outbox: [PendingSettlement] = []
+        /// hardened: the outbox head's settlement as it is being sent (nil = nothing in flight,
+        /// retrying or stalled).
+        public var sending: Settlement?
 
         public init() {}
     }
@@ -198,10 +207,5 @@ public struct HostApp: Sendable {
 
     static func milliseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-    }
-
-    /// `DateComponents(hour:minute:)` keeps whole minutes only.
-    static func wholeMinute(_ date: Date) -> Date {
-        Date(timeIntervalSince1970: (date.timeIntervalSince1970 / 60).rounded(.down) * 60)
     }
 }

@@ -13,8 +13,10 @@ public struct ShieldActionExtension: Sendable {
     }
 
     public enum Event: Sendable, Equatable {
-        /// `handle(action:for application:completionHandler:)`; the token is a bundle id here.
-        case handle(action: Action, application: String, now: Date, store: Snapshot)
+        /// `handle(action:for application:completionHandler:)`. `appBundleId` is what the seed's
+        /// `application.bundleIdentifier` gives — `Application(token:).bundleIdentifier`, which is
+        /// nil outside a shield-configuration extension (Apple; Tests/SeedCode/EDITS.md).
+        case handle(action: Action, appBundleId: String?, now: Date, store: Snapshot)
     }
 
     public struct State: Sendable, Equatable {
@@ -35,6 +37,8 @@ public struct ShieldActionExtension: Sendable {
     public mutating func handle(_ event: Event) -> [Effect] {
         state.callbacksHandled += 1
         guard case .handle(_, let application, let now, let store) = event else { return [] }
+        var app: [String: String] = [:]
+        if let application { app["appBundleId"] = application }
         switch variant {
         case .asWritten:
             // Seed: both buttons alike, no check of any session.
@@ -44,7 +48,7 @@ public struct ShieldActionExtension: Sendable {
                     reason: FocusPledgeKeys.appOpenedReason, appBundleId: application, now: now, variant: .asWritten,
                     sessionId: nil),
                 .postNotification(FocusPledgeKeys.failureNotification),
-                .trace("failure_recorded", ["reason": FocusPledgeKeys.appOpenedReason, "appBundleId": application]),
+                .trace("failure_recorded", app.merging(["reason": FocusPledgeKeys.appOpenedReason]) { a, _ in a }),
                 .respond(.none),
             ]
         case .hardened:
@@ -61,16 +65,16 @@ public struct ShieldActionExtension: Sendable {
                     reason: FocusPledgeKeys.appOpenedReason, appBundleId: application, now: now, variant: .hardened,
                     sessionId: sessionId),
                 .postNotification(FocusPledgeKeys.failureNotification),
-                .trace("failure_recorded", [
-                    "sessionId": sessionId, "reason": FocusPledgeKeys.appOpenedReason, "appBundleId": application,
-                ]),
+                .trace("failure_recorded", app.merging(["sessionId": sessionId, "reason": FocusPledgeKeys.appOpenedReason]) { a, _ in a }),
                 .respond(.none),
             ]
         }
     }
 
-    private mutating func ignored(_ reason: String, _ application: String) -> [Effect] {
+    private mutating func ignored(_ reason: String, _ application: String?) -> [Effect] {
         state.lastDecision = .ignored(reason: reason)
-        return [.trace("callback_ignored", ["appBundleId": application, "reason": reason]), .respond(.none)]
+        var f = ["reason": reason]
+        if let application { f["appBundleId"] = application }
+        return [.trace("callback_ignored", f), .respond(.none)]
     }
 }

@@ -79,7 +79,42 @@ public enum AppGroupStorage {
         return Date(timeIntervalSince1970: seconds)
     }
 
+    /// Hardened: the outbox (`focuspledge_unsettled`); missing or undecodable = empty.
+    public static func unsettled(_ store: Snapshot) -> [PendingSettlement] {
+        guard case .data(let data)? = store[FocusPledgeKeys.unsettled] else { return [] }
+        return (try? JSONDecoder().decode([PendingSettlement].self, from: data)) ?? []
+    }
+
     // MARK: Writes
+
+    /// The write of the outbox as `DefaultsWrite` (removed when empty), to go in an atomic write.
+    public static func unsettledWrite(_ outbox: [PendingSettlement]) -> DefaultsWrite {
+        guard !outbox.isEmpty else { return .remove(FocusPledgeKeys.unsettled) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // Encoding strings and string dictionaries cannot fail.
+        let data = (try? encoder.encode(outbox)) ?? Data("[]".utf8)
+        return .set(FocusPledgeKeys.unsettled, .data(data))
+    }
+
+    /// Hardened: a session is concluded — in ONE atomic write it joins the outbox and stops being
+    /// the active session (its failure and end markers go with it). A kill before this write
+    /// leaves the active session (the relaunch concludes it again); after it, the outbox (the
+    /// relaunch settles it).
+    public static func concludeSession(outbox: [PendingSettlement]) -> Effect {
+        .setDefaults([
+            unsettledWrite(outbox),
+            .remove(FocusPledgeKeys.activeSessionId),
+            .remove(FocusPledgeKeys.sessionStartTime),
+            .remove(FocusPledgeKeys.sessionEndTime),
+            .remove(FocusPledgeKeys.sessionFailed),
+            .remove(FocusPledgeKeys.failureReason),
+            .remove(FocusPledgeKeys.failureTimestamp),
+            .remove(FocusPledgeKeys.failureAppBundleId),
+            .remove(FocusPledgeKeys.failureSessionId),
+            .remove(FocusPledgeKeys.sessionEnded),
+        ], atomic: true)
+    }
 
     /// Seed: `saveBlockedAppsTokens(_:)` — one key, so atomic either way.
     public static func saveBlockedAppsTokens(_ bundleIds: [String]) -> Effect {

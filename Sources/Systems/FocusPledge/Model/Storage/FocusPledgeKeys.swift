@@ -26,6 +26,10 @@ public enum FocusPledgeKeys {
     /// The id of the session whose DeviceActivity interval ended (String), written by the monitor
     /// extension so that a host that was dead at the end can settle SUCCESS on relaunch.
     public static let sessionEnded = "focuspledge_session_ended"
+    /// Sessions the host concluded and the server has not confirmed yet (Data: JSON
+    /// `[PendingSettlement]`, oldest first): the durable outbox a relaunch settles from, so the
+    /// next session can start at once while an earlier one is still being settled.
+    public static let unsettled = "focuspledge_unsettled"
 
     /// The eight keys of the seed's table, in its order.
     public static let seedKeys: [String] = [
@@ -33,7 +37,7 @@ public enum FocusPledgeKeys {
         failureReason, failureTimestamp, failureAppBundleId, blockedAppsTokens,
     ]
     /// Every key either variant may write.
-    public static let allKeys: [String] = seedKeys + [failureSessionId, sessionEnded]
+    public static let allKeys: [String] = seedKeys + [failureSessionId, sessionEnded, unsettled]
 
     // MARK: Other names
 
@@ -50,8 +54,8 @@ public enum FocusPledgeKeys {
     /// Seed (Dart): `reason: reason ?? 'native_violation'`.
     public static let fallbackFailureReason = "native_violation"
 
-    /// The DeviceActivityEvent name the emulated OS reports a blocked app under (the seed
-    /// registers no events; see the pack README).
+    /// The event name a monitor callback is traced under when iOS gives none (the seed registers
+    /// no `DeviceActivityEvent`, so on iOS — and in the emulated OS — it never fires).
     public static let thresholdEventName = "blocked_app_opened"
 
     public static func activityName(sessionId: String) -> String {

@@ -30,7 +30,9 @@ extension FocusPledgeChecker {
         }
 
         static func isAcceptable(_ settlement: LedgerSettlement, for session: FocusSession) -> Bool {
-            if !session.maybeViolations.isEmpty || session.wasStoppedByUser {
+            if !session.maybeViolations.isEmpty || session.wasStoppedByUser || !session.violationsLostByOS.isEmpty
+                || session.hasUnshieldedUse
+            {
                 return settlement.isSuccess || settlement.isFailure
             }
             return settlement.isSuccess || settlement.isStaleJobFailure
@@ -39,6 +41,8 @@ extension FocusPledgeChecker {
         private static func describe(_ session: FocusSession) -> String {
             if session.wasStoppedByUser { return "session stopped by the user" }
             if !session.maybeViolations.isEmpty { return "session with only maybe-violations" }
+            if !session.violationsLostByOS.isEmpty { return "session whose violations iOS lost" }
+            if session.hasUnshieldedUse { return "session in which a blocked app was used unshielded" }
             return "clean session (no violation)"
         }
     }

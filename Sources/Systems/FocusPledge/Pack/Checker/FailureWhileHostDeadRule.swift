@@ -4,7 +4,7 @@ import History
 extension FocusPledgeChecker {
     /// `failure-while-host-dead-settled-after-relaunch` (Resilience 1): a completed violation
     /// delivered while no host process ran is settled FAILURE by the client (origin `client`), after
-    /// the host's next spawn. If the host was never spawned again the seed promises nothing.
+    /// the host's next spawn — or by the stale job, if the host stayed away past its threshold. If the host was never spawned again the seed promises nothing.
     enum FailureWhileHostDeadRule {
         static let clientOrigin = "client"
 
@@ -32,6 +32,9 @@ extension FocusPledgeChecker {
         static func problem(_ settlement: LedgerSettlement?, relaunch: ProcessLifetime) -> String? {
             guard let settlement else { return "but the session was never settled" }
             guard settlement.isFailure else { return "but settled \(settlement.summary)" }
+            // The stale job's FAILURE is the seed's other promise (Resilience 4) when the host stayed
+            // away longer than the threshold; whether it was earned is `stale-settlement-earned`'s.
+            if settlement.isStaleJobFailure { return nil }
             guard settlement.origin == clientOrigin else { return "but not by the relaunched host: \(settlement.summary)" }
             if let mono = settlement.mono, mono < relaunch.spawn.mono {
                 return "but settled before the relaunch: \(settlement.summary)"

@@ -10,9 +10,34 @@ public enum FocusPledgeChecker {
         let run = FocusPledgeRun(history)
         if let reason = run.undecidableReason { return .undecided(checker: name, reason: reason) }
         let outcomes = rules.map { $0(run) } + [CoreRules.noStoreCorrupt(run.events), CoreRules.runSettles(run.events)]
-        return CheckReport(
+        var report = CheckReport(
             checker: name, decided: true, results: outcomes.map(\.result),
             violations: outcomes.flatMap(\.violations), detectionLatency: FailureDetection.measure(run))
+        let lost = lostByOS(run)
+        report.lostByOS = lost.isEmpty ? nil : lost
+        return report
+    }
+
+    /// Violations the user committed (iOS showed the shield) that never reached the app: every
+    /// call iOS made about them was dropped, or its extension was killed before it returned. Not
+    /// the system's fault — reported beside the verdict, so losing work is never silent.
+    static func lostByOS(_ run: FocusPledgeRun) -> [InvariantViolation] {
+        var out: [InvariantViolation] = []
+        for session in run.sessions {
+            let lost = session.violationsLostByOS
+            guard let first = lost.first else { continue }
+            let calls = run.events.filter {
+                $0.process == "harness" && ["callback_dropped", "callback_failed", "shield_action_lost", "callback_held"].contains($0.event)
+                    && ($0.sessionIdField == session.sessionId) && $0.t >= first.t
+            }
+            out.append(InvariantViolation(
+                invariant: "violation-lost-by-ios", sessionId: session.sessionId,
+                explanation: "\(lost.count) violation(s) shown a shield, first \(first.action["action"] ?? "?") of \(first.app ?? "?") at t=\(first.t): "
+                    + "no call about it completed (\(session.maybeViolations.count) failed, "
+                    + "\(calls.filter { $0.event == "callback_dropped" }.count) dropped)",
+                relevantEvents: RelevantEvents.pick([first.action, first.response] + calls.prefix(4).map { Optional($0) })))
+        }
+        return out
     }
 
     /// One per `FocusPledgeInvariant`, in that order (then the core's).
@@ -23,5 +48,12 @@ public enum FocusPledgeChecker {
         NoShieldAfterSettlementRule.judge,
         FailureWhileHostDeadRule.judge,
         StaleSettlementEarnedRule.judge,
+        StartEnforcedRule.judge,
+        BlockedAppShieldedRule.judge,
+        StopRemovesShieldsRule.judge,
+        MonitoringStoppedRule.judge,
+        FailureReasonRule.judge,
+        ErrorReportedRule.judge,
+        NoEarlySuccessRule.judge,
     ]
 }

@@ -9,13 +9,21 @@ public enum FocusPledgeInvariant: String, CaseIterable, Codable, Sendable {
     case noShieldAfterSettlement = "no-shield-after-settlement"
     case failureWhileHostDeadSettledAfterRelaunch = "failure-while-host-dead-settled-after-relaunch"
     case staleSettlementEarned = "stale-settlement-earned"
+    case startEnforced = "start-enforced"
+    case blockedAppShielded = "blocked-app-shielded"
+    case stopRemovesShields = "stop-removes-shields"
+    case monitoringStoppedAfterSettlement = "monitoring-stopped-after-settlement"
+    case failureReasonRecorded = "failure-reason-recorded"
+    case errorReported = "error-reported"
+    case noEarlySuccess = "no-early-success"
 
     public var descriptor: InvariantDescriptor {
         switch self {
         case .violationSettlesFailure:
             InvariantDescriptor(
-                name: rawValue, promise: "A session with a completed violation is settled, first as FAILURE.",
-                source: "Testing Checklist, Server settlement: \"resolveSession(FAILURE) called, credits burned\"")
+                name: rawValue,
+                promise: "A session in which iOS told the app of a violation (a completed shield or threshold call) is settled, first as FAILURE.",
+                source: "Testing Checklist, Open blocked app: \"violation detected in App Group\"; Server settlement: \"resolveSession(FAILURE) called, credits burned\"")
         case .cleanSessionSettlesSuccess:
             InvariantDescriptor(
                 name: rawValue,
@@ -39,6 +47,36 @@ public enum FocusPledgeInvariant: String, CaseIterable, Codable, Sendable {
                 name: rawValue,
                 promise: "The stale job settles a session only after staleAfterSeconds without a heartbeat.",
                 source: "Resilience 4: \"sessions with stale native.lastCheckedAt\" (checks the server stand-in)")
+        case .startEnforced:
+            InvariantDescriptor(
+                name: rawValue,
+                promise: "A minute of host running time after the user starts a session, every selected app is shielded and the session's activity is monitored; a refused start is a violation.",
+                source: "Testing Checklist, Start session: \"Shields apply immediately, DeviceActivity starts\"")
+        case .blockedAppShielded:
+            InvariantDescriptor(
+                name: rawValue, promise: "While a session is enforced, a selected app the user opens shows the shield.",
+                source: "Testing Checklist, Open blocked app: \"iOS shield UI appears\"")
+        case .stopRemovesShields:
+            InvariantDescriptor(
+                name: rawValue,
+                promise: "A minute of host running time after the user stops a session, nothing is shielded and its activity is not monitored.",
+                source: "Testing Checklist, Stop session: \"Shields removed, monitoring stopped\"; MethodChannel 5")
+        case .monitoringStoppedAfterSettlement:
+            InvariantDescriptor(
+                name: rawValue, promise: "Once a session is settled its DeviceActivity registration is gone before the next session starts.",
+                source: "Security Considerations 4: \"Always call stopNativeSession on success or failure\"; MethodChannel 5: \"Stop monitoring\"")
+        case .failureReasonRecorded:
+            InvariantDescriptor(
+                name: rawValue, promise: "A violation's FAILURE settled by the host carries the extension's reason app_opened.",
+                source: "Shared Storage Keys: focuspledge_failure_reason \"Reason (e.g., app_opened, no_heartbeat)\"")
+        case .errorReported:
+            InvariantDescriptor(
+                name: rawValue, promise: "A startMonitoring or ManagedSettings error in the host is reported, never swallowed.",
+                source: "MethodChannel 4, startNativeSession: \"Returns {success: bool, error: String?}\"")
+        case .noEarlySuccess:
+            InvariantDescriptor(
+                name: rawValue, promise: "A SUCCESS is settled no earlier than the pledge's planned end (device time).",
+                source: "Testing Checklist, Time expiry: \"Wait for session duration to elapse\"; Resilience 3: \"we validate end time server-side\"")
         }
     }
 }

@@ -15,6 +15,10 @@ extension FocusPledgeChecker {
         var settlements: [String: [LedgerSettlement]]
         var sessions: [FocusSession]
         var shields: ShieldTimeline
+        var userViolations: [UserViolation]
+        var host: HostAvailability
+        /// The apps the user picked (`select_apps`): what every session's shield must cover.
+        var selectedApps: Set<String>
 
         init(_ history: [HistoryEvent]) {
             // Stable sort: the merge is by mono already; equal monos keep their order.
@@ -27,8 +31,12 @@ extension FocusPledgeChecker {
             hostLives = ProcessLifetime.lifetimes(of: Self.hostTarget, in: events)
             deliveries = CallbackDelivery.deliveries(in: events)
             settlements = LedgerSettlement.bySession(in: events)
-            sessions = SessionBuilder.sessions(in: events, deliveries: deliveries, settlements: settlements)
+            userViolations = UserViolation.all(in: events)
+            sessions = SessionBuilder.sessions(in: events, deliveries: deliveries, settlements: settlements, userViolations: userViolations)
             shields = ShieldTimeline(events)
+            host = HostAvailability(hostLives, endT: events.map(\.t).max() ?? 0)
+            let select = events.first { $0.isUserAction("select_apps") }
+            selectedApps = Set((select?["apps"] ?? "").split(separator: ",").map(String.init))
         }
 
         /// Device time of the last line: a session whose end is before it had time to be settled
@@ -41,6 +49,46 @@ extension FocusPledgeChecker {
         /// The host's first `name` line about `sessionId` (e.g. its `settle_requested`), for explanations.
         func firstHostLine(_ name: String, sessionId: String) -> HistoryEvent? {
             events.first { $0.isHostLine(name) && $0.sessionIdField == sessionId }
+        }
+
+        /// The applications shielded (ManagedSettings ground truth) at device time `t`, after every
+        /// change recorded at or before it.
+        func shieldedApps(atT t: Double) -> Set<String> {
+            guard let last = shields.changes.last(where: { $0.t <= t }) else { return [] }
+            return Set((last["apps"] ?? "").split(separator: ",").map(String.init))
+        }
+
+        /// Whether a DeviceActivity registration named `activity` exists at device time `t`
+        /// (the OS's `monitoring_registered` / `monitoring_removed` lines).
+        func isRegistered(_ activity: String, atT t: Double) -> Bool {
+            let last = events.last {
+                ($0.isHarnessLine("monitoring_registered") || $0.isHarnessLine("monitoring_removed")) && $0["activity"] == activity
+                    && $0.t <= t
+            }
+            return last?.event == "monitoring_registered"
+        }
+
+        /// The first `monitoring_registered` of `activity` in [from, through].
+        func registration(_ activity: String, from: Double, through: Double) -> HistoryEvent? {
+            events.first { $0.isHarnessLine("monitoring_registered") && $0["activity"] == activity && $0.t >= from && $0.t <= through }
+        }
+
+        /// When a settled session's cleanup is judged: once the host has run `graceSeconds` after the
+        /// settlement (the seed: "On next app open, Flutter detects server-side settlement"). Nil —
+        /// not judged — when the host never ran that long before the next session started, or the
+        /// history ended.
+        func cleanupDeadline(after session: FocusSession, graceSeconds: Double) -> Double? {
+            let settledT = session.settlements.compactMap { $0.serverSettled?.t ?? $0.deviceT }.max() ?? session.startT
+            guard let d = host.deadline(after: max(settledT, session.startT), graceSeconds: graceSeconds) else { return nil }
+            if sessions.contains(where: { $0.sessionId != session.sessionId && $0.startT > session.startT && $0.startT <= d }) { return nil }
+            return d
+        }
+
+        /// Another session than `session` was live at `t`: started, and not settled yet.
+        func anotherSessionLive(than session: FocusSession, atT t: Double) -> Bool {
+            sessions.contains { s in
+                s.sessionId != session.sessionId && s.startT <= t && !s.settlements.contains { ($0.serverSettled?.t ?? $0.deviceT ?? .infinity) <= t }
+            }
         }
 
         /// Why the run cannot be judged, or nil if it can.

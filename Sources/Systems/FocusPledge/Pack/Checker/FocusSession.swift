@@ -18,6 +18,17 @@ extension FocusPledgeChecker {
         /// Violation callbacks whose extension died mid-callback (or outlived the history).
         var maybeViolations: [CallbackDelivery] = []
         var settlements: [LedgerSettlement] = []
+        /// The user's violating actions inside the active interval, before the first settlement.
+        var userViolations: [UserViolation] = []
+
+        /// The user broke the pledge and iOS showed the shield (the violation iOS then tells the app about).
+        var shownViolations: [UserViolation] { userViolations.filter(\.shielded) }
+
+        /// A blocked app was opened and iOS did not shield it: any resolution is right.
+        var hasUnshieldedUse: Bool { userViolations.contains(where: \.unshielded) }
+
+        /// Shown violations none of whose calls into the app completed: iOS lost them.
+        var violationsLostByOS: [UserViolation] { violations.isEmpty ? shownViolations : [] }
 
         /// The scheduled end; nil when no duration was recorded (the session never "ends").
         var endT: Double? { durationMinutes.map { startT + $0 * 60 } }
@@ -37,10 +48,12 @@ extension FocusPledgeChecker {
 
         /// True if `delivery`, a callback for this session, counts against it: delivered at a device
         /// time inside [start, active end) and before the server settled the session.
-        func isInsideActiveInterval(_ delivery: CallbackDelivery) -> Bool {
-            let t = delivery.delivered.t
+        func isInsideActiveInterval(_ delivery: CallbackDelivery) -> Bool { isInsideActiveInterval(delivery.delivered) }
+
+        func isInsideActiveInterval(_ event: HistoryEvent) -> Bool {
+            let t = event.t
             guard t >= startT, t < (activeEndT ?? .infinity) else { return false }
-            return settlements.allSatisfy { $0.isAfter(delivery.delivered) }
+            return settlements.allSatisfy { $0.isAfter(event) }
         }
 
         /// The session's start lines, for explanations.

@@ -15,8 +15,10 @@ extension HistoryEvent {
 }
 
 extension CallbackDelivery {
-    /// The callbacks through which seed 000 learns that a blocked app was opened.
-    static let violationCallbacks: Set<String> = ["eventDidReachThreshold", "shieldAction"]
+    /// The calls through which iOS tells the app that a blocked app was opened: the seed's two
+    /// (`eventDidReachThreshold`, the shield button's `shieldAction`) and the shield's
+    /// `shieldConfiguration`, which iOS makes whenever it shows the shield (README, H2).
+    static let violationCallbacks: Set<String> = ["eventDidReachThreshold", "shieldAction", "shieldConfiguration"]
 
     /// The session the delivery is about: the user's label, else the activity's name.
     var sessionId: String? { delivered.sessionIdField ?? activity.flatMap(FocusPledgeKeys.sessionId(fromActivity:)) }

@@ -6,13 +6,18 @@ extension FocusPledgeChecker {
     /// `session_started` lines.
     enum SessionBuilder {
         static func sessions(
-            in events: [HistoryEvent], deliveries: [CallbackDelivery], settlements: [String: [LedgerSettlement]]
+            in events: [HistoryEvent], deliveries: [CallbackDelivery], settlements: [String: [LedgerSettlement]],
+            userViolations: [UserViolation] = []
         ) -> [FocusSession] {
             var sessions = started(in: events, deliveries: deliveries, settlements: settlements)
             attachStops(in: events, to: &sessions)
             for i in sessions.indices {
                 sessions[i].settlements = settlements[sessions[i].sessionId] ?? []
                 attachViolations(deliveries, to: &sessions[i])
+                let sid = sessions[i].sessionId
+                sessions[i].userViolations = userViolations.filter {
+                    $0.sessionId == sid && sessions[i].isInsideActiveInterval($0.action)
+                }
             }
             return sessions
         }

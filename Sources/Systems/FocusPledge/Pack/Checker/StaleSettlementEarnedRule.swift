@@ -23,8 +23,10 @@ extension FocusPledgeChecker {
                     $0.process == "settlement-server" && ($0.event == "heartbeat" || $0.event == "created")
                         && $0.sessionIdField == sid && $0.t <= settledT
                 }
-                guard let last = liveness.max(by: { $0.t < $1.t }) else { continue }  // trace lost: cannot tell
-                let quiet = settledT - last.t
+                // A pledge created from the plan is created as of its planned start (README, A1).
+                func heard(_ e: HistoryEvent) -> Double { e["createdAtUnixMillis"].flatMap(Double.init).map { $0 / 1000 } ?? e.t }
+                guard let last = liveness.max(by: { heard($0) < heard($1) }) else { continue }  // trace lost: cannot tell
+                let quiet = settledT - heard(last)
                 if quiet + toleranceSeconds < staleAfter {
                     outcome.fail(
                         sid,

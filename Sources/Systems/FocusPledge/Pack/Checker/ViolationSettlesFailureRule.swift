@@ -12,7 +12,8 @@ extension FocusPledgeChecker {
                 let first = session.violations[0]
                 let what = "\(session.violations.count) completed violation(s), "
                     + "first \(first.callback ?? "?") at t=\(first.delivered.t)"
-                let lines = session.startEvents + session.violations.prefix(2).flatMap { [$0.delivered, $0.outcomeEvent] }
+                let lines = session.startEvents + session.userViolations.prefix(1).flatMap { [$0.action, $0.response] }
+                    + session.violations.prefix(2).flatMap { [$0.delivered, $0.outcomeEvent] }
                 guard let settlement = session.settlements.first else {
                     outcome.fail(session.sessionId, "\(what), but the session was never settled", lines)
                     continue

@@ -1,0 +1,26 @@
+import HarnessKit
+import History
+
+extension FocusPledgeChecker {
+    /// `blocked-app-shielded` (Testing Checklist, "Open blocked app — During session, tap blocked
+    /// app — iOS shield UI appears"): while a session is enforced — its start enforced (as in
+    /// `start-enforced`), no violation yet, not stopped, ended or settled — a selected app the user
+    /// opens shows its shield.
+    enum BlockedAppShieldedRule {
+        static func judge(_ run: FocusPledgeRun) -> RuleOutcome {
+            var outcome = RuleOutcome(FocusPledgeInvariant.blockedAppShielded.rawValue)
+            for session in run.sessions {
+                guard let first = session.userViolations.first, let start = session.startAction,
+                    let deadline = run.host.deadline(after: start.t, graceSeconds: StartEnforcedRule.graceSeconds),
+                    first.t >= deadline, first.response != nil
+                else { continue }
+                outcome.checkedCount += 1
+                guard first.unshielded else { continue }
+                outcome.fail(
+                    session.sessionId, "the user opened \(first.app ?? "?") at t=\(first.t) during the session and it was not shielded",
+                    [start, session.hostStarted, run.shields.changes.last { $0.t <= first.t }, first.action, first.response])
+            }
+            return outcome
+        }
+    }
+}

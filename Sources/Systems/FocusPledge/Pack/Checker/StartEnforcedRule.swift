@@ -1,0 +1,57 @@
+import FocusPledge
+import HarnessKit
+import History
+
+extension FocusPledgeChecker {
+    /// `start-enforced` (Testing Checklist, "Start session — Shields apply immediately,
+    /// DeviceActivity starts"): by the time the host has run `graceSeconds` after the user's start,
+    /// every selected app has been shielded and the session's activity registered. A start the host refused
+    /// is a violation too: the user's start is never silently dropped. Not judged when the session
+    /// was settled or stopped before that, or the host never ran long enough.
+    enum StartEnforcedRule {
+        /// The planner keeps violations out of a session's first minute.
+        static let graceSeconds = 60.0
+
+        static func judge(_ run: FocusPledgeRun) -> RuleOutcome {
+            var outcome = RuleOutcome(FocusPledgeInvariant.startEnforced.rawValue)
+            for start in run.events where start.isUserAction("start_session") {
+                guard let sid = start.sessionIdField else { continue }
+                let session = run.sessions.first { $0.sessionId == sid }
+                if let rejected = run.events.first(where: { $0.isHostLine("start_rejected") && $0.sessionIdField == sid && $0.mono > start.mono }) {
+                    outcome.checkedCount += 1
+                    outcome.fail(sid, "the host refused the user's start: \(rejected["reason"] ?? "?")", [start, rejected])
+                    continue
+                }
+                guard let deadline = run.host.deadline(after: start.t, graceSeconds: graceSeconds) else { continue }
+                if let session {
+                    if let end = session.activeEndT, end <= deadline { continue }
+                    if let settled = session.settlements.first?.deviceT, settled <= deadline { continue }
+                }
+                outcome.checkedCount += 1
+                let activity = FocusPledgeKeys.activityName(sessionId: sid)
+                // Applied at some point in [start, deadline]: what happens to them later (a violation
+                // concludes the session) is other rules' business.
+                let states = [run.shieldedApps(atT: start.t)]
+                    + run.shields.changes.filter { $0.t >= start.t && $0.t <= deadline }.map {
+                        Set(($0["apps"] ?? "").split(separator: ",").map(String.init))
+                    }
+                let best = states.min { run.selectedApps.subtracting($0).count < run.selectedApps.subtracting($1).count } ?? []
+                let missing = run.selectedApps.subtracting(best)
+                let registered = run.registration(activity, from: start.t, through: deadline)
+                var problems: [String] = []
+                if !missing.isEmpty { problems.append("\(missing.sorted().joined(separator: ",")) not shielded") }
+                if registered == nil { problems.append("\(activity) not monitored") }
+                guard !problems.isEmpty else { continue }
+                let errors = run.events.filter {
+                    $0.process == HistoryEvent.hostProcessName && ($0.event == "monitoring_error" || $0.event == "shield_error"
+                        || $0.event == "start_native_failed") && $0.t >= start.t && $0.t <= deadline
+                }
+                outcome.fail(
+                    sid, "started at t=\(start.t); at t=\(deadline) (\(Int(graceSeconds)) s of host running time later): "
+                        + problems.joined(separator: ", "),
+                    [start, session?.hostStarted] + errors.prefix(2).map { Optional($0) } + [run.shields.changes.last { $0.t <= deadline }])
+            }
+            return outcome
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import FocusPledge
+import Foundation
+
+/// The pledges the user will start, as the run's plan lists them (`schedule.json`'s `sessions`).
+///
+/// Seed 000 presumes a pledge exists server-side before the native session starts (its diagram:
+/// "Session UI: Start pledge → Call startSession()", a call it never shows), so neither variant's
+/// host creates one. The server stands in for that: it creates every planned pledge, once, as of
+/// its planned start (pack README, assumption A1).
+public struct PlannedPledges: Sendable, Equatable {
+    public struct Pledge: Sendable, Equatable {
+        public var sessionId: String
+        /// Device seconds after the clock's start.
+        public var startOffsetSeconds: Double
+        public var durationMinutes: Int
+    }
+
+    public var pledges: [Pledge]
+
+    /// Bound on the file read (a plan of 10,000 sessions is far below).
+    public static let maxFileBytes = 16 << 20
+
+    public struct ReadError: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    public init(pledges: [Pledge]) { self.pledges = pledges }
+
+    /// Reads `sessions` ([{sessionId, startDeviceOffsetSeconds, durationMinutes}]) of a plan file.
+    public static func read(path: String) throws(ReadError) -> PlannedPledges {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw ReadError(description: "--pledges \(path): cannot open") }
+        defer { try? handle.close() }
+        let data: Data
+        do { data = try handle.read(upToCount: maxFileBytes + 1) ?? Data() } catch {
+            throw ReadError(description: "--pledges \(path): \(error)")
+        }
+        guard data.count <= maxFileBytes else { throw ReadError(description: "--pledges \(path): larger than \(maxFileBytes) bytes") }
+        return try parse(data, path: path)
+    }
+
+    static func parse(_ data: Data, path: String) throws(ReadError) -> PlannedPledges {
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw ReadError(description: "--pledges \(path): not a JSON object")
+        }
+        guard let sessions = object["sessions"] as? [[String: Any]] else {
+            throw ReadError(description: "--pledges \(path): no \"sessions\" list (is it a FocusPledge schedule.json?)")
+        }
+        var out: [Pledge] = []
+        for (i, s) in sessions.enumerated() {
+            guard let id = s["sessionId"] as? String, let offset = (s["startDeviceOffsetSeconds"] as? NSNumber)?.doubleValue,
+                let minutes = (s["durationMinutes"] as? NSNumber)?.intValue, offset.isFinite, offset >= 0, minutes > 0
+            else {
+                throw ReadError(description: "--pledges \(path): sessions[\(i)] needs sessionId, startDeviceOffsetSeconds >= 0 and durationMinutes > 0")
+            }
+            out.append(Pledge(sessionId: id, startOffsetSeconds: offset, durationMinutes: minutes))
+        }
+        return PlannedPledges(pledges: out)
+    }
+
+    /// The device time the plan's offsets count from. A ledger that already holds a planned pledge
+    /// says it (its creation time minus its offset: restarts agree with the first start);
+    /// otherwise it is `now`, the server's first start, which the harness makes at the clock's start.
+    public func clockStart(ledger: SettlementLedger, now: Date) -> Date {
+        for p in pledges {
+            if let s = ledger.session(p.sessionId) {
+                return Date(timeIntervalSince1970: Double(s.createdAtUnixMillis) / 1000 - p.startOffsetSeconds)
+            }
+        }
+        return now
+    }
+}

@@ -1,0 +1,168 @@
+import AppGroup
+import DeviceActivity
+import FocusPledge
+import Foundation
+import ManagedSettings
+import ManagedSettingsUI
+import StandInKit
+import SystemKit
+
+// Seed 000's extensions as iOS runs them: the principal classes below subclass Apple's
+// `DeviceActivityMonitor`, `ShieldActionDelegate` and `ShieldConfigurationDataSource`, read like
+// the seed's Swift, and hand every decision to the pure machines (`MonitorExtension`,
+// `FocusPledge.ShieldActionExtension`, `ShieldConfigurationExtension`). `FrameworkExtension.run`
+// makes the one call iOS makes and traces the answer.
+
+/// What a principal class needs from its process: the variant, the device clock and App Group
+/// snapshot, and a device that carries the machine's effects out — with `.respond` going to the
+/// completion handler iOS gave, as the seed's `completionHandler(.none)` does.
+final class ExtensionEnvironment {
+    let context: StandInContext
+    let variant: Variant
+    let device: LiveDevice
+
+    init(context: StandInContext, variant: Variant, delivery: String) {
+        self.context = context
+        self.variant = variant
+        device = LiveDevice(context: context, delivery: delivery)
+    }
+
+    var now: Date { context.clock.now() }
+    func store() -> [String: PropertyListValue] { context.snapshot() }
+
+    func perform(_ effects: [Effect], completionHandler: ((ManagedSettings.ShieldActionResponse) -> Void)? = nil) {
+        EffectInterpreter.perform(effects, on: RespondingDevice(device, completionHandler))
+    }
+}
+
+/// `LiveDevice`, except that `.respond` calls the completion handler (which the entry point traces).
+final class RespondingDevice: DevicePort {
+    let live: LiveDevice
+    let completionHandler: ((ManagedSettings.ShieldActionResponse) -> Void)?
+
+    init(_ live: LiveDevice, _ completionHandler: ((ManagedSettings.ShieldActionResponse) -> Void)?) {
+        self.live = live
+        self.completionHandler = completionHandler
+    }
+
+    func writeDefaults(_ writes: [DefaultsWrite]) throws { try live.writeDefaults(writes) }
+    func post(_ name: String) throws { try live.post(name) }
+    func setShield(applications: [String]?) throws { try live.setShield(applications: applications) }
+    func startMonitoring(activity: String, start: Date, end: Date, repeats: Bool) throws {
+        try live.startMonitoring(activity: activity, start: start, end: end, repeats: repeats)
+    }
+    func startMonitoring(activity: String, schedule: MonitoringSchedule, events: [String: MonitoringEvent]) throws {
+        try live.startMonitoring(activity: activity, schedule: schedule, events: events)
+    }
+    func stopMonitoring(_ activities: [String]) throws { try live.stopMonitoring(activities) }
+    func startTimer(_ name: String, _ fire: TimerFire) { live.startTimer(name, fire) }
+    func cancelTimer(_ name: String) { live.cancelTimer(name) }
+    func send(requestId: Int, _ call: HTTPCall) { live.send(requestId: requestId, call) }
+    func trace(_ event: String, _ fields: [String: String]) { live.trace(event, fields) }
+
+    func respond(_ response: SystemKit.ShieldActionResponse) {
+        guard let completionHandler else { return live.respond(response) }
+        switch response {
+        case .none: completionHandler(.none)
+        case .close: completionHandler(.close)
+        case .defer: completionHandler(.defer)
+        }
+    }
+}
+
+/// Seed 000, "DeviceActivity Monitor Extension".
+final class DeviceActivityMonitorExtension: DeviceActivityMonitor {
+    let env: ExtensionEnvironment
+
+    init(_ env: ExtensionEnvironment) {
+        self.env = env
+        super.init()
+    }
+
+    // Called when monitoring interval starts
+    override func intervalDidStart(for activity: DeviceActivityName) {
+        super.intervalDidStart(for: activity)
+
+        // Session monitoring has started
+        // Optionally log or set a flag
+        decide(.intervalDidStart(activity: activity.rawValue))
+    }
+
+    // Called when monitoring interval ends
+    override func intervalDidEnd(for activity: DeviceActivityName) {
+        super.intervalDidEnd(for: activity)
+
+        // Session monitoring has ended (time expired)
+        // Remove shields in host app via stopNativeSession
+        decide(.intervalDidEnd(activity: activity.rawValue, now: env.now, store: env.store()))
+    }
+
+    // Called when user attempts to use a shielded app
+    override func eventDidReachThreshold(_ event: DeviceActivityEvent.Name, activity: DeviceActivityName) {
+        super.eventDidReachThreshold(event, activity: activity)
+
+        // User violated session by opening blocked app
+        // Write failure to App Group
+        decide(.eventDidReachThreshold(event: event.rawValue, activity: activity.rawValue, now: env.now, store: env.store()))
+    }
+
+    private func decide(_ event: MonitorExtension.Event) {
+        var machine = MonitorExtension(variant: env.variant)
+        env.perform(machine.handle(event))
+    }
+}
+
+/// Seed 000, "Alternative: ShieldActionExtension (Optional)".
+final class ShieldActionExtension: ShieldActionDelegate {
+    let env: ExtensionEnvironment
+
+    init(_ env: ExtensionEnvironment) {
+        self.env = env
+        super.init()
+    }
+
+    override func handle(
+        action: ManagedSettings.ShieldAction, for application: ApplicationToken,
+        completionHandler: @escaping (ManagedSettings.ShieldActionResponse) -> Void
+    ) {
+        // User tapped on a shielded app
+        // Log violation with app token (can be mapped to bundle ID)
+        var machine = FocusPledge.ShieldActionExtension(variant: env.variant)
+        let effects = machine.handle(.handle(
+            action: action == .primaryButtonPressed ? .primaryButtonPressed : .secondaryButtonPressed,
+            appBundleId: Application(token: application).bundleIdentifier,  // if available (nil outside a configuration extension)
+            now: env.now, store: env.store()))
+
+        // Return .none to keep shield active (user cannot bypass) — the machine's `.respond`.
+        env.perform(effects, completionHandler: completionHandler)
+    }
+}
+
+/// Not in seed 000 (README, A12): as-written shows the system's default shield; hardened records
+/// the violation when the shield is shown (H2).
+final class ShieldConfigurationExtension: ShieldConfigurationDataSource {
+    let env: ExtensionEnvironment
+
+    init(_ env: ExtensionEnvironment) {
+        self.env = env
+        super.init()
+    }
+
+    override func configuration(shielding application: Application) -> ShieldConfiguration {
+        var machine = FocusPledge.ShieldConfigurationExtension(variant: env.variant)
+        env.perform(machine.handle(.configuration(appBundleId: application.bundleIdentifier, now: env.now, store: env.store())))
+        switch env.variant {
+        case .asWritten:
+            return ShieldConfiguration()
+        case .hardened:
+            return ShieldConfiguration(
+                title: .init(text: "Focus session in progress", color: .white),
+                subtitle: .init(text: "Opening this app ends your pledge as failed.", color: .white),
+                primaryButtonLabel: .init(text: "Close", color: .white))
+        }
+    }
+
+    override func configuration(shielding application: Application, in category: ActivityCategory) -> ShieldConfiguration {
+        configuration(shielding: application)
+    }
+}
