@@ -39,7 +39,7 @@ import Testing
         rig.run(for: 10)
         let late = rig.threshold("s1")  // s1's callback, delivered late
         #expect(late.state.lastDecision == .recordedFailure(sessionId: nil))
-        #expect(rig.store[FocusPledgeKeys.failureSessionId] == nil)
+        #expect(rig.store[FocusPledgeKeys.failureRecord] == nil)
         rig.run(for: 5)
         #expect(rig.server.resolutions("s2") == [.failure])
         #expect(rig.server.resolutions("s1") == [.success])

@@ -58,10 +58,11 @@ import Testing
         let effects = shield.handle(.handle(
             action: .primaryButtonPressed, appBundleId: "com.x", now: Self.t0.addingTimeInterval(60), store: store))
         Self.apply(effects, to: &store)
-        #expect(store[FocusPledgeKeys.failureSessionId] == "s1")
-        #expect(store[FocusPledgeKeys.failureAppBundleId] == "com.x")
+        let status = AppGroupStorage.checkSessionFailed(store)
+        #expect(status.failed && status.sessionId == "s1" && status.appBundleId == "com.x" && status.reason == "app_opened")
         #expect(effects.last == .respond(.none))
-        #expect(effects.allSatisfy { if case .setDefaults(_, false) = $0 { return false } else { return true } })
+        // One key per write: iOS's UserDefaults has no multi-key atomic write (torn_write).
+        #expect(effects.allSatisfy { if case .setDefaults(let writes, _) = $0 { return writes.count == 1 } else { return true } })
     }
 
     @Test func hardenedShieldActionWithNoSessionOnlyResponds() {

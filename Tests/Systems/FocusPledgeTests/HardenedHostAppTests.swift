@@ -74,7 +74,7 @@ import Testing
         #expect(resolveRequests(effects).count == 1)
         #expect(effects.contains(.removeShields))
         #expect(rig.device.shields == nil)
-        #expect(rig.store[FocusPledgeKeys.activeSessionId] == nil)
+        #expect(AppGroupStorage.activeSessionId(rig.store) == nil)
         #expect(AppGroupStorage.unsettled(rig.store).map(\.sessionId) == ["s1"])
         rig.flush()
         #expect(rig.store[FocusPledgeKeys.unsettled] == nil)
@@ -91,7 +91,7 @@ import Testing
         let effects = rig.start("s2", minutes: 15)
         #expect(rig.device.traces(named: "start_rejected").isEmpty)
         #expect(effects.contains(.applyShields(["com.example.game", "com.example.social"])))
-        #expect(rig.store[FocusPledgeKeys.activeSessionId] == "s2")
+        #expect(AppGroupStorage.activeSessionId(rig.store) == "s2")
         #expect(AppGroupStorage.unsettled(rig.store).map(\.sessionId) == ["s1"])
         rig.server.isUp = true
         rig.run(for: 15 * 60 + 60)
@@ -108,7 +108,7 @@ import Testing
         rig.start("s2", minutes: 15)
         #expect(rig.device.traces(named: "start_rejected").isEmpty)
         #expect(rig.server.resolutions("s1") == [.success])
-        #expect(rig.store[FocusPledgeKeys.activeSessionId] == "s2")
+        #expect(AppGroupStorage.activeSessionId(rig.store) == "s2")
     }
 
     /// A start while a session runs before its end is refused, and says so.
@@ -118,7 +118,7 @@ import Testing
         rig.advance(60)
         rig.start("s2", minutes: 15)
         #expect(rig.device.traces(named: "start_rejected").map { $0["reason"] } == ["session_in_progress"])
-        #expect(rig.store[FocusPledgeKeys.activeSessionId] == "s1")
+        #expect(AppGroupStorage.activeSessionId(rig.store) == "s1")
     }
 
     /// A failed startMonitoring reaches the machine, which reports it (never swallowed).
@@ -204,7 +204,7 @@ import Testing
         rig.start("s2", minutes: 15)
         let late = rig.threshold("s1")
         #expect(late.state.lastDecision == .ignored(reason: "not_the_active_session"))
-        #expect(rig.store[FocusPledgeKeys.sessionFailed] == false)
+        #expect(!AppGroupStorage.checkSessionFailed(rig.store).failed)
         rig.run(for: 15 * 60 + 5)
         #expect(rig.server.resolutions("s2") == [.success])
     }
@@ -213,9 +213,12 @@ import Testing
         var rig = Rig(.hardened)
         rig.start("s2", minutes: 15)
         // A record someone else left: failed, but bound to s1.
-        rig.device.store[FocusPledgeKeys.sessionFailed] = true
-        rig.device.store[FocusPledgeKeys.failureSessionId] = "s1"
-        rig.device.store[FocusPledgeKeys.failureReason] = "app_opened"
+        if case .setDefaults(let writes, _) = AppGroupStorage.markSessionFailed(
+            reason: "app_opened", appBundleId: nil, now: rig.now, variant: .hardened, sessionId: "s1")
+        {
+            for w in writes { rig.device.store[w.key] = w.value }
+        }
+        #expect(AppGroupStorage.checkSessionFailed(rig.device.store).sessionId == "s1")
         rig.notified()
         rig.poll()
         #expect(rig.settleRequests.isEmpty)

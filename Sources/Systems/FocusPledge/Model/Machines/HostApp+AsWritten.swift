@@ -262,7 +262,7 @@ extension HostApp {
         [
             .removeShields,
             .stopMonitoring([FocusPledgeKeys.activityName(sessionId: sessionId)]),
-            AppGroupStorage.clearActiveSession(variant: .asWritten),
+            AppGroupStorage.clearActiveSession(),
         ]
     }
 }

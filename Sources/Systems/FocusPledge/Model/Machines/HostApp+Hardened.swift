@@ -2,10 +2,11 @@ import AppGroup
 import Foundation
 import SystemKit
 
-/// Ours: the same App Group keys, server and extensions, with every promise of seed 000 kept.
+/// Ours: the same App Group, server and extensions, with every promise of seed 000 kept; each
+/// record it must read whole lives under one key (iOS writes one key at a time).
 ///
 /// A session is *concluded* (FAILURE on a failure bound to it or a hand stop, SUCCESS at its end)
-/// in one atomic App Group write that moves it from "active" to the outbox
+/// in one-key App Group writes that move it from "active" to the outbox
 /// (`focuspledge_unsettled`); its shields and monitoring go at once, and the outbox is settled on
 /// the server in the background, oldest first, with bounded retries. So the next session can start
 /// while an earlier one still waits for the server, and a relaunch finishes whatever the previous
@@ -76,9 +77,16 @@ extension HostApp {
             state.phase = .running(session)
             state.pollingSessionId = session.sessionId
             effects.append(.startTimer(Self.pollTimer, .every(seconds: Double(Self.pollIntervalSeconds))))
-            let concluded = hardenedCheck(session, now: now, store: store)
-            // A record without an end time is corruption we were handed (our writes are atomic):
-            // it cannot be enforced, so it is concluded as if it had ended.
+            let concluded: [Effect]
+            if let pending = state.outbox.first(where: { $0.sessionId == session.sessionId }) {
+                // Already in the outbox: the previous process died between concluding the session
+                // and removing it from "active". Finish the move, with the outbox's resolution.
+                concluded = hardenedConclude(session, pending.resolution, reason: pending.reason, evidence: pending.nativeEvidence)
+            } else {
+                concluded = hardenedCheck(session, now: now, store: store)
+            }
+            // A record without an end time is corruption we were handed (hardened writes each
+            // record under one key): it cannot be enforced, so it is concluded as if it had ended.
             if !concluded.isEmpty || session.endTime == nil {
                 effects.append(.trace("reconciled", ["action": "conclude", "sessionId": session.sessionId]))
                 effects += concluded.isEmpty
@@ -155,8 +163,8 @@ extension HostApp {
         return []
     }
 
-    /// The session is over: into the outbox and out of "active" in one atomic write, then its
-    /// shields and monitoring go, then the outbox is settled.
+    /// The session is over: into the outbox, then out of "active" (one key per write,
+    /// `AppGroupStorage.concludeSession`), then its shields and monitoring go, then the outbox is settled.
     mutating func hardenedConclude(
         _ session: ActiveSession, _ resolution: Resolution, reason: String, evidence: [String: String]
     ) -> [Effect] {
@@ -167,8 +175,7 @@ extension HostApp {
         state.phase = .idle
         state.countdownSessionId = nil
         if state.pollingSessionId == session.sessionId { state.pollingSessionId = nil }
-        return [
-            AppGroupStorage.concludeSession(outbox: state.outbox),
+        return AppGroupStorage.concludeSession(outbox: state.outbox) + [
             .removeShields,
             .stopMonitoring([session.activityName]),
             .cancelTimer(Self.sessionTimer),

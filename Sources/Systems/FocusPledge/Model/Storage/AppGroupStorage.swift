@@ -40,30 +40,69 @@ public enum AppGroupStorage {
 
     // MARK: Reads
 
-    /// Seed: `getActiveSessionId()`.
+    /// Seed: `getActiveSessionId()`. hardened's one-key record wins (as-written never writes it).
     public static func activeSessionId(_ store: Snapshot) -> String? {
-        store[FocusPledgeKeys.activeSessionId]?.stringValue
+        if let record = decode(SessionRecord.self, store[FocusPledgeKeys.sessionRecord]) { return record.sessionId }
+        return store[FocusPledgeKeys.activeSessionId]?.stringValue
     }
 
     public static func activeSession(_ store: Snapshot) -> ActiveSessionRecord? {
-        guard let id = activeSessionId(store) else { return nil }
+        let ended = store[FocusPledgeKeys.sessionEnded]?.stringValue
+        if let record = decode(SessionRecord.self, store[FocusPledgeKeys.sessionRecord]) {
+            return ActiveSessionRecord(
+                sessionId: record.sessionId, startTime: Date(timeIntervalSince1970: record.startTime),
+                endTime: Date(timeIntervalSince1970: record.endTime), ended: ended == record.sessionId)
+        }
+        guard let id = store[FocusPledgeKeys.activeSessionId]?.stringValue else { return nil }
         return ActiveSessionRecord(
             sessionId: id,
             startTime: time(store, FocusPledgeKeys.sessionStartTime),
             endTime: time(store, FocusPledgeKeys.sessionEndTime),
-            ended: store[FocusPledgeKeys.sessionEnded]?.stringValue == id
+            ended: ended == id
         )
     }
 
-    /// Seed: `checkSessionFailed()`.
+    /// Seed: `checkSessionFailed()`. hardened's one-key failure record wins (as-written never writes it).
     public static func checkSessionFailed(_ store: Snapshot) -> FailureStatus {
-        FailureStatus(
+        if let record = decode(FailureRecord.self, store[FocusPledgeKeys.failureRecord]) {
+            return FailureStatus(
+                failed: true, reason: record.reason, timestamp: Date(timeIntervalSince1970: record.timestamp),
+                appBundleId: record.appBundleId, sessionId: record.sessionId)
+        }
+        return FailureStatus(
             failed: store[FocusPledgeKeys.sessionFailed]?.boolValue ?? false,
             reason: store[FocusPledgeKeys.failureReason]?.stringValue,
             timestamp: time(store, FocusPledgeKeys.failureTimestamp),
             appBundleId: store[FocusPledgeKeys.failureAppBundleId]?.stringValue,
-            sessionId: store[FocusPledgeKeys.failureSessionId]?.stringValue
+            sessionId: nil
         )
+    }
+
+    /// hardened's active session under one key (`FocusPledgeKeys.sessionRecord`).
+    struct SessionRecord: Codable, Equatable {
+        var sessionId: String
+        var startTime: Double
+        var endTime: Double
+    }
+
+    /// hardened's failure under one key (`FocusPledgeKeys.failureRecord`).
+    struct FailureRecord: Codable, Equatable {
+        var sessionId: String
+        var reason: String
+        var timestamp: Double
+        var appBundleId: String?
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ value: PropertyListValue?) -> T? {
+        guard case .data(let data)? = value else { return nil }
+        return try? JSONDecoder().decode(type, from: data)
+    }
+
+    static func encoded<T: Encodable>(_ value: T) -> PropertyListValue {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // Records of strings, doubles and optionals encode without failure.
+        return .data((try? encoder.encode(value)) ?? Data("{}".utf8))
     }
 
     /// Seed: `getBlockedAppsTokens()` + unarchiving. Our "tokens" are bundle ids, stored as a JSON
@@ -97,23 +136,19 @@ public enum AppGroupStorage {
         return .set(FocusPledgeKeys.unsettled, .data(data))
     }
 
-    /// Hardened: a session is concluded — in ONE atomic write it joins the outbox and stops being
-    /// the active session (its failure and end markers go with it). A kill before this write
-    /// leaves the active session (the relaunch concludes it again); after it, the outbox (the
-    /// relaunch settles it).
-    public static func concludeSession(outbox: [PendingSettlement]) -> Effect {
-        .setDefaults([
-            unsettledWrite(outbox),
-            .remove(FocusPledgeKeys.activeSessionId),
-            .remove(FocusPledgeKeys.sessionStartTime),
-            .remove(FocusPledgeKeys.sessionEndTime),
-            .remove(FocusPledgeKeys.sessionFailed),
-            .remove(FocusPledgeKeys.failureReason),
-            .remove(FocusPledgeKeys.failureTimestamp),
-            .remove(FocusPledgeKeys.failureAppBundleId),
-            .remove(FocusPledgeKeys.failureSessionId),
-            .remove(FocusPledgeKeys.sessionEnded),
-        ], atomic: true)
+    /// Hardened: a session is concluded — it joins the outbox, THEN stops being the active
+    /// session, then its failure record and end marker go: four one-key writes (iOS has no multi-key atomic
+    /// write). A kill before the first leaves the active session (the relaunch concludes it
+    /// again); between them, a session both active and in the outbox, which the relaunch finishes
+    /// moving (`hardenedReconcile`); a failure record or end marker left behind names a session no
+    /// longer active and is ignored.
+    public static func concludeSession(outbox: [PendingSettlement]) -> [Effect] {
+        [
+            .setDefaults([unsettledWrite(outbox)], atomic: true),
+            .setDefaults([.remove(FocusPledgeKeys.sessionRecord)], atomic: true),
+            .setDefaults([.remove(FocusPledgeKeys.failureRecord)], atomic: true),
+            .setDefaults([.remove(FocusPledgeKeys.sessionEnded)], atomic: true),
+        ]
     }
 
     /// Seed: `saveBlockedAppsTokens(_:)` — one key, so atomic either way.
@@ -126,34 +161,29 @@ public enum AppGroupStorage {
     /// Seed: `setActiveSession(id:startTime:endTime:)`.
     ///
     /// as-written: four separate sets in the seed's order, and the previous session's failure
-    /// reason, timestamp and bundle id are NOT cleared. hardened: one atomic write that also clears
-    /// every failure and end marker of a previous session.
+    /// reason, timestamp and bundle id are NOT cleared. hardened: the whole session under one key
+    /// (`sessionRecord`); a previous session's failure record and end marker name that session
+    /// and are ignored, so nothing needs clearing.
     public static func setActiveSession(id: String, startTime: Date, endTime: Date, variant: Variant) -> Effect {
-        var writes: [DefaultsWrite] = [
-            .set(FocusPledgeKeys.activeSessionId, .string(id)),
-            .set(FocusPledgeKeys.sessionStartTime, .real(startTime.timeIntervalSince1970)),
-            .set(FocusPledgeKeys.sessionEndTime, .real(endTime.timeIntervalSince1970)),
-            .set(FocusPledgeKeys.sessionFailed, .bool(false)),
-        ]
         switch variant {
         case .asWritten:
-            return .setDefaults(writes, atomic: false)
+            return .setDefaults([
+                .set(FocusPledgeKeys.activeSessionId, .string(id)),
+                .set(FocusPledgeKeys.sessionStartTime, .real(startTime.timeIntervalSince1970)),
+                .set(FocusPledgeKeys.sessionEndTime, .real(endTime.timeIntervalSince1970)),
+                .set(FocusPledgeKeys.sessionFailed, .bool(false)),
+            ], atomic: false)
         case .hardened:
-            writes += [
-                .remove(FocusPledgeKeys.failureReason),
-                .remove(FocusPledgeKeys.failureTimestamp),
-                .remove(FocusPledgeKeys.failureAppBundleId),
-                .remove(FocusPledgeKeys.failureSessionId),
-                .remove(FocusPledgeKeys.sessionEnded),
-            ]
-            return .setDefaults(writes, atomic: true)
+            let record = SessionRecord(
+                sessionId: id, startTime: startTime.timeIntervalSince1970, endTime: endTime.timeIntervalSince1970)
+            return .setDefaults([.set(FocusPledgeKeys.sessionRecord, encoded(record))], atomic: true)
         }
     }
 
-    /// Seed: `clearActiveSession()` — seven separate removes in its order (as-written); one atomic
-    /// write that also removes the hardened keys (hardened). The blocked-apps selection stays.
-    public static func clearActiveSession(variant: Variant) -> Effect {
-        var writes: [DefaultsWrite] = [
+    /// Seed: `clearActiveSession()` — seven separate removes in its order (as-written only; hardened
+    /// concludes with `concludeSession`). The blocked-apps selection stays.
+    public static func clearActiveSession() -> Effect {
+        .setDefaults([
             .remove(FocusPledgeKeys.activeSessionId),
             .remove(FocusPledgeKeys.sessionStartTime),
             .remove(FocusPledgeKeys.sessionEndTime),
@@ -161,38 +191,29 @@ public enum AppGroupStorage {
             .remove(FocusPledgeKeys.failureReason),
             .remove(FocusPledgeKeys.failureTimestamp),
             .remove(FocusPledgeKeys.failureAppBundleId),
-        ]
-        switch variant {
-        case .asWritten:
-            return .setDefaults(writes, atomic: false)
-        case .hardened:
-            writes += [.remove(FocusPledgeKeys.failureSessionId), .remove(FocusPledgeKeys.sessionEnded)]
-            return .setDefaults(writes, atomic: true)
-        }
+        ], atomic: false)
     }
 
     /// Seed: `markSessionFailed(reason:appBundleId:)` — as-written: separate sets, `failed = true`
     /// FIRST, then reason, timestamp, and the bundle id only when non-nil (so a stale one stays).
-    /// hardened: one atomic write bound to `sessionId`, removing a stale bundle id.
+    /// hardened: the whole failure, bound to `sessionId`, under one key (`failureRecord`).
     public static func markSessionFailed(
         reason: String, appBundleId: String?, now: Date, variant: Variant, sessionId: String?
     ) -> Effect {
-        var writes: [DefaultsWrite] = [
-            .set(FocusPledgeKeys.sessionFailed, .bool(true)),
-            .set(FocusPledgeKeys.failureReason, .string(reason)),
-            // Seed: `Date().timeIntervalSince1970` — the extension's clock, i.e. the event's `now`.
-            .set(FocusPledgeKeys.failureTimestamp, .real(now.timeIntervalSince1970)),
-        ]
         switch variant {
         case .asWritten:
+            var writes: [DefaultsWrite] = [
+                .set(FocusPledgeKeys.sessionFailed, .bool(true)),
+                .set(FocusPledgeKeys.failureReason, .string(reason)),
+                // Seed: `Date().timeIntervalSince1970` — the extension's clock, i.e. the event's `now`.
+                .set(FocusPledgeKeys.failureTimestamp, .real(now.timeIntervalSince1970)),
+            ]
             if let appBundleId { writes.append(.set(FocusPledgeKeys.failureAppBundleId, .string(appBundleId))) }
             return .setDefaults(writes, atomic: false)
         case .hardened:
-            writes.append(
-                appBundleId.map { .set(FocusPledgeKeys.failureAppBundleId, .string($0)) }
-                    ?? .remove(FocusPledgeKeys.failureAppBundleId))
-            if let sessionId { writes.append(.set(FocusPledgeKeys.failureSessionId, .string(sessionId))) }
-            return .setDefaults(writes, atomic: true)
+            let record = FailureRecord(
+                sessionId: sessionId ?? "", reason: reason, timestamp: now.timeIntervalSince1970, appBundleId: appBundleId)
+            return .setDefaults([.set(FocusPledgeKeys.failureRecord, encoded(record))], atomic: true)
         }
     }
 

@@ -19,10 +19,17 @@ public enum FocusPledgeKeys {
     public static let blockedAppsTokens = "focuspledge_blocked_apps_tokens"  // Data (JSON [String] here)
 
     // MARK: Keys only the hardened variant writes
+    //
+    // iOS's UserDefaults writes one key at a time: a process that dies between two `set`s leaves
+    // the first (the `torn_write` field fault). So hardened keeps each record it must read whole
+    // under ONE key and never writes two keys at once (README, H1).
 
-    /// The session a failure record belongs to (String). Without it a late callback of an old
-    /// session fails whatever session is active now.
-    public static let failureSessionId = "focuspledge_failure_session_id"
+    /// The active session, whole (Data: JSON `{sessionId, startTime, endTime}`, Unix seconds).
+    public static let sessionRecord = "focuspledge_session"
+    /// A failure, whole and bound to its session (Data: JSON `{sessionId, reason, timestamp,
+    /// appBundleId?}`). Without the session id a late callback of an old session fails whatever
+    /// session is active now.
+    public static let failureRecord = "focuspledge_failure"
     /// The id of the session whose DeviceActivity interval ended (String), written by the monitor
     /// extension so that a host that was dead at the end can settle SUCCESS on relaunch.
     public static let sessionEnded = "focuspledge_session_ended"
@@ -37,7 +44,7 @@ public enum FocusPledgeKeys {
         failureReason, failureTimestamp, failureAppBundleId, blockedAppsTokens,
     ]
     /// Every key either variant may write.
-    public static let allKeys: [String] = seedKeys + [failureSessionId, sessionEnded, unsettled]
+    public static let allKeys: [String] = seedKeys + [sessionRecord, failureRecord, sessionEnded, unsettled]
 
     // MARK: Other names
 
