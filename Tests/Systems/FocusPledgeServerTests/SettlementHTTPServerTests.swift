@@ -108,6 +108,41 @@ final class ManualClock: @unchecked Sendable {
         #expect(settled.first?["t"] as? Double == 1_700_000_006)
     }
 
+    /// A1: the planned pledges are created as of their planned start, counted from the origin the
+    /// server is given (the fixed-rate clock's anchor), not from its own first `now`, which comes a
+    /// few device seconds later at 900x and moved every pledge's end (`no-early-success`). A restart
+    /// with another origin keeps what the ledger says.
+    @Test func plannedPledgesCountFromTheGivenOriginAndARestartKeepsThem() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let plan = PlannedPledges(pledges: [
+            .init(sessionId: "s-1-1", startOffsetSeconds: 120, durationMinutes: 20),
+            .init(sessionId: "s-1-2", startOffsetSeconds: 1800, durationMinutes: 30),
+        ])
+        let origin = Date(timeIntervalSince1970: 1_700_000_000)
+        let late = origin.addingTimeInterval(3.2)  // the server's first `now`
+        let store = try SettlementStore(
+            journalPath: dir.file("journal.jsonl"), tracePath: nil, now: { late }, onFatal: { _ in })
+        #expect(await store.preCreate(plan, origin: origin) == 2)
+        let ledger = await store.currentLedger()
+        #expect(ledger.session("s-1-1")?.createdAtUnixMillis == 1_700_000_120_000)
+        #expect(ledger.session("s-1-2")?.createdAtUnixMillis == 1_700_001_800_000)
+
+        // The restart reads the same journal (a copy: the first store still holds its lock).
+        try FileManager.default.copyItem(atPath: dir.file("journal.jsonl"), toPath: dir.file("restarted.jsonl"))
+        let restarted = try SettlementStore(
+            journalPath: dir.file("restarted.jsonl"), tracePath: nil, now: { late.addingTimeInterval(600) }, onFatal: { _ in })
+        let more = PlannedPledges(pledges: plan.pledges + [.init(sessionId: "s-1-3", startOffsetSeconds: 3600, durationMinutes: 15)])
+        #expect(await restarted.preCreate(more, origin: late.addingTimeInterval(600)) == 1)
+        #expect(await restarted.currentLedger().session("s-1-3")?.createdAtUnixMillis == 1_700_003_600_000)
+        // Without an origin: the server's first `now`.
+        let dir2 = try TemporaryDirectory()
+        defer { dir2.remove() }
+        let plain = try SettlementStore(journalPath: dir2.file("journal.jsonl"), tracePath: nil, now: { late }, onFatal: { _ in })
+        #expect(await plain.preCreate(plan) == 2)
+        #expect(await plain.currentLedger().session("s-1-1")?.createdAtUnixMillis == 1_700_000_123_200)
+    }
+
     @Test func badRequestsGetOneLineErrors() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }

@@ -59,7 +59,8 @@ public struct PlannedPledges: Sendable, Equatable {
 
     /// The device time the plan's offsets count from. A ledger that already holds a planned pledge
     /// says it (its creation time minus its offset: restarts agree with the first start);
-    /// otherwise it is `now`, the server's first start, which the harness makes at the clock's start.
+    /// otherwise it is `now`: the clock's anchor at a fixed rate (the run's start, `pledgesOrigin`), or the
+    /// server's first start under stepped time, which stands still until the server is idle.
     public func clockStart(ledger: SettlementLedger, now: Date) -> Date {
         for p in pledges {
             if let s = ledger.session(p.sessionId) {

@@ -54,7 +54,7 @@ public enum SettlementHTTPServer {
                 "settlement-server: dropped a torn last journal line (\(store.recovery.droppedTailBytes) bytes), saved to \(copy)\n".utf8))
         }
 
-        if let pledges = configuration.pledges { await store.preCreate(pledges) }
+        if let pledges = configuration.pledges { await store.preCreate(pledges, origin: configuration.pledgesOrigin) }
 
         let router = buildRouter(store: store, maxRequestBodyBytes: configuration.maxRequestBodyBytes)
         let portFilePath = configuration.portFilePath

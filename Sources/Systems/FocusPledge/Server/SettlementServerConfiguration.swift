@@ -1,3 +1,5 @@
+import Foundation
+
 /// Everything `SettlementHTTPServer.run` needs besides the clock.
 public struct SettlementServerConfiguration: Sendable {
     /// The append-only ledger journal (created if absent).
@@ -17,6 +19,9 @@ public struct SettlementServerConfiguration: Sendable {
     public var maxRequestBodyBytes: Int
     /// Pledges the server creates at start (`PlannedPledges`; pack README, A1); nil = none.
     public var pledges: PlannedPledges?
+    /// The device time `pledges`' offsets count from when the ledger holds none of them yet; nil =
+    /// the server's first `now`.
+    public var pledgesOrigin: Date?
 
     public static let defaultJobIntervalMillis = 100
     public static let defaultMaxRequestBodyBytes = 64 << 10

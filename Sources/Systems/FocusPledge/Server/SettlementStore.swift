@@ -108,12 +108,13 @@ public actor SettlementStore {
     }
 
     /// Creates every planned pledge the ledger does not hold yet, as of its planned start
-    /// (`PlannedPledges`); returns how many it created. Journaled before anyone can ask.
+    /// (`PlannedPledges`), counting from `origin` (nil = now) unless the ledger already says where
+    /// the plan starts; returns how many it created. Journaled before anyone can ask.
     @discardableResult
-    public func preCreate(_ plan: PlannedPledges) -> Int {
+    public func preCreate(_ plan: PlannedPledges, origin: Date? = nil) -> Int {
         guard failure == nil else { return 0 }
         let t = now()
-        let base = plan.clockStart(ledger: ledger, now: t)
+        let base = plan.clockStart(ledger: ledger, now: origin ?? t)
         var records: [JournalRecord] = []
         var events: [ServerTraceEvent] = []
         for p in plan.pledges where ledger.session(p.sessionId) == nil {

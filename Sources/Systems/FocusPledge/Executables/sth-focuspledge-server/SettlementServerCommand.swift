@@ -66,6 +66,14 @@ struct SettlementServerCommand: AsyncParsableCommand {
         configuration.journalFsync = journalFsync
         if let pledges {
             do { configuration.pledges = try PlannedPledges.read(path: pledges) } catch { fail(error.description) }
+            // At a fixed rate the device time at the clock's anchor is the run's start (the harness
+            // writes the clock before it starts anyone); the server's own first `now` is a few
+            // device seconds later — at 900x, milliseconds of process start-up — and would move
+            // every planned pledge's end by as much (`no-early-success`). Stepped time stands still
+            // until every participant is idle, so there `now` is exact.
+            if let c = clock.configuration(), !c.isStepped {
+                configuration.pledgesOrigin = Date(timeIntervalSince1970: c.epochUnixSeconds + c.offsetSeconds)
+            }
         }
         do {
             try await SettlementHTTPServer.run(configuration: configuration, now: { clock.now() }, stepped: stepped, onFatal: { fail($0) })
