@@ -65,6 +65,18 @@ struct HistoryBuilder {
         harness("exit", ["target": "host-app", "childPid": String(pid), "status": "signal 9"])
     }
 
+    mutating func spawnServer() -> Int32 {
+        let pid = newPid()
+        harness("spawn", ["target": "settlement-server", "childPid": String(pid)])
+        line("settlement-server", pid: pid, "started")
+        return pid
+    }
+
+    mutating func killServer(_ pid: Int32) {
+        harness("signal", ["target": "settlement-server", "childPid": String(pid), "signal": "KILL", "by": "nemesis"])
+        harness("exit", ["target": "settlement-server", "childPid": String(pid), "status": "signal 9"])
+    }
+
     mutating func signalHost(_ pid: Int32, _ signal: String) {
         harness("signal", ["target": "host-app", "childPid": String(pid), "signal": signal, "by": "nemesis"])
     }

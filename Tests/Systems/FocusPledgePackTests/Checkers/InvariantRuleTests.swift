@@ -229,6 +229,36 @@ struct InvariantRuleTests {
         #expect(report.checked(.noShieldAfterSettlement) == 1)  // s2 only
     }
 
+    /// The stale job settled while the host ran; the server then went down: the host cannot learn
+    /// of the settlement, so its shields are judged only after a minute of host time with the
+    /// server up — and then they must be gone (seed: "On next app open, Flutter detects
+    /// server-side settlement").
+    @Test func aStaleJobSettlementIsJudgedAfterAMinuteOfHostTimeWithTheServerUp() throws {
+        func history(serverBackAfterMinutes: Double?) -> [HistoryEvent] {
+            var b = HistoryBuilder()
+            let server = b.spawnServer()
+            let host = b.spawnHost()
+            b.startSession("s1", host: host, minutes: 30)
+            b.wait(deviceMinutes: 20)
+            b.settle("s1", "FAILURE", reason: "no_heartbeat", origin: "staleJob")
+            b.killServer(server)
+            b.wait(deviceMinutes: 5)
+            if let minutes = serverBackAfterMinutes {
+                _ = b.spawnServer()
+                b.wait(deviceMinutes: minutes)
+            }
+            return b.finish()
+        }
+        let down = FocusPledgeChecker.check(history(serverBackAfterMinutes: nil))
+        #expect(!down.failedInvariants.contains(I.noShieldAfterSettlement.rawValue), "\(down.humanSummary())")
+        #expect(!down.failedInvariants.contains(I.monitoringStoppedAfterSettlement.rawValue), "\(down.humanSummary())")
+        #expect(down.checked(.noShieldAfterSettlement) == 0)
+        let back = FocusPledgeChecker.check(history(serverBackAfterMinutes: 2))
+        #expect(back.failedInvariants.contains(I.noShieldAfterSettlement.rawValue), "\(back.humanSummary())")
+        let violation = try #require(back.violations(of: I.noShieldAfterSettlement.rawValue).first)
+        #expect(violation.explanation.contains("origin=staleJob"))
+    }
+
     // MARK: failure-while-host-dead-settled-after-relaunch
 
     /// A violation while the host is dead, then a relaunch; `after` decides what follows.

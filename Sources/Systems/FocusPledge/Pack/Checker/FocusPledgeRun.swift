@@ -5,6 +5,7 @@ extension FocusPledgeChecker {
     /// Everything the FocusPledge rules need, derived once from a history.
     struct FocusPledgeRun: Sendable {
         static let hostTarget = "host-app"
+        static let serverTarget = "settlement-server"
 
         var events: [HistoryEvent]
         var runStarted: HistoryEvent?
@@ -17,6 +18,9 @@ extension FocusPledgeChecker {
         var shields: ShieldTimeline
         var userViolations: [UserViolation]
         var host: HostAvailability
+        /// When the host ran while the settlement server was up: the only time it can learn of a
+        /// settlement the server made by itself (the stale job).
+        var hostWithServer: HostAvailability
         /// The apps the user picked (`select_apps`): what every session's shield must cover.
         var selectedApps: Set<String>
 
@@ -34,7 +38,10 @@ extension FocusPledgeChecker {
             userViolations = UserViolation.all(in: events)
             sessions = SessionBuilder.sessions(in: events, deliveries: deliveries, settlements: settlements, userViolations: userViolations)
             shields = ShieldTimeline(events)
-            host = HostAvailability(hostLives, endT: events.map(\.t).max() ?? 0)
+            let endT = events.map(\.t).max() ?? 0
+            host = HostAvailability(hostLives, endT: endT)
+            hostWithServer = host.intersection(
+                HostAvailability(ProcessLifetime.lifetimes(of: Self.serverTarget, in: events), endT: endT))
             let select = events.first { $0.isUserAction("select_apps") }
             selectedApps = Set((select?["apps"] ?? "").split(separator: ",").map(String.init))
         }
@@ -74,12 +81,17 @@ extension FocusPledgeChecker {
         }
 
         /// When a settled session's cleanup is judged: once the host has run `graceSeconds` after the
-        /// settlement (the seed: "On next app open, Flutter detects server-side settlement"). Nil —
+        /// settlement — with the server up, for a settlement only the stale job made (the seed: "On next
+        /// app open, Flutter detects server-side settlement"). Nil —
         /// not judged — when the host never ran that long before the next session started, or the
         /// history ended.
         func cleanupDeadline(after session: FocusSession, graceSeconds: Double) -> Double? {
             let settledT = session.settlements.compactMap { $0.serverSettled?.t ?? $0.deviceT }.max() ?? session.startT
-            guard let d = host.deadline(after: max(settledT, session.startT), graceSeconds: graceSeconds) else { return nil }
+            // A settlement only the server made (the stale job) reaches the host through the server:
+            // count the host's running time while the server was up too.
+            let byServerOnly = !session.settlements.isEmpty && session.settlements.allSatisfy { $0.origin == LedgerSettlement.staleJobOrigin }
+            let clock = byServerOnly ? hostWithServer : host
+            guard let d = clock.deadline(after: max(settledT, session.startT), graceSeconds: graceSeconds) else { return nil }
             if sessions.contains(where: { $0.sessionId != session.sessionId && $0.startT > session.startT && $0.startT <= d }) { return nil }
             return d
         }

@@ -28,6 +28,19 @@ extension FocusPledgeChecker {
             running = out.filter { $0.1 > $0.0 }.sorted { $0.0 < $1.0 }.map { (from: $0.0, to: $0.1) }
         }
 
+        init(running: [(from: Double, to: Double)]) { self.running = running }
+
+        /// The time both ran: this process and `other` (e.g. the host while the server was up).
+        func intersection(_ other: HostAvailability) -> HostAvailability {
+            var out: [(from: Double, to: Double)] = []
+            for a in running {
+                for b in other.running where b.to > a.from && b.from < a.to {
+                    out.append((from: max(a.from, b.from), to: min(a.to, b.to)))
+                }
+            }
+            return HostAvailability(running: out.sorted { $0.from < $1.from })
+        }
+
         /// The first device time by which the host has run `graceSeconds` since `t`; nil if never
         /// within the history.
         func deadline(after t: Double, graceSeconds: Double) -> Double? {
