@@ -27,7 +27,7 @@ import Testing
             rig.run(for: 30)
         case .clean:
             rig.start("s1", minutes: 15)
-            rig.run(for: 15 * 60 + 5)
+            rig.run(for: 15 * 60 + 5 + AppGroupStorage.lateCallbackGraceSeconds)
         }
         var relaunches = 0
         while !rig.hostAlive {

@@ -74,28 +74,36 @@ import Testing
         #expect(effects.last == .respond(.none))
     }
 
-    @Test func hardenedMonitorKeepsTheFirstFailureAndIgnoresForeignAndLateOnes() {
+    @Test func hardenedMonitorKeepsTheFirstFailureAndIgnoresForeignAndLateOnes() throws {
         var store = Self.activeStore()
         let during = Self.t0.addingTimeInterval(100)
         var first = MonitorExtension(variant: .hardened)
         Self.apply(first.handle(.eventDidReachThreshold(event: "e", activity: "focuspledge_s1", now: during, store: store)), to: &store)
         #expect(first.state.lastDecision == .recordedFailure(sessionId: "s1"))
-        let timestamp = store[FocusPledgeKeys.failureTimestamp]
+        let timestamp = try #require(AppGroupStorage.checkSessionFailed(store).timestamp)
+        #expect(timestamp == during)
 
         var again = MonitorExtension(variant: .hardened)
         Self.apply(again.handle(.eventDidReachThreshold(
             event: "e", activity: "focuspledge_s1", now: during.addingTimeInterval(50), store: store)), to: &store)
         #expect(again.state.lastDecision == .ignored(reason: "already_failed"))
-        #expect(store[FocusPledgeKeys.failureTimestamp] == timestamp)
+        #expect(AppGroupStorage.checkSessionFailed(store).timestamp == timestamp)
 
         var foreign = MonitorExtension(variant: .hardened)
         _ = foreign.handle(.eventDidReachThreshold(event: "e", activity: "other", now: during, store: Self.activeStore()))
         #expect(foreign.state.lastDecision == .ignored(reason: "foreign_activity"))
 
+        // iOS may run a call late (H6): within the grace after the end it still counts, after it not.
+        let end = Self.t0.addingTimeInterval(1800)
         var late = MonitorExtension(variant: .hardened)
         _ = late.handle(.eventDidReachThreshold(
-            event: "e", activity: "focuspledge_s1", now: Self.t0.addingTimeInterval(1800), store: Self.activeStore()))
-        #expect(late.state.lastDecision == .ignored(reason: "after_session_end"))
+            event: "e", activity: "focuspledge_s1", now: end.addingTimeInterval(120), store: Self.activeStore()))
+        #expect(late.state.lastDecision == .recordedFailure(sessionId: "s1"))
+        var tooLate = MonitorExtension(variant: .hardened)
+        _ = tooLate.handle(.eventDidReachThreshold(
+            event: "e", activity: "focuspledge_s1", now: end.addingTimeInterval(AppGroupStorage.lateCallbackGraceSeconds),
+            store: Self.activeStore()))
+        #expect(tooLate.state.lastDecision == .ignored(reason: "after_session_end"))
     }
 
     @Test func intervalDidEndMarksTheEndOnlyInHardenedAndOnlyAtTheEnd() {

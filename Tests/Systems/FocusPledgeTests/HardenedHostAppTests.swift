@@ -50,12 +50,19 @@ import Testing
         #expect(requests.first?.reason == FocusPledgeKeys.appOpenedReason)
     }
 
-    @Test func cleanSessionSettlesSuccessExactlyOnceAtTheEnd() {
+    /// At the end enforcement stops at once; SUCCESS waits the grace for a late violation (H6).
+    @Test func cleanSessionStopsEnforcingAtTheEndAndSettlesSuccessOnceAfterTheGrace() {
         var rig = Rig(.hardened)
         rig.start("s1", minutes: 20)
         rig.run(for: 20 * 60 - 5)
         #expect(rig.server.resolutions("s1").isEmpty, "settled before the end")
         #expect(rig.device.shields != nil)
+        rig.run(for: 10)
+        #expect(rig.device.shields == nil, "shields left up after the end")
+        #expect(rig.device.monitored.isEmpty)
+        #expect(rig.device.traces(named: "session_ending").count == 1)
+        rig.run(for: AppGroupStorage.lateCallbackGraceSeconds - 15)
+        #expect(rig.server.resolutions("s1").isEmpty, "settled before the grace was over")
         rig.run(for: 10)
         #expect(rig.server.resolutions("s1") == [.success])
         Self.expectClosed(rig)
@@ -94,7 +101,7 @@ import Testing
         #expect(AppGroupStorage.activeSessionId(rig.store) == "s2")
         #expect(AppGroupStorage.unsettled(rig.store).map(\.sessionId) == ["s1"])
         rig.server.isUp = true
-        rig.run(for: 15 * 60 + 60)
+        rig.run(for: 15 * 60 + 60 + AppGroupStorage.lateCallbackGraceSeconds)
         #expect(rig.server.resolutions("s1") == [.success])
         #expect(rig.server.resolutions("s2") == [.success])
         Self.expectClosed(rig)
@@ -173,7 +180,7 @@ import Testing
         #expect(resolveRequests(effects).isEmpty)
         #expect(rig.device.shields == ["com.example.game", "com.example.social"])
         #expect(rig.device.pollTimerRunning)
-        rig.run(for: 20 * 60 + 5)
+        rig.run(for: 20 * 60 + 5 + AppGroupStorage.lateCallbackGraceSeconds)
         #expect(rig.server.resolutions("s1") == [.success])
         Self.expectClosed(rig)
     }
@@ -200,13 +207,62 @@ import Testing
         var rig = Rig(.hardened)
         rig.start("s1", minutes: 15)
         rig.run(for: 15 * 60 + 5)
+        #expect(rig.server.resolutions("s1").isEmpty, "in its grace (H6)")
+        rig.start("s2", minutes: 15)  // the user moved on: s1 is settled at once
         #expect(rig.server.resolutions("s1") == [.success])
-        rig.start("s2", minutes: 15)
         let late = rig.threshold("s1")
         #expect(late.state.lastDecision == .ignored(reason: "not_the_active_session"))
         #expect(!AppGroupStorage.checkSessionFailed(rig.store).failed)
-        rig.run(for: 15 * 60 + 5)
+        rig.run(for: 15 * 60 + 5 + AppGroupStorage.lateCallbackGraceSeconds)
         #expect(rig.server.resolutions("s2") == [.success])
+    }
+
+    /// H6: iOS ran the call about a shield shown during the session after its end (the extension
+    /// was held stopped): within the grace it is still recorded, and the session settles FAILURE.
+    @Test func aViolationIOSDeliversAfterTheEndWithinTheGraceSettlesFailure() {
+        var rig = Rig(.hardened)
+        rig.start("s1", minutes: 15)
+        rig.run(for: 15 * 60 + 5)
+        #expect(rig.device.shields == nil)
+        rig.advance(110)  // the late call runs 115 s after the end
+        let late = rig.threshold("s1")
+        #expect(late.state.lastDecision == .recordedFailure(sessionId: "s1"))
+        rig.notified()
+        #expect(rig.server.resolutions("s1") == [.failure])
+        Self.expectClosed(rig)
+    }
+
+    /// H6 on relaunch: a host that comes back inside the grace does not shield again, and settles
+    /// SUCCESS when the grace is over.
+    @Test func aRelaunchInsideTheGraceDoesNotEnforceAgainAndSettlesAfterIt() {
+        var rig = Rig(.hardened)
+        rig.start("s1", minutes: 15)
+        rig.run(for: 10 * 60)
+        rig.kill()
+        rig.advance(5 * 60 + 60)
+        rig.device.shields = ["com.example.game"]  // the dead host could not remove them at the end
+        rig.relaunch()
+        #expect(rig.device.traces(named: "reconciled").last?["action"] == "ending")
+        #expect(rig.device.shields == nil)
+        #expect(rig.server.resolutions("s1").isEmpty)
+        rig.run(for: AppGroupStorage.lateCallbackGraceSeconds)
+        #expect(rig.server.resolutions("s1") == [.success])
+        Self.expectClosed(rig)
+    }
+
+    /// H7: the pledge runs from the user's tap. A host held stopped reads a start 200 s late; the
+    /// next pledge, started on time after the first one's end, is not refused.
+    @Test func aStartReadLateRunsFromTheTapAndTheNextStartIsNotRefused() {
+        var rig = Rig(.hardened)
+        let tap = rig.now
+        rig.advance(200)
+        rig.start("s1", minutes: 15, tappedAt: tap)
+        #expect(AppGroupStorage.activeSession(rig.store)?.endTime == tap.addingTimeInterval(15 * 60))
+        rig.run(for: 15 * 60 - 200 + 120)  // the next tap: 2 minutes after s1's end
+        rig.start("s2", minutes: 15, tappedAt: rig.now)
+        #expect(rig.device.traces(named: "start_rejected").isEmpty)
+        #expect(rig.server.resolutions("s1") == [.success])
+        #expect(AppGroupStorage.activeSessionId(rig.store) == "s2")
     }
 
     @Test func hostIgnoresAFailureRecordOfAnotherSession() {

@@ -87,8 +87,10 @@ public struct FocusPledgePack: SystemPack {
         case .startSession(let sid, let minutes):
             device.record("start_session", ["sid": sid, "durationMinutes": String(minutes)])
             device.openHost()
+            // `tappedAt`: the UI's time of the tap (README H7); a host held stopped reads it late.
             device.tap(in: Self.hostRole, AppMessage(
-                action: FocusPledgeActions.startSession, fields: ["sessionId": sid, "durationMinutes": String(minutes)]))
+                action: FocusPledgeActions.startSession,
+                fields: ["sessionId": sid, "durationMinutes": String(minutes), "tappedAt": String(device.now)]))
         case .stopSession(let sid):
             device.record("stop_session", ["sid": sid])
             device.openHost()

@@ -39,7 +39,9 @@ public final class HostAppAdapter: AppAdapter {
                 return .userSelectedApps(m.list)
             case FocusPledgeActions.startSession:
                 guard let sessionId = m["sessionId"], let minutes = m["durationMinutes"].flatMap({ Int($0) }) else { return nil }
-                return .userStartsSession(sessionId: sessionId, durationMinutes: minutes, now: now, store: store(), timeZone: timeZone())
+                let tappedAt = m["tappedAt"].flatMap(Double.init).map { Date(timeIntervalSince1970: $0) }
+                return .userStartsSession(
+                    sessionId: sessionId, durationMinutes: minutes, tappedAt: tappedAt, now: now, store: store(), timeZone: timeZone())
             case FocusPledgeActions.stopSession:
                 return .userStopsSession(now: now, store: store())
             default:

@@ -16,7 +16,7 @@ extension HostApp {
         case .userSelectedApps(let bundleIds):
             return [AppGroupStorage.saveBlockedAppsTokens(bundleIds)]
 
-        case .userStartsSession(let sessionId, let durationMinutes, let now, let store, let timeZone):
+        case .userStartsSession(let sessionId, let durationMinutes, _, let now, let store, let timeZone):
             return asWrittenStart(sessionId: sessionId, durationMinutes: durationMinutes, now: now, store: store, timeZone: timeZone)
 
         case .userStopsSession:

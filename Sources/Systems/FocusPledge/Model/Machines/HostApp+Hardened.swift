@@ -23,17 +23,21 @@ extension HostApp {
         case .userSelectedApps(let bundleIds):
             return [AppGroupStorage.saveBlockedAppsTokens(bundleIds)]
 
-        case .userStartsSession(let sessionId, let durationMinutes, let now, let store, _):
-            return hardenedStart(sessionId: sessionId, durationMinutes: durationMinutes, now: now, store: store)
+        case .userStartsSession(let sessionId, let durationMinutes, let tappedAt, let now, let store, _):
+            return hardenedStart(sessionId: sessionId, durationMinutes: durationMinutes, tappedAt: tappedAt, now: now, store: store)
 
         case .userStopsSession(let now, let store):
             guard case .running(let session) = state.phase else {
                 return [.trace("stop_ignored", ["reason": "no_running_session"])]
             }
-            // A failure (or the end) that came first decides; otherwise the hand stop forfeits.
+            // A failure that came first decides; after the end the pledge was kept; otherwise the
+            // hand stop forfeits.
             let effects = hardenedCheck(session, now: now, store: store)
-            if !effects.isEmpty { return effects }
-            return hardenedConclude(session, .failure, reason: Self.userStoppedReason, evidence: [:])
+            guard case .running = state.phase else { return effects }
+            if state.endingSessionId == session.sessionId {
+                return effects + hardenedConclude(session, .success, reason: Self.completedReason, evidence: [:])
+            }
+            return effects + hardenedConclude(session, .failure, reason: Self.userStoppedReason, evidence: [:])
 
         case .pollTick(let now, let store), .failureNotified(let now, let store):
             var effects: [Effect] = []
@@ -77,21 +81,20 @@ extension HostApp {
             state.phase = .running(session)
             state.pollingSessionId = session.sessionId
             effects.append(.startTimer(Self.pollTimer, .every(seconds: Double(Self.pollIntervalSeconds))))
-            let concluded: [Effect]
+            var checked: [Effect]
             if let pending = state.outbox.first(where: { $0.sessionId == session.sessionId }) {
                 // Already in the outbox: the previous process died between concluding the session
                 // and removing it from "active". Finish the move, with the outbox's resolution.
-                concluded = hardenedConclude(session, pending.resolution, reason: pending.reason, evidence: pending.nativeEvidence)
+                checked = hardenedConclude(session, pending.resolution, reason: pending.reason, evidence: pending.nativeEvidence)
             } else {
-                concluded = hardenedCheck(session, now: now, store: store)
+                checked = hardenedCheck(session, now: now, store: store)
             }
             // A record without an end time is corruption we were handed (hardened writes each
             // record under one key): it cannot be enforced, so it is concluded as if it had ended.
-            if !concluded.isEmpty || session.endTime == nil {
-                effects.append(.trace("reconciled", ["action": "conclude", "sessionId": session.sessionId]))
-                effects += concluded.isEmpty
-                    ? hardenedConclude(session, .success, reason: Self.completedReason, evidence: [:]) : concluded
-            } else {
+            if case .running = state.phase, session.endTime == nil {
+                checked += hardenedConclude(session, .success, reason: Self.completedReason, evidence: [:])
+            }
+            if case .running = state.phase, state.endingSessionId != session.sessionId {
                 effects.append(.trace("reconciled", ["action": "resume", "sessionId": session.sessionId]))
                 if let apps = AppGroupStorage.blockedApps(store) { effects.append(.applyShields(apps)) }
                 if let start = session.startTime, let end = session.endTime {
@@ -99,7 +102,11 @@ extension HostApp {
                     state.countdownSessionId = session.sessionId
                     effects.append(.startTimer(Self.sessionTimer, .at(end)))
                 }
+            } else {
+                let action = state.endingSessionId == session.sessionId ? "ending" : "conclude"
+                effects.append(.trace("reconciled", ["action": action, "sessionId": session.sessionId]))
             }
+            effects += checked
         } else if !state.outbox.isEmpty {
             // No active session, so nothing may stay shielded or monitored: the previous process may
             // have died between concluding a session and removing its shields.
@@ -119,7 +126,7 @@ extension HostApp {
     /// concluded first; a start while a session runs before its end is refused (the UI offers no
     /// such button, and the planner never asks for it), and so is one without selected apps — both
     /// are reported, never silent.
-    mutating func hardenedStart(sessionId: String, durationMinutes: Int, now: Date, store: Snapshot) -> [Effect] {
+    mutating func hardenedStart(sessionId: String, durationMinutes: Int, tappedAt: Date?, now: Date, store: Snapshot) -> [Effect] {
         func reject(_ reason: String) -> [Effect] {
             [.trace("start_rejected", ["sessionId": sessionId, "reason": reason])]
         }
@@ -127,19 +134,26 @@ extension HostApp {
         if case .running(let old) = state.phase {
             if old.sessionId == sessionId { return [.trace("start_ignored", ["sessionId": sessionId, "reason": "already_running"])] }
             effects += hardenedCheck(old, now: now, store: store)
-            if case .running = state.phase { return reject("session_in_progress") }
+            // Past its end and waiting for late calls: the user has moved on to the next pledge.
+            if case .running = state.phase, state.endingSessionId == old.sessionId {
+                effects += hardenedConclude(old, .success, reason: Self.completedReason, evidence: [:])
+            }
+            if case .running = state.phase { return effects + reject("session_in_progress") }
         }
         guard durationMinutes > 0 else { return effects + reject("invalid_duration") }
         guard let apps = AppGroupStorage.blockedApps(store), !apps.isEmpty else { return effects + reject("no_blocked_apps") }
-        let end = now.addingTimeInterval(TimeInterval(durationMinutes * 60))
-        let session = ActiveSession(sessionId: sessionId, startTime: now, endTime: end)
+        // The pledge runs from the user's tap (H7): a host that iOS or the nemesis held stopped
+        // reads the tap late, and its own clock would move the pledge's end by as much.
+        let start = min(tappedAt ?? now, now)
+        let end = start.addingTimeInterval(TimeInterval(durationMinutes * 60))
+        let session = ActiveSession(sessionId: sessionId, startTime: start, endTime: end)
         state.phase = .running(session)
         state.pollingSessionId = sessionId
         state.countdownSessionId = sessionId
         return effects + [
-            AppGroupStorage.setActiveSession(id: sessionId, startTime: now, endTime: end, variant: .hardened),
+            AppGroupStorage.setActiveSession(id: sessionId, startTime: start, endTime: end, variant: .hardened),
             .applyShields(apps),
-            .startMonitoring(activity: session.activityName, start: now, end: end, repeats: false),
+            .startMonitoring(activity: session.activityName, start: start, end: end, repeats: false),
             .startTimer(Self.sessionTimer, .at(end)),
             .startTimer(Self.pollTimer, .every(seconds: Double(Self.pollIntervalSeconds))),
             .trace("session_started", ["sessionId": sessionId, "durationMinutes": String(durationMinutes)]),
@@ -147,8 +161,9 @@ extension HostApp {
     }
 
     /// While running: a failure bound to this session → FAILURE (failures of other sessions are
-    /// ignored); else the end reached (by the clock or the monitor's marker) → SUCCESS. Failure
-    /// wins over end. Nothing to do → no effects.
+    /// ignored). Its end reached (by the clock or the monitor's marker) → enforcement stops at once,
+    /// and SUCCESS waits `lateCallbackGraceSeconds` for a violation iOS delivers late (H6). Failure
+    /// wins over end. Nothing to do → no effects; callers read `state.phase`.
     mutating func hardenedCheck(_ session: ActiveSession, now: Date, store: Snapshot) -> [Effect] {
         let status = AppGroupStorage.checkSessionFailed(store)
         if status.failed && status.sessionId == session.sessionId {
@@ -157,10 +172,20 @@ extension HostApp {
                     session, .failure, reason: status.reason ?? FocusPledgeKeys.appOpenedReason, evidence: status.nativeEvidence)
         }
         let endedMarker = AppGroupStorage.activeSession(store).map { $0.sessionId == session.sessionId && $0.ended } ?? false
-        if endedMarker || session.endTime.map({ now >= $0 }) ?? false {
+        guard let end = session.endTime, endedMarker || now >= end else { return [] }
+        let graceEnd = min(end, now).addingTimeInterval(AppGroupStorage.lateCallbackGraceSeconds)
+        if now >= graceEnd {
             return hardenedConclude(session, .success, reason: Self.completedReason, evidence: [:])
         }
-        return []
+        guard state.endingSessionId != session.sessionId else { return [] }
+        state.endingSessionId = session.sessionId
+        state.countdownSessionId = session.sessionId
+        return [
+            .removeShields,
+            .stopMonitoring([session.activityName]),
+            .startTimer(Self.sessionTimer, .at(graceEnd)),
+            .trace("session_ending", ["sessionId": session.sessionId, "successAt": String(graceEnd.timeIntervalSince1970)]),
+        ]
     }
 
     /// The session is over: into the outbox, then out of "active" (one key per write,
@@ -174,6 +199,7 @@ extension HostApp {
         }
         state.phase = .idle
         state.countdownSessionId = nil
+        state.endingSessionId = nil
         if state.pollingSessionId == session.sessionId { state.pollingSessionId = nil }
         return AppGroupStorage.concludeSession(outbox: state.outbox) + [
             .removeShields,

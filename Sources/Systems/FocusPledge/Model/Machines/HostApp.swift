@@ -20,7 +20,8 @@ public struct HostApp: Sendable {
         /// The user starts a pledge (which exists server-side already: README, A1):
         /// `startNativeSession`, `startPolling`. `timeZone` is the device's (`Calendar.current`'s),
         /// in which the seed takes the start's and end's hour and minute.
-        case userStartsSession(sessionId: String, durationMinutes: Int, now: Date, store: Snapshot, timeZone: TimeZone)
+        /// `tappedAt`: when the user tapped (the UI's time; nil = unknown, `now`).
+        case userStartsSession(sessionId: String, durationMinutes: Int, tappedAt: Date? = nil, now: Date, store: Snapshot, timeZone: TimeZone)
         /// The user stops the session by hand (seed: `stopNativeSession`, "success or manually stopped").
         case userStopsSession(now: Date, store: Snapshot)
         /// The 5 s `Timer.periodic` fired: `_checkAndHandleFailure` / `checkSessionStatus`.
@@ -114,6 +115,9 @@ public struct HostApp: Sendable {
         /// hardened: the outbox head's settlement as it is being sent (nil = nothing in flight,
         /// retrying or stalled).
         public var sending: Settlement?
+        /// hardened: the session past its end whose enforcement is over and whose SUCCESS waits for
+        /// late extension calls (`AppGroupStorage.lateCallbackGraceSeconds`, README H6).
+        public var endingSessionId: String?
 
         public init() {}
     }

@@ -222,18 +222,23 @@ public enum AppGroupStorage {
         .setDefaults([.set(FocusPledgeKeys.sessionEnded, .string(sessionId))], atomic: true)
     }
 
+    /// hardened: how long after a session's end a violation is still recorded, and its SUCCESS
+    /// waits (README H6). iOS may run an extension's call late — its process descheduled, a
+    /// delivery delayed — while the shield it is about was shown during the session. Five minutes
+    /// covers the nemesis's longest stop (250 ms at 900x = 225 device s).
+    public static let lateCallbackGraceSeconds: Double = 300
+
     /// Hardened extensions record a failure only for the active session, once, and only while its
-    /// interval runs. Returns why a failure must be ignored, or nil to record it.
+    /// interval runs or within `lateCallbackGraceSeconds` after its end (the host stops enforcing
+    /// at the end, so no shield is shown then). Returns why a failure must be ignored, or nil to record it.
     static func reasonToIgnoreFailure(of sessionId: String, now: Date, store: Snapshot) -> String? {
         guard let active = activeSession(store) else { return "no_active_session" }
         guard active.sessionId == sessionId else { return "not_the_active_session" }
         let status = checkSessionFailed(store)
         if status.failed && status.sessionId == sessionId { return "already_failed" }
-        if active.ended { return "session_ended" }
         if let start = active.startTime, now < start { return "before_session_start" }
-        // A violation after the end is not "during the session" (the shields stay up until the host
-        // settles, so a tap on a shield after the end would otherwise turn a SUCCESS into FAILURE).
-        if let end = active.endTime, now >= end { return "after_session_end" }
+        if let end = active.endTime, now >= end.addingTimeInterval(lateCallbackGraceSeconds) { return "after_session_end" }
+        if active.ended && active.endTime == nil { return "session_ended" }
         return nil
     }
 }
