@@ -192,6 +192,30 @@ import Testing
         #expect(report.checked(.noEarlySuccess) == 1)
     }
 
+    /// The pledge runs from the user's tap (A1, H7): a host that read the start 200 s late and
+    /// settles SUCCESS when the pledge's end has passed — before its own late end — keeps it; a
+    /// SUCCESS before the tap's end does not.
+    @Test func thePledgesEndCountsFromTheTapNotFromWhenTheHostReadIt() {
+        func history(settleAfterTapMinutes minutes: Double) -> [HistoryEvent] {
+            var b = HistoryBuilder()
+            let host = b.spawnHost()
+            b.harness("user_action", ["action": "start_session", "sid": "s1", "durationMinutes": "15"])
+            b.wait(deviceMinutes: 200.0 / 60)
+            b.shields("com.example.game")
+            b.line("host-app", pid: host, "session_started", ["sessionId": "s1", "durationMinutes": "15"])
+            b.harness("monitoring_registered", ["activity": "focuspledge_s1", "repeats": "false"])
+            b.wait(deviceMinutes: minutes - 200.0 / 60)
+            b.hostSettles("s1", "SUCCESS", host: host)
+            b.wait(deviceMinutes: 10)
+            return b.finish()
+        }
+        let kept = Self.check(history(settleAfterTapMinutes: 16))
+        #expect(!kept.failedInvariants.contains("no-early-success"), "\(kept.humanSummary())")
+        #expect(kept.checked(.noEarlySuccess) == 1)
+        let early = Self.check(history(settleAfterTapMinutes: 14))
+        #expect(early.violations(of: "no-early-success").map(\.sessionId) == ["s1"])
+    }
+
     // MARK: violations iOS told the app about, and violations it lost
 
     /// as-written's finding: iOS showed the shield and asked the app's shield-configuration

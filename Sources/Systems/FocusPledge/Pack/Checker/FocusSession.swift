@@ -33,6 +33,10 @@ extension FocusPledgeChecker {
         /// The scheduled end; nil when no duration was recorded (the session never "ends").
         var endT: Double? { durationMinutes.map { startT + $0 * 60 } }
 
+        /// The end of what the user pledged: from the tap (the server's pledge, A1), however late
+        /// the host read it.
+        var pledgeEndT: Double? { durationMinutes.map { (startAction?.t ?? startT) + $0 * 60 } }
+
         /// The end of the active interval: the scheduled end, or an earlier manual stop.
         var activeEndT: Double? {
             guard let stopT = stopAction?.t else { return endT }

@@ -13,7 +13,7 @@ extension FocusPledgeChecker {
         static func judge(_ run: FocusPledgeRun) -> RuleOutcome {
             var outcome = RuleOutcome(FocusPledgeInvariant.noEarlySuccess.rawValue)
             for session in run.sessions {
-                guard let end = session.endT else { continue }
+                guard let end = session.pledgeEndT else { continue }
                 for s in session.settlements where s.isSuccess {
                     guard let t = s.deviceT else { continue }
                     outcome.checkedCount += 1
