@@ -10,7 +10,7 @@ import Foundation
 public enum AppGroupStorage {
     public typealias Snapshot = [String: PropertyListValue]
 
-    /// The seed's `checkSessionFailed()` tuple, plus the hardened `failure_session_id`.
+    /// The seed's `checkSessionFailed()` tuple, plus the session a hardened failure record names.
     public struct FailureStatus: Sendable, Equatable {
         public var failed: Bool
         public var reason: String?
