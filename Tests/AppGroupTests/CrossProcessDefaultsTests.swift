@@ -138,6 +138,29 @@ import Glibc
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.contains(".corrupt-") }.isEmpty)
     }
 
+    /// A writer the nemesis holds SIGSTOPped mid-write for more than `staleTempSeconds` leaves an
+    /// old temp: the sweep keeps it while the writer lives (its rename would fail) and removes a
+    /// dead writer's. (A fresh temp is never swept whatever its pid says, so only old temps test
+    /// the pid check.)
+    @Test func sweepKeepsALiveWritersOldTempAndRemovesADeadOnes() throws {
+        let t = try TestRoot()
+        try t.defaults().set(1, forKey: "a")
+        let gone = try ChildProcess.spawn("/bin/true", [])
+        #expect(gone.wait(timeout: .seconds(10)) == .exited(0))
+        let dir = (t.suitePath as NSString).deletingLastPathComponent
+        let liveTemp = dir + "/.tmp.\(getppid()).1.\(TestRoot.group).plist"
+        let deadTemp = dir + "/.tmp.\(gone.pid).1.\(TestRoot.group).plist"
+        let old = Date().addingTimeInterval(-Double(SafeDirectory.staleTempSeconds) - 60)
+        for path in [liveTemp, deadTemp] {
+            try Data("partial".utf8).write(to: URL(fileURLWithPath: path))
+            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: path)
+        }
+        #expect(kill(getppid(), 0) == 0, "the live writer stand-in (our parent) is alive")
+        _ = try t.defaults()  // opening the suite sweeps
+        #expect(FileManager.default.fileExists(atPath: liveTemp), "a live writer's temp was swept")
+        #expect(!FileManager.default.fileExists(atPath: deadTemp), "a dead writer's temp was kept")
+    }
+
     /// Opening a suite sweeps temp files of dead writers — never those of a live one (its rename
     /// would fail and its write be lost).
     @Test func sweepNeverRemovesALiveWritersTemp() throws {

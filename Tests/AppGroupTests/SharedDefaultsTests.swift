@@ -109,20 +109,29 @@ import Glibc
         #expect(try t.defaults().integer(forKey: "a") == 2)
     }
 
-    /// A suite file over the 8 MiB read bound is not read at all: quarantined like a corrupt one,
-    /// even when it is a perfectly valid plist.
+    /// A suite file over `maxSuiteBytes` (another writer's) is not read at all: quarantined like a
+    /// corrupt one, even when it is a perfectly valid plist whose every value is within the value
+    /// limit (so only the read's own bound can catch it).
     @Test func suiteFileOverTheReadLimitIsQuarantined() throws {
         let t = try TestRoot()
         try t.defaults().set(1, forKey: "a")
-        var plist = Array(#"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>big</key><string>"#.utf8)
-        plist += [UInt8](repeating: UInt8(ascii: "x"), count: 8 * 1024 * 1024 + 1)
-        plist += Array("</string></dict></plist>\n".utf8)
+        let valueBytes = SharedDefaults.maxValueBytes / 2
+        let values = SharedDefaults.maxSuiteBytes / valueBytes + 1
+        var plist = Array(#"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict>"#.utf8)
+        for i in 0..<values {
+            plist += Array("<key>v\(i)</key><string>".utf8)
+            plist += [UInt8](repeating: UInt8(ascii: "x"), count: valueBytes)
+            plist += Array("</string>".utf8)
+        }
+        plist += Array("</dict></plist>\n".utf8)
+        try #require(plist.count > SharedDefaults.maxSuiteBytes)
         try Data(plist).write(to: URL(fileURLWithPath: t.suitePath))
         let fresh = try t.defaults()
-        #expect(fresh.object(forKey: "big") == nil)
+        #expect(fresh.object(forKey: "v0") == nil)
+        #expect(fresh.object(forKey: "a") == nil)
         let records = t.root.quarantineRecords()
         try #require(records.count == 1)
-        #expect(records[0].contains("limit"), "\(records[0])")
+        #expect(records[0].contains("\(SharedDefaults.maxSuiteBytes)-byte limit"), "\(records[0])")
     }
 
     /// PROTOCOL.md §3: every write increments the little-endian counter at offset 0 of

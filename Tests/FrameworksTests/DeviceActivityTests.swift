@@ -4,6 +4,7 @@ import Foundation
 import ScreenTimeModel
 import ScreenTimeOS
 import ScreenTimeShims
+import SystemFiles
 import Testing
 
 @Suite struct DeviceActivityTests {
@@ -25,6 +26,18 @@ import Testing
         #expect(center.activities.isEmpty)
         try center.startMonitoring(DeviceActivityName("ok"), during: schedule(9, 0, 9, 15))
         #expect(center.activities == [DeviceActivityName("ok")])
+    }
+
+    /// On iOS the OS refuses and so knows; here the framework files each refusal for the OS
+    /// (`system/deviceactivity-refused/`), which the run records.
+    @Test func aRefusedStartMonitoringIsFiledForTheOS() throws {
+        let t = try TestDevice()
+        let center = DeviceActivity.DeviceActivityCenter(device: t.device)
+        #expect(throws: MonitoringError.intervalTooShort) { try center.startMonitoring(DeviceActivityName("short"), during: schedule(9, 0, 9, 14)) }
+        let filed = try t.device.area(SystemPaths.deviceActivityRefusals).readAll(MonitoringRefusalRecord.self)
+        #expect(filed.errors.isEmpty)
+        #expect(filed.records.map(\.record.activity) == ["short"])
+        #expect(filed.records.first?.record.error == "intervalTooShort")
     }
 
     @Test func aTwentyFirstActivityIsRefused() throws {
@@ -68,6 +81,9 @@ import Testing
     @Test func monitoringIsRefusedWhenTheOSSaysUnauthorized() throws {
         let t = try TestDevice()
         let center = DeviceActivity.DeviceActivityCenter(device: t.device)
+        // Only an approved status allows monitoring: not yet asked is not approved either.
+        try FamilyControlsAuthority.setStatus("notDetermined", on: t.device)
+        #expect(throws: MonitoringError.unauthorized) { try center.startMonitoring(DeviceActivityName("x"), during: schedule(9, 0, 10, 0)) }
         try FamilyControlsAuthority.setStatus("denied", on: t.device)
         #expect(throws: MonitoringError.unauthorized) { try center.startMonitoring(DeviceActivityName("x"), during: schedule(9, 0, 10, 0)) }
         try FamilyControlsAuthority.setStatus("approved", on: t.device)

@@ -50,6 +50,16 @@ import Testing
         #expect(os.familyControlsStatus == "denied")
     }
 
+    @Test func revokingLosesTheMonitorCallsAFaultHeldBack() {
+        var os = Self.os(familyControls: "approved", faults: [FieldFault(kind: .delay(600...600), callbacks: ["intervalDidStart"])])
+        let registered = os.apply(.registrations([DeviceOSTests.registration("a", DeviceOSTests.hm(8, 0), DeviceOSTests.hm(10, 0))]))
+        #expect(Self.has(registered, "callback_held", ["callback": "intervalDidStart", "activity": "a"]))
+        _ = os.apply(.revokeAuthorization)
+        #expect(os.nextDeadline() == nil, "nothing is left to happen")
+        let later = DeviceOSTests.run(&os, until: Self.t0 + 3600)
+        #expect(DeviceOSTests.monitorCalls(later).isEmpty, "\(later)")
+    }
+
     @Test func aRefusedRegistrationIsRecorded() {
         var os = Self.os()
         #expect(os.apply(.monitoringRefused(activity: "a", error: "intervalTooShort", detail: "10 min")) == [

@@ -102,6 +102,29 @@ import Testing
         #expect(Self.monitorCalls(effects) == ["intervalDidEnd now"])
     }
 
+    @Test func anEndedIntervalIsOverAndStoppingItLaterEndsNothing() {
+        var os = Self.os()
+        _ = os.apply(.registrations([Self.registration("a", Self.hm(10, 0), Self.hm(10, 30))]))
+        #expect(Self.monitorCalls(Self.run(&os, until: Self.t0 + 2 * 3600)) == ["intervalDidStart a", "intervalDidEnd a"])
+        #expect(!os.isMonitored("a"))
+        #expect(Self.monitorCalls(os.apply(.registrations([]))).isEmpty, "its interval ended already: no second intervalDidEnd")
+    }
+
+    /// The registrations directory is read again whenever any activity changes: an unchanged
+    /// registration keeps its state (its past boundaries are not called again).
+    @Test func anUnchangedRegistrationReadAgainIsLeftAlone() {
+        var os = Self.os()
+        let a = Self.registration("a", Self.hm(10, 0), Self.hm(10, 30), repeats: true)
+        _ = os.apply(.registrations([a]))
+        #expect(Self.monitorCalls(Self.run(&os, until: Self.t0 + 2 * 3600)) == ["intervalDidStart a", "intervalDidEnd a"])
+        let b = Self.registration("b", Self.hm(20, 0), Self.hm(21, 0), at: os.now)
+        let effects = os.apply(.registrations([a, b]))
+        #expect(Self.monitorCalls(effects).isEmpty, "\(effects)")
+        #expect(effects.filter { if case .record("monitoring_registered", _) = $0 { true } else { false } } == [
+            .record("monitoring_registered", ["activity": "b", "repeats": "false"]),
+        ])
+    }
+
     @Test func aTimeZoneChangeMovesLocalTimes() {
         var os = Self.os()
         _ = os.apply(.timeZone("America/New_York"))
@@ -127,6 +150,37 @@ import Testing
         calls = Self.monitorCalls(Self.run(&os, until: Self.t0 + 2 * 3600))
         #expect(calls == ["eventDidReachThreshold a limit"], "once, though 30 minutes were used")
         #expect(os.journal.contains(.clock(now: start + 4 * 60)), "fires when the 10th minute is reached")
+    }
+
+    @Test func useCountsTowardAnEventFromZeroInEachInterval() {
+        var os = Self.os()
+        let event = ActivityEventRecord(applications: [OpaqueToken.encode(.application, "com.video")], threshold: ScheduleComponents(minute: 10))
+        _ = os.apply(.registrations([Self.registration("a", Self.hm(10, 0), Self.hm(11, 0), repeats: true, events: ["limit": event])]))
+        // 10:00 Berlin today: 6 minutes; 10:00 tomorrow: 6 minutes more, in a new interval.
+        _ = Self.run(&os, until: Self.t0 + 3600)
+        _ = os.apply(.user(.useApp(bundleIdentifier: "com.video", seconds: 6 * 60, label: [:])))
+        let tomorrow = Self.t0 + 86_400 + 3600
+        _ = Self.run(&os, until: tomorrow)
+        _ = os.apply(.user(.useApp(bundleIdentifier: "com.video", seconds: 6 * 60, label: [:])))
+        var calls = Self.monitorCalls(Self.run(&os, until: tomorrow + 8 * 60))
+        #expect(!calls.contains { $0.hasPrefix("eventDidReachThreshold") }, "6 + 6 minutes in two intervals are not 10 in one: \(calls)")
+        // 5 minutes more in this interval make 11: it fires.
+        _ = os.apply(.user(.useApp(bundleIdentifier: "com.video", seconds: 5 * 60, label: [:])))
+        calls = Self.monitorCalls(Self.run(&os, until: tomorrow + 20 * 60))
+        #expect(calls == ["eventDidReachThreshold a limit"])
+    }
+
+    @Test func anAppShieldedThroughItsCategoryShowsTheShield() {
+        var os = DeviceOS(
+            configuration: .init(
+                timeZone: Self.berlin, extensionPoints: Set(ExtensionPoint.allCases), appCategories: ["com.video": "entertainment", "com.maps": "travel"],
+                seed: 7),
+            now: Self.t0)
+        let policy = CategoryPolicyRecord(policy: .specific, categories: [OpaqueToken.encode(.category, "entertainment")])
+        _ = os.apply(.shields(ShieldUnion([ShieldSettingsRecord(applicationCategories: policy)])))
+        #expect(os.apply(.user(.useApp(bundleIdentifier: "com.video", seconds: 60, label: [:]))).contains(.record("shield_shown", ["app": "com.video"])))
+        let other = os.apply(.user(.useApp(bundleIdentifier: "com.maps", seconds: 60, label: [:])))
+        #expect(other.contains { if case .record("app_in_use", let f) = $0 { f["app"] == "com.maps" } else { false } }, "another category opens")
     }
 
     @Test func useOfAShieldedAppShowsTheShieldAndCountsNothing() {
@@ -167,6 +221,17 @@ import Testing
         _ = os.apply(.user(.useApp(bundleIdentifier: "com.video", seconds: 600, label: [:])))
         let effects = os.apply(.shields(Self.shieldUnion(["com.video"])))
         #expect(effects.contains(.record("shield_shown", ["app": "com.video"])))
+    }
+
+    @Test func aShieldOnScreenGoesWhenItsAppIsNoLongerShielded() {
+        var os = Self.os()
+        _ = os.apply(.shields(Self.shieldUnion(["com.video"])))
+        _ = os.apply(.user(.useApp(bundleIdentifier: "com.video", seconds: 60, label: [:])))
+        #expect(os.apply(.shields(Self.shieldUnion([]))).contains(.record("shield_lifted", ["app": "com.video"])))
+        // Nothing is on screen any more: a press finds no shield and runs no extension.
+        let press = os.apply(.user(.pressShieldButton(.primaryButtonPressed, label: [:])))
+        #expect(press.contains { if case .record("shield_button_unavailable", _) = $0 { true } else { false } }, "\(press)")
+        #expect(!press.contains { if case .call(.shieldAction, _, _) = $0 { true } else { false } })
     }
 
     // MARK: The host's lifecycle

@@ -71,6 +71,7 @@ import Testing
             let commands = t.exited(pid: pid, status: "exited(1)", clean: false, now: now)
             if crash <= ProcessTable.maxUnexpectedExits {
                 #expect(commands.count == 1)
+                #expect(t.due(now: now + ProcessTable.crashRestartDelayMillis * Self.ms - 1).isEmpty, "not before the restart delay")
                 now += ProcessTable.crashRestartDelayMillis * Self.ms
                 #expect(t.due(now: now) == [.spawn(role: "app")])
                 pid += 1
@@ -108,6 +109,74 @@ import Testing
         // A stopped extension is not the watchdog's: the nemesis holds it.
         #expect(t.watchdog(wallNanos: ProcessTable.extensionWatchdogNanos * 2).isEmpty)
         #expect(t.due(now: 10 * Self.ms).first == .signal(pid: 300, .cont))
+    }
+
+    @Test func aFaultOnAnExtensionRoleHitsOnlyACallOfThatRole() {
+        var t = table()
+        t.extensionStarted(role: "shield", pid: 300, callback: "shieldAction", delivery: 1, wallNanos: 0)
+        #expect(t.apply(fault("monitor", .kill), now: 0) == [
+            .record("fault_skipped", ["target": "monitor", "kind": "kill", "why": "not running"]),
+        ])
+        t.extensionStarted(role: "monitor", pid: 301, callback: "intervalDidStart", delivery: 2, wallNanos: 0)
+        #expect(t.apply(fault("monitor", .kill), now: 0).first == .signal(pid: 301, .kill))
+    }
+
+    /// iOS suspends the host in the background; the nemesis stops processes for its hold. Neither
+    /// continues a process the other still holds.
+    @Test func anIOSSuspensionAndANemesisStopNeverUndoEachOther() {
+        var t = table()
+        #expect(t.osSuspend(role: "app") == [
+            .signal(pid: 100, .stop), .record("signal", ["target": "app", "childPid": "100", "signal": "STOP", "by": "ios"]),
+        ])
+        // A nemesis STOP of a suspended host is skipped: its CONT would wake what iOS suspended.
+        #expect(t.apply(fault("app", .stop, hold: 10), now: 0) == [
+            .record("fault_skipped", ["target": "app", "kind": "stop", "why": "suspended by iOS"]),
+        ])
+        #expect(t.osResume(role: "app").first == .signal(pid: 100, .cont))
+        // Stopped by the nemesis, then suspended by iOS: the end of the hold does not continue it.
+        #expect(t.apply(fault("app", .stop, hold: 10), now: 20 * Self.ms).first == .signal(pid: 100, .stop))
+        #expect(t.osSuspend(role: "app").first == .signal(pid: 100, .stop))
+        #expect(t.due(now: 30 * Self.ms).isEmpty, "iOS still has it suspended")
+        #expect(t.osResume(role: "app").first == .signal(pid: 100, .cont))
+        // And iOS's resume does not continue a process the nemesis still holds.
+        #expect(t.apply(fault("app", .stop, hold: 10), now: 40 * Self.ms).first == .signal(pid: 100, .stop))
+        _ = t.osSuspend(role: "app")
+        #expect(t.osResume(role: "app").isEmpty, "the nemesis still holds it")
+        #expect(t.due(now: 50 * Self.ms) == [
+            .signal(pid: 100, .cont), .record("signal", ["target": "app", "childPid": "100", "signal": "CONT", "by": "nemesis"]),
+        ])
+    }
+
+    @Test func aHostIOSTerminatedStaysDownUntilIOSLaunchesIt() {
+        var t = table()
+        #expect(t.osTerminate(role: "app").first == .signal(pid: 100, .kill))
+        #expect(t.exited(pid: 100, status: "signalled(9)", clean: false, now: 0).count == 1, "an expected exit: no restart")
+        // Not brought back when the workload ends either: iOS decides, not the harness.
+        _ = t.beginQuiesce(now: 1 * Self.ms)
+        #expect(t.due(now: 10_000 * Self.ms).isEmpty)
+        #expect(t.osLaunch(role: "app") == [.spawn(role: "app")])
+    }
+
+    @Test func aRebootKillsTheDevicesProcessesAndEveryExtensionCallNotTheServer() {
+        var t = table()
+        t.extensionStarted(role: "monitor", pid: 300, callback: "intervalDidStart", delivery: 3, wallNanos: 0)
+        let commands = t.reboot(deviceRoles: ["app", "monitor"])
+        #expect(commands.contains(.signal(pid: 100, .kill)))
+        #expect(commands.contains(.signal(pid: 300, .kill)), "\(commands)")
+        #expect(!commands.contains(.signal(pid: 200, .kill)), "the server is not on the device")
+        _ = t.exited(pid: 100, status: "signalled(9)", clean: false, now: 0)
+        #expect(t.due(now: 10_000 * Self.ms).isEmpty, "the app stays down until iOS launches it")
+    }
+
+    @Test func atTheFinalShutdownNothingIsRelaunched() {
+        var t = table()
+        t.shuttingDown()
+        #expect(t.exited(pid: 100, status: "signalled(15)", clean: false, now: 0) == [
+            .record("exit", ["target": "app", "childPid": "100", "status": "signalled(15)"]),
+        ])
+        #expect(t.nextDueTicks == nil)
+        #expect(t.due(now: 10_000 * Self.ms).isEmpty)
+        #expect(t.entry("app")?.unexpectedExits == 0)
     }
 
     @Test func quiesceContinuesTheStoppedAndRestartsTheDown() {

@@ -63,6 +63,20 @@ struct InvariantRuleTests {
         #expect(report.violations.first?.explanation.contains("threshold is 900 s") == true)
     }
 
+    /// The quiet time runs from the session's last heartbeat the server recorded, not its first.
+    @Test func staleJobSettlementSoonAfterTheLastOfSeveralHeartbeatsIsNotEarned() {
+        let report = FocusPledgeChecker.check(CheckerFixture.cleanSession { b, _ in
+            b.line("settlement-server", pid: 900, "heartbeat", ["sessionId": "s1"])
+            b.wait(deviceMinutes: 16)
+            b.line("settlement-server", pid: 900, "heartbeat", ["sessionId": "s1"])
+            b.wait(deviceMinutes: 1)
+            b.settle("s1", "FAILURE", reason: "no_heartbeat", origin: "staleJob")
+            b.shields("")
+        })
+        #expect(report.failedInvariants == [I.staleSettlementEarned.rawValue])
+        #expect(report.checked(.staleSettlementEarned) == 1, "\(report.humanSummary())")
+    }
+
     @Test func noHeartbeatFromTheClientIsNotTheStaleJob() {
         let report = FocusPledgeChecker.check(CheckerFixture.cleanSession { b, host in
             b.hostSettles("s1", "FAILURE", host: host, reason: "no_heartbeat")
