@@ -53,29 +53,24 @@ struct HistoryBuilder {
 
     // MARK: processes
 
-    mutating func spawnHost() -> Int32 {
+    /// A process `target` started by the harness; its first line is `firstEvent`.
+    mutating func spawn(_ target: String, firstEvent: String) -> Int32 {
         let pid = newPid()
-        harness("spawn", ["target": "host-app", "childPid": String(pid)])
-        line("host-app", pid: pid, "launched")
+        harness("spawn", ["target": target, "childPid": String(pid)])
+        line(target, pid: pid, firstEvent)
         return pid
     }
 
-    mutating func killHost(_ pid: Int32) {
-        harness("signal", ["target": "host-app", "childPid": String(pid), "signal": "KILL", "by": "nemesis"])
-        harness("exit", ["target": "host-app", "childPid": String(pid), "status": "signal 9"])
+    /// The nemesis SIGKILLs `target`'s process `pid`.
+    mutating func kill(_ target: String, _ pid: Int32) {
+        harness("signal", ["target": target, "childPid": String(pid), "signal": "KILL", "by": "nemesis"])
+        harness("exit", ["target": target, "childPid": String(pid), "status": "signal 9"])
     }
 
-    mutating func spawnServer() -> Int32 {
-        let pid = newPid()
-        harness("spawn", ["target": "settlement-server", "childPid": String(pid)])
-        line("settlement-server", pid: pid, "started")
-        return pid
-    }
-
-    mutating func killServer(_ pid: Int32) {
-        harness("signal", ["target": "settlement-server", "childPid": String(pid), "signal": "KILL", "by": "nemesis"])
-        harness("exit", ["target": "settlement-server", "childPid": String(pid), "status": "signal 9"])
-    }
+    mutating func spawnHost() -> Int32 { spawn("host-app", firstEvent: "launched") }
+    mutating func killHost(_ pid: Int32) { kill("host-app", pid) }
+    mutating func spawnServer() -> Int32 { spawn("settlement-server", firstEvent: "started") }
+    mutating func killServer(_ pid: Int32) { kill("settlement-server", pid) }
 
     mutating func signalHost(_ pid: Int32, _ signal: String) {
         harness("signal", ["target": "host-app", "childPid": String(pid), "signal": signal, "by": "nemesis"])

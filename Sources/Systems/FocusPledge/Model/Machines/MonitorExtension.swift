@@ -62,12 +62,7 @@ public struct MonitorExtension: Sendable {
         case (.asWritten, .eventDidReachThreshold(_, _, let now, _)):
             // Seed: markSessionFailed(reason: "app_opened", appBundleId: nil) — whatever the activity,
             // whichever session is active (or none).
-            return (.recordedFailure(sessionId: nil), [
-                AppGroupStorage.markSessionFailed(
-                    reason: FocusPledgeKeys.appOpenedReason, appBundleId: nil, now: now, variant: .asWritten, sessionId: nil),
-                .postNotification(FocusPledgeKeys.failureNotification),
-                .trace("failure_recorded", ["reason": FocusPledgeKeys.appOpenedReason]),
-            ])
+            return (.recordedFailure(sessionId: nil), AppGroupStorage.recordViolation(appBundleId: nil, now: now, variant: .asWritten, sessionId: nil))
 
         case (.hardened, .eventDidReachThreshold(_, let activity, let now, let store)):
             guard let sessionId = FocusPledgeKeys.sessionId(fromActivity: activity) else {
@@ -76,13 +71,9 @@ public struct MonitorExtension: Sendable {
             if let reason = AppGroupStorage.reasonToIgnoreFailure(of: sessionId, now: now, store: store) {
                 return ignored(reason, activity)
             }
-            return (.recordedFailure(sessionId: sessionId), [
-                AppGroupStorage.markSessionFailed(
-                    reason: FocusPledgeKeys.appOpenedReason, appBundleId: nil, now: now, variant: .hardened,
-                    sessionId: sessionId),
-                .postNotification(FocusPledgeKeys.failureNotification),
-                .trace("failure_recorded", ["sessionId": sessionId, "reason": FocusPledgeKeys.appOpenedReason]),
-            ])
+            return (
+                .recordedFailure(sessionId: sessionId),
+                AppGroupStorage.recordViolation(appBundleId: nil, now: now, variant: .hardened, sessionId: sessionId))
         }
     }
 

@@ -37,20 +37,12 @@ public struct ShieldActionExtension: Sendable {
     public mutating func handle(_ event: Event) -> [Effect] {
         state.callbacksHandled += 1
         guard case .handle(_, let application, let now, let store) = event else { return [] }
-        var app: [String: String] = [:]
-        if let application { app["appBundleId"] = application }
         switch variant {
         case .asWritten:
             // Seed: both buttons alike, no check of any session.
             state.lastDecision = .recordedFailure(sessionId: nil)
-            return [
-                AppGroupStorage.markSessionFailed(
-                    reason: FocusPledgeKeys.appOpenedReason, appBundleId: application, now: now, variant: .asWritten,
-                    sessionId: nil),
-                .postNotification(FocusPledgeKeys.failureNotification),
-                .trace("failure_recorded", app.merging(["reason": FocusPledgeKeys.appOpenedReason]) { a, _ in a }),
-                .respond(.none),
-            ]
+            return AppGroupStorage.recordViolation(appBundleId: application, now: now, variant: .asWritten, sessionId: nil)
+                + [.respond(.none)]
         case .hardened:
             // A shield carries no activity name: the failure belongs to the active session.
             guard let sessionId = AppGroupStorage.activeSessionId(store) else {
@@ -60,14 +52,8 @@ public struct ShieldActionExtension: Sendable {
                 return ignored(reason, application)
             }
             state.lastDecision = .recordedFailure(sessionId: sessionId)
-            return [
-                AppGroupStorage.markSessionFailed(
-                    reason: FocusPledgeKeys.appOpenedReason, appBundleId: application, now: now, variant: .hardened,
-                    sessionId: sessionId),
-                .postNotification(FocusPledgeKeys.failureNotification),
-                .trace("failure_recorded", app.merging(["sessionId": sessionId, "reason": FocusPledgeKeys.appOpenedReason]) { a, _ in a }),
-                .respond(.none),
-            ]
+            return AppGroupStorage.recordViolation(appBundleId: application, now: now, variant: .hardened, sessionId: sessionId)
+                + [.respond(.none)]
         }
     }
 

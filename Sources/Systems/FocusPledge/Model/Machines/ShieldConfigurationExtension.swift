@@ -48,13 +48,7 @@ public struct ShieldConfigurationExtension: Sendable {
                 return ignored(reason, app)
             }
             state.lastDecision = .recordedFailure(sessionId: sessionId)
-            return [
-                AppGroupStorage.markSessionFailed(
-                    reason: FocusPledgeKeys.appOpenedReason, appBundleId: application, now: now, variant: .hardened,
-                    sessionId: sessionId),
-                .postNotification(FocusPledgeKeys.failureNotification),
-                .trace("failure_recorded", app.merging(["sessionId": sessionId, "reason": FocusPledgeKeys.appOpenedReason]) { a, _ in a }),
-            ]
+            return AppGroupStorage.recordViolation(appBundleId: application, now: now, variant: .hardened, sessionId: sessionId)
         }
     }
 

@@ -217,6 +217,21 @@ public enum AppGroupStorage {
         }
     }
 
+    /// What every extension does on a violation (seed: `markSessionFailed(reason: "app_opened", …)`):
+    /// the failure write, the Darwin notification (A2), and the `failure_recorded` trace. One place for
+    /// the monitor, the shield-action and the shield-configuration extension, both variants.
+    public static func recordViolation(appBundleId: String?, now: Date, variant: Variant, sessionId: String?) -> [Effect] {
+        var fields = ["reason": FocusPledgeKeys.appOpenedReason]
+        if let appBundleId { fields["appBundleId"] = appBundleId }
+        if let sessionId { fields["sessionId"] = sessionId }
+        return [
+            markSessionFailed(
+                reason: FocusPledgeKeys.appOpenedReason, appBundleId: appBundleId, now: now, variant: variant, sessionId: sessionId),
+            .postNotification(FocusPledgeKeys.failureNotification),
+            .trace("failure_recorded", fields),
+        ]
+    }
+
     /// Hardened: marks `sessionId`'s interval as ended.
     public static func markSessionEnded(sessionId: String) -> Effect {
         .setDefaults([.set(FocusPledgeKeys.sessionEnded, .string(sessionId))], atomic: true)
