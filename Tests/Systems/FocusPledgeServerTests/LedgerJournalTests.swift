@@ -175,4 +175,82 @@ import FocusPledge
         #expect(await restarted.currentLedger().session("s1")?.resolutions.count == 1)
         #expect(await restarted.currentLedger().lastLedgerSeq == 1)
     }
+
+    /// Writes two sessions' heartbeats, interleaved, `beats` each, and settles s1 between them.
+    func writeHeartbeats(to path: String, beats: Int) throws -> SettlementLedger {
+        let (journal, replayed, _) = try LedgerJournal.open(path: path, now: t0)
+        var ledger = replayed
+        try journal.append(ledger.createSession(sessionId: "s1", durationMinutes: 60, now: t0).records)
+        try journal.append(ledger.createSession(sessionId: "s2", durationMinutes: 30, now: t0).records)
+        for i in 1...beats {
+            try journal.append(ledger.heartbeat(sessionId: "s1", now: t0.addingTimeInterval(Double(5 * i))).records)
+            try journal.append(ledger.heartbeat(sessionId: "s2", now: t0.addingTimeInterval(Double(5 * i + 1))).records)
+            if i == beats / 2 {
+                try journal.append(ledger.resolve(
+                    .init(sessionId: "s2", resolution: .failure, idempotencyKey: "k2", reason: "app_opened"),
+                    now: t0.addingTimeInterval(Double(5 * i + 2))).records)
+            }
+        }
+        return ledger
+    }
+
+    @Test func overriddenHeartbeatsAreCompactedAwayAndTheLedgerIsTheSame() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.file("journal.jsonl")
+        let written = try writeHeartbeats(to: path, beats: 40)
+        let before = try dir.bytes("journal.jsonl").split(separator: 0x0A)
+        #expect(before.count == 2 + 80 + 1)
+
+        let (journal, replayed, recovery) = try LedgerJournal.open(path: path, now: t0)
+        #expect(replayed == written)
+        #expect(recovery.recordsReplayed == 83)
+        #expect(recovery.compactedRecords == 78)
+        let after = try dir.bytes("journal.jsonl").split(separator: 0x0A)
+        // The kept lines are the original bytes, in order: the creations, the settlement, and
+        // each session's last heartbeat.
+        let lastOf = { (s: String) in before.last { String(decoding: $0, as: UTF8.self).contains("\"sessionId\":\"\(s)\"") && String(decoding: $0, as: UTF8.self).contains("heartbeat") }! }
+        try #require(after.count == 5)
+        #expect(Array(after[0]) == Array(before[0]))
+        #expect(Array(after[1]) == Array(before[1]))
+        #expect(String(decoding: after[2], as: UTF8.self).contains("\"settled\""))
+        #expect(Array(after[3]) == Array(lastOf("s1")))
+        #expect(Array(after[4]) == Array(lastOf("s2")))
+        #expect(!FileManager.default.fileExists(atPath: path + ".compacting"))
+        // The open journal holds the lock on the file now named `path`.
+        #expect(throws: LedgerJournal.JournalError.locked(path: path)) { _ = try LedgerJournal.open(path: path, now: t0) }
+        withExtendedLifetime(journal) {}
+    }
+
+    @Test func aCompactedJournalAcceptsAppendsAndReopensWithoutCompacting() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.file("journal.jsonl")
+        _ = try writeHeartbeats(to: path, beats: 40)
+        var ledger: SettlementLedger
+        do {
+            let (journal, replayed, _) = try LedgerJournal.open(path: path, now: t0)
+            ledger = replayed
+            try journal.append(ledger.heartbeat(sessionId: "s1", now: t0.addingTimeInterval(900)).records)
+        }
+        let (_, reopened, recovery) = try LedgerJournal.open(path: path, now: t0)
+        #expect(reopened == ledger)
+        #expect(reopened.session("s1")?.lastCheckedAtUnixMillis == UnixMillis.from(t0.addingTimeInterval(900)))
+        #expect(recovery.recordsReplayed == 6)
+        #expect(recovery.compactedRecords == 0)
+    }
+
+    @Test func fewerOverriddenHeartbeatsThanTheThresholdLeaveTheFileAlone() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.file("journal.jsonl")
+        // 16 beats per session: 30 overridden, under the threshold of 32.
+        #expect(LedgerJournal.compactAtSupersededHeartbeats == 32)
+        let written = try writeHeartbeats(to: path, beats: 16)
+        let before = try dir.bytes("journal.jsonl")
+        let (_, replayed, recovery) = try LedgerJournal.open(path: path, now: t0)
+        #expect(replayed == written)
+        #expect(recovery.compactedRecords == 0)
+        #expect(try dir.bytes("journal.jsonl") == before)
+    }
 }

@@ -20,9 +20,16 @@ import Darwin
 ///   `<journal>.corrupt-<unix ms>` and the file is truncated back to the last good newline;
 /// - any other bad line is corruption nobody can explain; replay stops with `JournalError` and
 ///   the server refuses to start (it never guesses);
-/// - files larger than `maxJournalBytes` are refused rather than read.
+/// - files larger than `maxJournalBytes` are refused rather than read;
+/// - heartbeats a later heartbeat of the same session overrides (`SettlementLedger.apply` keeps only
+///   the last one) are compacted away once there are `compactAtSupersededHeartbeats` of them: the
+///   kept lines, byte for byte and in order, go to `<journal>.compacting`, which is synced and
+///   renamed over the journal. Replaying the result rebuilds the same ledger. Without it every
+///   restart replays every heartbeat ever taken — a heartbeat every 5 device seconds, ~100 restarts
+///   in a 24-hour virtual-time run: quadratic, and most of the server's start-up.
 ///
-/// An exclusive `flock` on the file keeps a second server off the same journal.
+/// An exclusive `flock` on the file keeps a second server off the same journal (a server that
+/// locked a journal compaction has since replaced opens the new file and locks again).
 public final class LedgerJournal {
     public static let defaultMaxJournalBytes = 64 << 20
     /// A restarted server may race the kernel releasing its predecessor's lock (≈0.4 ms after a
@@ -30,6 +37,8 @@ public final class LedgerJournal {
     static let lockAttempts = 50
     static let lockRetryMicroseconds: UInt32 = 10_000
     static let interruptedRetries = 100
+    /// Compact once this many heartbeats are overridden (bounds each restart's replay).
+    public static let compactAtSupersededHeartbeats = 32
 
     public let path: String
     public let maxJournalBytes: Int
@@ -44,6 +53,8 @@ public final class LedgerJournal {
         public var droppedTailBytes: Int
         /// Where the dropped bytes were saved, when there were any.
         public var corruptCopyPath: String?
+        /// Overridden heartbeats compaction removed (0 when it did not run).
+        public var compactedRecords: Int = 0
     }
 
     public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -96,14 +107,12 @@ public final class LedgerJournal {
     /// `now` only names the `.corrupt-<unix ms>` copy of a dropped tail.
     public static func open(
         path: String, limits: SettlementLimits = .standard,
-        maxJournalBytes: Int = defaultMaxJournalBytes, now: Date
+        maxJournalBytes: Int = defaultMaxJournalBytes, now: Date,
+        syncs: Bool = true
     ) throws(JournalError) -> (journal: LedgerJournal, ledger: SettlementLedger, recovery: Recovery) {
-        let fd = posixOpen(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .io(operation: "open", path: path, errno: errno) }
+        var fd = try openLocked(path: path)
         var handedOver = false
         defer { if !handedOver { close(fd) } }
-
-        try lockExclusively(fd: fd, path: path)
 
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .io(operation: "fstat", path: path, errno: errno) }
@@ -114,8 +123,8 @@ public final class LedgerJournal {
         if fileBytes == 0 { try syncParentDirectory(of: path) }
         let contents = try readAll(fd: fd, count: fileBytes, path: path)
 
-        let (ledger, goodBytes, recordsReplayed) = try replay(contents, path: path, limits: limits)
-        var recovery = Recovery(recordsReplayed: recordsReplayed, droppedTailBytes: 0, corruptCopyPath: nil)
+        let (ledger, goodBytes, lines) = try replay(contents, path: path, limits: limits)
+        var recovery = Recovery(recordsReplayed: lines.count, droppedTailBytes: 0, corruptCopyPath: nil)
         if goodBytes < fileBytes {
             let copyPath = "\(path).corrupt-\(UnixMillis.from(now))"
             do {
@@ -128,9 +137,61 @@ public final class LedgerJournal {
             recovery.droppedTailBytes = fileBytes - goodBytes
             recovery.corruptCopyPath = copyPath
         }
+        var sizeBytes = goodBytes
+        let kept = keptLines(lines)
+        if lines.count - kept.count >= compactAtSupersededHeartbeats {
+            let compacted = kept.reduce(into: [UInt8]()) { $0 += contents[$1] }
+            let newFd = try replace(path: path, with: compacted, syncs: syncs)
+            close(fd)  // releases the old file's lock; its waiters find it replaced (`openLocked`)
+            fd = newFd
+            sizeBytes = compacted.count
+            recovery.compactedRecords = lines.count - kept.count
+        }
         handedOver = true
-        let journal = LedgerJournal(path: path, fd: fd, sizeBytes: goodBytes, maxJournalBytes: maxJournalBytes)
+        let journal = LedgerJournal(path: path, fd: fd, sizeBytes: sizeBytes, maxJournalBytes: maxJournalBytes)
+        journal.syncsEachRecord = syncs
         return (journal, ledger, recovery)
+    }
+
+    /// One replayed line: its bytes (with the newline) and, for a heartbeat, its session.
+    struct Line {
+        var bytes: Range<Int>
+        var heartbeatOf: String?
+    }
+
+    /// The lines compaction keeps, in order: all but the heartbeats a later one overrides.
+    static func keptLines(_ lines: [Line]) -> [Range<Int>] {
+        var last: [String: Int] = [:]
+        for (i, line) in lines.enumerated() { if let s = line.heartbeatOf { last[s] = i } }
+        return lines.enumerated().compactMap { i, line in
+            if let s = line.heartbeatOf, last[s] != i { return nil }
+            return line.bytes
+        }
+    }
+
+    /// Writes `bytes` to `<path>.compacting` (locked, synced when `syncs`), renames it over `path`
+    /// and returns its descriptor, still locked. A crash before the rename leaves the journal as it
+    /// was (the next compaction truncates the leftover); after it, the compacted one.
+    private static func replace(path: String, with bytes: [UInt8], syncs: Bool) throws(JournalError) -> Int32 {
+        let temp = path + ".compacting"
+        let fd = posixOpen(temp, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .io(operation: "open", path: temp, errno: errno) }
+        var handedOver = false
+        defer { if !handedOver { close(fd) } }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { throw .io(operation: "flock", path: temp, errno: errno) }
+        var offset = 0
+        var interruptions = 0
+        while offset < bytes.count {
+            let wrote = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            if wrote < 0, errno == EINTR, interruptions < interruptedRetries { interruptions += 1; continue }
+            if wrote <= 0 { throw .io(operation: "write", path: temp, errno: wrote < 0 ? errno : EIO) }
+            offset += wrote
+        }
+        if syncs { guard fsync(fd) == 0 else { throw .io(operation: "fsync", path: temp, errno: errno) } }
+        guard rename(temp, path) == 0 else { throw .io(operation: "rename \(temp) to", path: path, errno: errno) }
+        if syncs { try syncParentDirectory(of: path) }
+        handedOver = true
+        return fd
     }
 
     /// Makes `records` durable, in order: one write() and one fsync per record. On any error the
@@ -166,15 +227,15 @@ public final class LedgerJournal {
 
     // MARK: - Replay
 
-    /// Returns the ledger, the length of the good prefix, and how many records it holds.
+    /// Returns the ledger, the length of the good prefix, and the lines it holds.
     static func replay(
         _ contents: [UInt8], path: String, limits: SettlementLimits
-    ) throws(JournalError) -> (SettlementLedger, Int, Int) {
+    ) throws(JournalError) -> (SettlementLedger, Int, [Line]) {
         var ledger = SettlementLedger(limits: limits)
         let decoder = JSONDecoder()
         var lineStart = 0
         var lineNumber = 0
-        var records = 0
+        var records: [Line] = []
         while lineStart < contents.count {
             lineNumber += 1
             guard let newline = contents[lineStart...].firstIndex(of: 0x0A) else {
@@ -192,7 +253,9 @@ public final class LedgerJournal {
             do { try ledger.apply(record) } catch {
                 throw .inconsistent(path: path, lineNumber: lineNumber, detail: error.description)
             }
-            records += 1
+            var line = Line(bytes: lineStart..<(newline + 1))
+            if case .heartbeat(let sessionId, _) = record { line.heartbeatOf = sessionId }
+            records.append(line)
             lineStart = newline + 1
         }
         return (ledger, lineStart, records)
@@ -200,10 +263,27 @@ public final class LedgerJournal {
 
     // MARK: - Helpers
 
-    private static func lockExclusively(fd: Int32, path: String) throws(JournalError) {
+    /// Opens `path` (creating it) and locks it exclusively, bounded. A lock won on a file that is
+    /// no longer `path` (a compaction renamed a new journal over it meanwhile) is dropped and the
+    /// new file opened instead.
+    private static func openLocked(path: String) throws(JournalError) -> Int32 {
         for attempt in 0..<lockAttempts {
-            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return }
+            let fd = posixOpen(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw .io(operation: "open", path: path, errno: errno) }
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 {
+                var mine = stat()
+                var named = stat()
+                guard fstat(fd, &mine) == 0 else {
+                    let code = errno
+                    close(fd)
+                    throw .io(operation: "fstat", path: path, errno: code)
+                }
+                if stat(path, &named) == 0, named.st_ino == mine.st_ino, named.st_dev == mine.st_dev { return fd }
+                close(fd)  // replaced since we opened it: try the new file at once
+                continue
+            }
             let code = errno
+            close(fd)
             guard code == EWOULDBLOCK || code == EINTR else { throw .io(operation: "flock", path: path, errno: code) }
             if attempt < lockAttempts - 1 { usleep(lockRetryMicroseconds) }
         }

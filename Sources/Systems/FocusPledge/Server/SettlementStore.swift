@@ -36,9 +36,10 @@ public actor SettlementStore {
     ) throws(OpenError) {
         let startedAt = now()
         let opened: (journal: LedgerJournal, ledger: SettlementLedger, recovery: LedgerJournal.Recovery)
-        do { opened = try LedgerJournal.open(path: journalPath, limits: limits, maxJournalBytes: maxJournalBytes, now: startedAt) }
-        catch { throw OpenError(description: error.description) }
-        opened.journal.syncsEachRecord = journalFsync
+        do {
+            opened = try LedgerJournal.open(
+                path: journalPath, limits: limits, maxJournalBytes: maxJournalBytes, now: startedAt, syncs: journalFsync)
+        } catch { throw OpenError(description: error.description) }
         var trace: TraceLog?
         if let tracePath {
             do {
@@ -47,6 +48,11 @@ public actor SettlementStore {
                     "count": String(opened.recovery.recordsReplayed), "ledgerSeq": String(opened.ledger.lastLedgerSeq),
                     "detail": "journal \(journalPath)",
                 ], deviceTime: startedAt.timeIntervalSince1970)
+                if opened.recovery.compactedRecords > 0 {
+                    try log.append("journal-compacted", [
+                        "count": String(opened.recovery.compactedRecords), "detail": "overridden heartbeats removed",
+                    ], deviceTime: startedAt.timeIntervalSince1970)
+                }
                 if let copy = opened.recovery.corruptCopyPath {
                     try log.append("journal-tail-dropped", [
                         "count": String(opened.recovery.droppedTailBytes), "detail": copy,
