@@ -43,6 +43,10 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
     private var lastSeen: [String: UInt64] = [:]
     private var checkLast: [UInt64: UInt64?] = [:]
     private var watching = false
+    /// `generation(_:)`'s cache: valid while `notify/.lock`'s header reads the same settled
+    /// (high-water, landed sequence) pair (PROTOCOL.md §4.2).
+    private var generationCache: [String: UInt64] = [:]
+    private var generationCacheKey: (highWater: UInt64, sequence: UInt64)?
 
     public init(deviceRoot: DeviceRoot, lockTimeout: Duration = .seconds(5)) throws {
         self.deviceRoot = deviceRoot
@@ -102,7 +106,8 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
                 try quarantine(name, reason: reason)
                 quarantined = true
             }
-            let highWater = lock.readCounter()
+            let header = lock.readWords(3)  // high-water, landed high-water, landed sequence
+            let highWater = header[0]
             let next: NotifyRecord
             switch change {
             case .post:
@@ -111,10 +116,15 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
                 // A replaced corrupt record takes the high-water: at least what it may have had.
                 next = NotifyRecord(generation: current?.generation ?? (quarantined ? highWater : 0), state: state)
             }
+            let newHighWater = max(next.generation, highWater)
             if next.generation > highWater { lock.writeCounter(next.generation) }
             // The temp name carries the new generation ("g<gen>"), so an observer that sees the
             // rename's IN_MOVED_FROM learns it without opening the file (PROTOCOL.md §4.3).
             try directory.writeAtomically(name, bytes: next.encoded, fsync: false, tempTag: "g\(next.generation)")
+            // Landed: the high-water this write settled on and one more landed write (§4.2). A
+            // reader caches generations only while these match the high-water, so a write under
+            // way — or by a participant that does not write them — is never cached past.
+            lock.writeWords([newHighWater, header[2] &+ 1], at: 1)
         }
     }
 
@@ -143,9 +153,30 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
     }
 
     /// The name's current generation (0 = never posted).
+    ///
+    /// Cached: one `pread` of `notify/.lock`'s header, then the record only when a write has
+    /// landed since it was last read (PROTOCOL.md §4.2). The harness asks for a dozen names per
+    /// step of virtual time, ~10,000 steps in a 24-hour run.
     public func generation(_ name: String) throws -> UInt64 {
         try NotifyName.validate(name)
-        return try readRecord(name)?.generation ?? 0
+        let header = lock.readWords(3)
+        guard header[0] == header[1] else { return try readRecord(name)?.generation ?? 0 }
+        let key = (highWater: header[0], sequence: header[2])
+        mutex.lock()
+        if generationCacheKey.map({ $0 != key }) ?? true {
+            generationCache.removeAll(keepingCapacity: true)
+            generationCacheKey = key
+        }
+        if let g = generationCache[name] {
+            mutex.unlock()
+            return g
+        }
+        mutex.unlock()
+        let g = try readRecord(name)?.generation ?? 0
+        mutex.lock()
+        if generationCacheKey.map({ $0 == key }) ?? false { generationCache[name] = g }
+        mutex.unlock()
+        return g
     }
 
     // MARK: Observers

@@ -71,4 +71,26 @@ public final class FileLock: @unchecked Sendable {
         var v = value.littleEndian
         _ = pwrite(fd, &v, 8, 0)
     }
+
+    /// The first `count` (≤ 4) 8-byte little-endian words of the lock file in one `pread`; words
+    /// past the end of the file read as 0, a short last word as its low bytes (as `readCounter`).
+    public func readWords(_ count: Int) -> [UInt64] {
+        precondition((1...4).contains(count))
+        var raw = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        let n = withUnsafeMutableBytes(of: &raw) { pread(fd, $0.baseAddress, 8 * count, 0) }
+        let bytes = withUnsafeBytes(of: raw) { Array($0.prefix(max(0, n))) }
+        return (0..<count).map { w in
+            var v: UInt64 = 0
+            for i in stride(from: min(bytes.count, 8 * w + 8) - 1, through: 8 * w, by: -1) { v = v << 8 | UInt64(bytes[i]) }
+            return v
+        }
+    }
+
+    /// Writes 8-byte little-endian words at word offset `at`, in one `pwrite`; call only while
+    /// holding the lock.
+    public func writeWords(_ words: [UInt64], at: Int) {
+        precondition(!words.isEmpty && words.count + at <= 4)
+        var raw = words.map(\.littleEndian)
+        _ = raw.withUnsafeMutableBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(8 * at)) }
+    }
 }

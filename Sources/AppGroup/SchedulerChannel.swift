@@ -131,6 +131,9 @@ public final class SchedulerInbox: @unchecked Sendable {
     /// once (POLLHUP) — holding one keeps `read(timeoutMillis:)` a real wait.
     private let keepAliveFd: Int32
     private var pending: [UInt8] = []
+    /// Reused by every read: a fresh 64 KiB array per call was a page-fault source in the
+    /// harness's hottest loop.
+    private var buffer = [UInt8](repeating: 0, count: 65536)
     /// Lines longer than this are dropped (and counted): a participant bug, never a hang.
     public private(set) var malformedLines = 0
 
@@ -154,7 +157,6 @@ public final class SchedulerInbox: @unchecked Sendable {
     public func read(timeoutMillis: Int32) -> [SchedulerReport] {
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         _ = poll(&p, 1, timeoutMillis)
-        var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n <= 0 { break }

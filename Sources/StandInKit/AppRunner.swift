@@ -125,6 +125,16 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
     /// Runs until SIGTERM; then exits 0.
     public func run() -> Never {
         signal(SIGTERM) { _ in AppRunner.terminate = 1 }
+        // The handler above only sets a flag; this wakes the loop at once too (it may be asleep
+        // for up to `maxSleepSeconds`: ~10 ms of every SIGTERM's exit, wall time the harness
+        // waits for). The flag stays for a signal that arrives before the source is resumed.
+        let termSource = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
+        termSource.setEventHandler { [weak self] in
+            AppRunner.terminate = 1
+            self?.enqueue(nil)
+        }
+        termSource.resume()
+        defer { termSource.cancel() }
         context.trace.log("launched", ["variant": context.variant])
         let inboxName = EmulatedOSPaths.inboxPosted(context.process)
         do {

@@ -88,6 +88,24 @@ public final class ChildProcess: @unchecked Sendable {
         return (group ? kill(-pid, sig) : kill(pid, sig)) == 0
     }
 
+    /// True while the child is still running user code: not a zombie, and not already on its way
+    /// out (the kernel's PF_EXITING on its main thread, from `/proc/<pid>/stat`). False when that
+    /// cannot be read (Linux only; elsewhere nil).
+    public var isRunningUserCode: Bool? {
+        #if os(Linux)
+        guard !hasExited, let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return false }
+        // After "(comm)": state ppid pgrp session tty_nr tpgid flags ...
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 6, let flags = UInt64(fields[6]) else { return false }
+        let pfExiting: UInt64 = 0x4
+        return !["Z", "X", "x"].contains(String(fields[0])) && flags & pfExiting == 0
+        #else
+        return nil
+        #endif
+    }
+
     public var hasExited: Bool {
         mutex.lock()
         defer { mutex.unlock() }

@@ -290,6 +290,11 @@ def mutate(root, name, post, state=None):
             if new_gen > high:
                 lock.write_counter(new_gen)          # before the rename
             write_atomically(dir_fd, name, b"v1 %d %d\n" % (new_gen, new_state), fsync=False, tag="g%d" % new_gen)
+            # Landed (after the rename): the high-water this write settled on, one more landed
+            # write. Optional; a reader caches generations only while they match the high-water.
+            words = (os.pread(lock.fd, 24, 0) + bytes(24))[:24]
+            sequence = int.from_bytes(words[16:24], "little")
+            os.pwrite(lock.fd, struct.pack("<QQ", max(new_gen, high) & U64, (sequence + 1) & U64), 8)
             return new_gen
     finally:
         os.close(dir_fd)

@@ -1,0 +1,89 @@
+import AppGroup
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `generation(_:)` caches records while `notify/.lock`'s landed header matches its high-water
+/// (PROTOCOL.md §4.2): it must never return a generation older than the last landed write.
+@Suite struct NotifyGenerationCacheTests {
+    /// Words 0-2 of `notify/.lock`: high-water, landed high-water, landed sequence.
+    func header(_ t: TestRoot) throws -> [UInt64] {
+        let d = try Data(contentsOf: URL(fileURLWithPath: t.path + "/notify/.lock"))
+        let padded = Array(d) + [UInt8](repeating: 0, count: max(0, 24 - d.count))
+        return (0..<3).map { w in (0..<8).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64(padded[8 * w + $1]) } }
+    }
+
+    @Test func everyPostAndSetStateLandsTheHighWaterAndOneMoreSequence() throws {
+        let t = try TestRoot()
+        let c = try DarwinNotificationCenter(deviceRoot: t.root)
+        try c.post("a")
+        #expect(try header(t) == [1, 1, 1])
+        try c.post("b")
+        try c.post("a")
+        #expect(try header(t) == [3, 3, 3])
+        try c.setState("b", 9)  // no new generation, but a landed write
+        #expect(try header(t) == [3, 3, 4])
+    }
+
+    @Test func aReaderSeesEveryLandedPostOfAnotherProcessCenter() throws {
+        let t = try TestRoot()
+        let reader = try DarwinNotificationCenter(deviceRoot: t.root)
+        let poster = try DarwinNotificationCenter(deviceRoot: t.root)
+        #expect(try reader.generation("x") == 0)
+        for i in 1...20 {
+            try poster.post(i % 2 == 0 ? "x" : "y")
+            #expect(try reader.generation("x") == UInt64(i % 2 == 0 ? i : i - 1))
+            #expect(try reader.generation("y") == UInt64(i % 2 == 0 ? i - 1 : i))
+        }
+    }
+
+    /// A participant that follows the older protocol (raises the high-water, renames, writes no
+    /// landed words) must still be seen: the header then disagrees and nothing is cached.
+    @Test func aPostThatWritesNoLandedWordsIsStillSeen() throws {
+        let t = try TestRoot()
+        let reader = try DarwinNotificationCenter(deviceRoot: t.root)
+        try reader.post("x")  // header [1, 1, 1]
+        #expect(try reader.generation("x") == 1)  // cached under (1, 1)
+
+        // A foreign post of x: high-water 2 first, then the record by rename; landed untouched.
+        let lock = open(t.path + "/notify/.lock", O_RDWR)
+        try #require(lock >= 0)
+        var two = UInt64(2).littleEndian
+        #expect(pwrite(lock, &two, 8, 0) == 8)
+        close(lock)
+        try Data("v1 2 0\n".utf8).write(to: URL(fileURLWithPath: t.path + "/notify/.tmp.1.1.g2.x"))
+        #expect(rename(t.path + "/notify/.tmp.1.1.g2.x", t.path + "/notify/x") == 0)
+        #expect(try header(t) == [2, 1, 1])
+        #expect(try reader.generation("x") == 2)
+        // The next landed write settles the header again; the cache starts over from it.
+        try reader.post("y")
+        #expect(try header(t) == [3, 3, 2])
+        #expect(try reader.generation("x") == 2)
+        #expect(try reader.generation("y") == 3)
+    }
+
+    /// A write under way — high-water raised, record not renamed yet — is not cached past: once
+    /// it lands (the landed words move), the reader sees it.
+    @Test func aRecordReadDuringAWriteIsNotCachedPastItsLanding() throws {
+        let t = try TestRoot()
+        let reader = try DarwinNotificationCenter(deviceRoot: t.root)
+        try reader.post("x")  // [1, 1, 1]
+        #expect(try reader.generation("x") == 1)  // cached under (1, 1)
+        let lock = open(t.path + "/notify/.lock", O_RDWR)
+        try #require(lock >= 0)
+        defer { close(lock) }
+        // Step 1 of a post of x: the high-water is raised.
+        var two = UInt64(2).littleEndian
+        #expect(pwrite(lock, &two, 8, 0) == 8)
+        #expect(try reader.generation("x") == 1)  // the record has not moved yet
+        // Step 2: the rename; step 3: the landed words.
+        try Data("v1 2 0\n".utf8).write(to: URL(fileURLWithPath: t.path + "/notify/.tmp.1.2.g2.x"))
+        #expect(rename(t.path + "/notify/.tmp.1.2.g2.x", t.path + "/notify/x") == 0)
+        var landed = [UInt64(2).littleEndian, UInt64(2).littleEndian]
+        #expect(landed.withUnsafeMutableBytes { pwrite(lock, $0.baseAddress, 16, 8) } == 16)
+        #expect(try reader.generation("x") == 2)
+    }
+}
