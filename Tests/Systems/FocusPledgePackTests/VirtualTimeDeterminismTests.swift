@@ -59,6 +59,18 @@ import Glibc
         let events = HistoryEvent.parse(jsonl: try Data(contentsOf: URL(fileURLWithPath: a + "/history.jsonl"))).events
         #expect(events.filter { $0["by"] == "nemesis" }.count > 5, "the nemesis was on")
         #expect(!events.contains { $0.event == "quiescence_timeout" })
+        // A planned SIGKILL of a long-lived process at a quiescent instant: its exit is the
+        // harness's next event (recorded at the kill, not when the kernel finished tearing it
+        // down), after the record of the signal.
+        let harness = events.filter { $0.process == "harness" }
+        let kills = harness.indices.filter { harness[$0].event == "signal" && harness[$0]["signal"] == "KILL" && harness[$0]["by"] == "nemesis"
+            && ["host-app", "settlement-server"].contains(harness[$0]["target"] ?? "") }
+        #expect(!kills.isEmpty, "the nemesis killed something")
+        for i in kills {
+            let next = harness.indices.contains(i + 1) ? harness[i + 1] : nil
+            #expect(next?.event == "exit" && next?["childPid"] == harness[i]["childPid"] && next?["status"] == "signal 9",
+                "kill of \(harness[i]["target"] ?? "?") pid \(harness[i]["childPid"] ?? "?") followed by \(next?.event ?? "nothing")")
+        }
         if historyA != historyB {
             let firstDiff = zip(historyA, historyB).enumerated().first { $0.element.0 != $0.element.1 }
             Issue.record("histories differ (\(historyA.count) vs \(historyB.count) lines); first difference at line \(firstDiff?.offset ?? min(historyA.count, historyB.count)):\n\(firstDiff?.element.0 ?? "-")\n\(firstDiff?.element.1 ?? "-")")
