@@ -36,11 +36,24 @@ public struct SchedulerReport: Sendable, Equatable {
     }
 
     public var line: String {
-        let next = nextUnixSeconds.map { String(format: "%.3f", $0) } ?? "-"
-        let services = http.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }
-        var parts = ["v1", String(pid), String(seq), next, services.isEmpty ? "-" : services.joined(separator: ",")]
-        parts += consumed.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        return parts.joined(separator: "\t") + "\n"
+        var out = "v1\t\(pid)\t\(seq)\t"
+        out += nextUnixSeconds.map(Self.millisecondText) ?? "-"
+        out += "\t"
+        let services = http.filter { $0.value > 0 }.sorted { $0.key < $1.key }
+        if services.isEmpty { out += "-" }
+        for (i, s) in services.enumerated() { out += (i == 0 ? "" : ",") + s.key + ":" + String(s.value) }
+        for (name, generation) in consumed.sorted(by: { $0.key < $1.key }) { out += "\t" + name + "=" + String(generation) }
+        return out + "\n"
+    }
+
+    /// `String(format: "%.3f", seconds)` without Foundation's formatter (it was most of a
+    /// report's cost, and a participant reports after every step; `harness bench notify`).
+    static func millisecondText(_ seconds: Double) -> String {
+        guard seconds.isFinite, abs(seconds) < 9e15 else { return String(format: "%.3f", seconds) }
+        let millis = Int64((seconds * 1000).rounded())
+        let whole = (millis.magnitude / 1000), frac = millis.magnitude % 1000
+        let digits = String(frac)
+        return (seconds.sign == .minus ? "-" : "") + String(whole) + "." + String(repeating: "0", count: 3 - digits.count) + digits
     }
 
     /// Parses one line (without or with its newline); nil for anything malformed.
@@ -86,6 +99,7 @@ public final class SchedulerChannel: @unchecked Sendable {
     private let lock = NSLock()
     private var seq: UInt64 = 0
     private var last: SchedulerReport?
+    private let pid = getpid()
 
     init(fd: Int32) { self.fd = fd }
 
@@ -110,7 +124,7 @@ public final class SchedulerChannel: @unchecked Sendable {
     public func reportIdle(nextUnixSeconds: Double?, http: [String: Int], consumed: [String: UInt64]) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        var report = SchedulerReport(pid: getpid(), seq: seq + 1, nextUnixSeconds: nextUnixSeconds, http: http, consumed: consumed)
+        var report = SchedulerReport(pid: pid, seq: seq + 1, nextUnixSeconds: nextUnixSeconds, http: http, consumed: consumed)
         if let last, report.sameState(as: last) { return true }
         let bytes = Array(report.line.utf8)
         guard bytes.count <= SchedulerReport.maxLineBytes else { return false }
@@ -155,19 +169,24 @@ public final class SchedulerInbox: @unchecked Sendable {
 
     /// Waits up to `timeoutMillis` for data, then returns every whole report that arrived.
     public func read(timeoutMillis: Int32) -> [SchedulerReport] {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        _ = poll(&p, 1, timeoutMillis)
+        if timeoutMillis > 0 {  // with no wait the read below says as much as poll would
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            _ = poll(&p, 1, timeoutMillis)
+        }
         while true {
             let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n <= 0 { break }
             pending.append(contentsOf: buffer[0..<n])
+            if n < buffer.count { break }  // drained: no second read(2) just to see EAGAIN
         }
         var reports: [SchedulerReport] = []
-        while let nl = pending.firstIndex(of: 0x0A) {
-            let line = String(decoding: pending[..<nl], as: UTF8.self)
-            pending.removeSubrange(...nl)
+        var start = 0
+        while let nl = pending[start...].firstIndex(of: 0x0A) {
+            let line = String(decoding: pending[start..<nl], as: UTF8.self)
+            start = nl + 1
             if let r = SchedulerReport(line: Substring(line)) { reports.append(r) } else { malformedLines += 1 }
         }
+        if start > 0 { pending.removeFirst(start) }
         if pending.count > SchedulerReport.maxLineBytes {
             pending.removeAll()
             malformedLines += 1

@@ -1,3 +1,4 @@
+import Foundation
 import AppGroup
 import HarnessKit
 import Testing
@@ -14,6 +15,22 @@ import Testing
         #expect(SchedulerReport(line: Substring(report(1).line)) == report(1))
         for bad in ["", "v2\t1\t1\t-\t-", "v1\tx\t1\t-\t-", "v1\t1\t1\tsoon\t-", "v1\t1\t1\t-\ts:x", "v1\t1\t1\t-\t-\tname"] {
             #expect(SchedulerReport(line: Substring(bad)) == nil, "\(bad)")
+        }
+    }
+
+    /// The report's deadline is written as `%.3f` would, without Foundation's formatter.
+    @Test func deadlinesAreWrittenToTheMillisecondAsPrintfWould() throws {
+        let r = report(1, next: 1_771_315_205.5, http: ["b": 2, "a": 1, "z": 0], consumed: ["y": 2, "x": 1])
+        #expect(r.line == "v1\t1\t1\t1771315205.500\ta:1,b:2\tx=1\ty=2\n")
+        var g = SystemRandomNumberGenerator()
+        var values: [Double] = [0, 0.001, 0.0004, 0.0996, 1, 59.999, 1_771_315_205, -2.25, -0.0004, 9_999_999_999.999]
+        for _ in 0..<2000 {
+            let millis = Int64.random(in: 0...4_102_444_800_000, using: &g)
+            values.append(Double(millis) / 1000 + Double.random(in: -0.0004...0.0004, using: &g))
+        }
+        for v in values {
+            let line = try #require(report(1, next: v).line.split(separator: "\t").dropFirst(3).first)
+            #expect(String(line) == String(format: "%.3f", v), "\(v)")
         }
     }
 
