@@ -86,4 +86,19 @@ import Glibc
         #expect(landed.withUnsafeMutableBytes { pwrite(lock, $0.baseAddress, 16, 8) } == 16)
         #expect(try reader.generation("x") == 2)
     }
+
+    /// A setState that replaces a corrupt record gives it the high-water as its generation
+    /// without moving the high-water: the landed count still moves, and the cache with it.
+    @Test func aQuarantinedRecordReplacedBySetStateIsSeen() throws {
+        let t = try TestRoot()
+        let reader = try DarwinNotificationCenter(deviceRoot: t.root)
+        let writer = try DarwinNotificationCenter(deviceRoot: t.root)
+        try writer.post("a")  // [1, 1, 1]
+        try Data("garbage\n".utf8).write(to: URL(fileURLWithPath: t.path + "/notify/q"))
+        #expect(try reader.generation("q") == 0)  // unreadable = absent; cached under (1, 1)
+        try writer.setState("q", 5)
+        #expect(try header(t) == [1, 1, 2])
+        #expect(try reader.generation("q") == 1)
+        #expect(try reader.state("q") == 5)
+    }
 }
