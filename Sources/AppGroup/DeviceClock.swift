@@ -191,12 +191,15 @@ public final class DeviceClock: @unchecked Sendable {
     }
 
     /// Writes `<root>/clock` atomically (the harness's job).
-    public static func write(_ cfg: Configuration, to root: DeviceRoot) throws {
+    /// Writes the clock file (temp + rename) and returns the bytes it holds now.
+    @discardableResult
+    public static func write(_ cfg: Configuration, to root: DeviceRoot) throws -> [UInt8] {
         try cfg.validate()
         let enc = JSONEncoder()
         enc.outputFormatting = [.sortedKeys]
-        let data = try enc.encode(cfg)
-        try root.directory.writeAtomically(fileName, bytes: Array(data), fsync: false)
+        let bytes = Array(try enc.encode(cfg))
+        try root.directory.writeAtomically(fileName, bytes: bytes, fsync: false)
+        return bytes
     }
 
     public static func remove(from root: DeviceRoot) { root.directory.remove(fileName) }

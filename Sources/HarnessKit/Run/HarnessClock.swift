@@ -36,8 +36,9 @@ final class HarnessClock: @unchecked Sendable {
             if pendingTamper == nil { pendingTamper = what }
             lock.unlock()
         }
-        try DeviceClock.write(configuration, to: root)
-        let bytes = try root.directory.readFile(DeviceClock.fileName, limitBytes: 1 << 16) ?? []
+        // The bytes we wrote are the file's (a rename is atomic); its stamp is read after the
+        // rename, so a change by someone else after it still shows in `tamper()`.
+        let bytes = try DeviceClock.write(configuration, to: root)
         let stamp = try Self.stamp(root)
         lock.lock()
         self.configuration = configuration
