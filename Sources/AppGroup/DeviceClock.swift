@@ -62,7 +62,9 @@ public final class DeviceClock: @unchecked Sendable {
         public static let anchorSlackNanos: UInt64 = 1_000_000_000
 
         /// Every field bounded (PROTOCOL.md §2); a clock file that breaks one is malformed.
-        public func validate(monotonicNow: UInt64 = DeviceClock.monotonicNanos()) throws {
+        /// `knownTimeZone`: an identifier already found valid (a reader re-validates the clock at
+        /// every step of virtual time, and building a `TimeZone` is the costly part).
+        public func validate(monotonicNow: UInt64 = DeviceClock.monotonicNanos(), knownTimeZone: String? = nil) throws {
             func bad(_ reason: String) -> AppGroupError { .malformedFile(path: "clock", reason: reason) }
             guard version == 1 else { throw bad("unknown version \(version)") }
             guard mode == nil || isStepped else { throw bad("unknown mode \(mode ?? "")") }
@@ -86,7 +88,7 @@ public final class DeviceClock: @unchecked Sendable {
                     throw bad("device time now would be outside \(Self.unixSecondsRange)")
                 }
             }
-            guard timeZone.utf8.count <= Self.maxTimeZoneBytes, TimeZone(identifier: timeZone) != nil else {
+            guard timeZone.utf8.count <= Self.maxTimeZoneBytes, timeZone == knownTimeZone || TimeZone(identifier: timeZone) != nil else {
                 throw bad("unknown time zone \(String(reflecting: String(timeZone.prefix(Self.maxTimeZoneBytes))))")
             }
         }
@@ -100,6 +102,8 @@ public final class DeviceClock: @unchecked Sendable {
     private var cached: Configuration?
     private var cachedStamp: (UInt64, Int64, Int64)?
     private var lastError: String?
+    /// The last time zone identifier that validated, and its `TimeZone`.
+    private var knownTimeZone: (identifier: String, zone: TimeZone)?
 
     /// A clock reading `<root>/clock`; `nil` root = always real time.
     public init(deviceRoot: DeviceRoot?) { self.deviceRoot = deviceRoot }
@@ -125,8 +129,11 @@ public final class DeviceClock: @unchecked Sendable {
         if let c = cachedStamp, c == stamp { return cached }
         do {
             guard let bytes = try root.directory.readFile(Self.fileName, limitBytes: Self.maxFileBytes) else { return nil }
-            let cfg = try JSONDecoder().decode(Configuration.self, from: Data(bytes))
-            try cfg.validate()
+            let cfg = try Configuration.decode(bytes)
+            try cfg.validate(knownTimeZone: knownTimeZone?.identifier)
+            if knownTimeZone?.identifier != cfg.timeZone, let zone = TimeZone(identifier: cfg.timeZone) {
+                knownTimeZone = (cfg.timeZone, zone)
+            }
             cached = cfg
             cachedStamp = stamp
             lastError = nil
@@ -166,7 +173,11 @@ public final class DeviceClock: @unchecked Sendable {
     public var isStepped: Bool { configuration()?.isStepped ?? false }
 
     public var timeZone: TimeZone {
-        configuration().flatMap { TimeZone(identifier: $0.timeZone) } ?? TimeZone(identifier: "UTC")!
+        guard let c = configuration() else { return TimeZone(identifier: "UTC")! }
+        mutex.lock()
+        defer { mutex.unlock() }
+        if let k = knownTimeZone, k.identifier == c.timeZone { return k.zone }
+        return TimeZone(identifier: c.timeZone) ?? TimeZone(identifier: "UTC")!
     }
 
     /// Real seconds that `virtualSeconds` of device time take at the current rate; infinite when
@@ -193,11 +204,10 @@ public final class DeviceClock: @unchecked Sendable {
     /// Writes `<root>/clock` atomically (the harness's job).
     /// Writes the clock file (temp + rename) and returns the bytes it holds now.
     @discardableResult
-    public static func write(_ cfg: Configuration, to root: DeviceRoot) throws -> [UInt8] {
-        try cfg.validate()
-        let enc = JSONEncoder()
-        enc.outputFormatting = [.sortedKeys]
-        let bytes = Array(try enc.encode(cfg))
+    /// `knownTimeZone`: an identifier the caller already found valid (see `validate`).
+    public static func write(_ cfg: Configuration, to root: DeviceRoot, knownTimeZone: String? = nil) throws -> [UInt8] {
+        try cfg.validate(knownTimeZone: knownTimeZone)
+        let bytes = try cfg.encoded()
         try root.directory.writeAtomically(fileName, bytes: bytes, fsync: false)
         return bytes
     }

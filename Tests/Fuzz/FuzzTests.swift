@@ -1,5 +1,6 @@
 @testable import AppGroup
 import Foundation
+import Synchronization
 import HarnessKit
 import History
 import PropertyBased
@@ -127,6 +128,35 @@ import Testing
             guard let c = try? JSONDecoder().decode(DeviceClock.Configuration.self, from: Data(bytes)) else { return }
             _ = try? c.validate()
         }
+        tally.report()
+    }
+
+    /// The clock file's fast reader says what `JSONDecoder` says, or nothing (then the decoder
+    /// answers): on mutated corpus files, and on every file the writer makes.
+    @Test func clockFastReaderAgreesWithJSONDecoder() async {
+        let tally = Fuzz.Tally("clock fast reader vs JSONDecoder")
+        let fastHits = Atomic<Int>(0)
+        await propertyCheck(count: Fuzz.iterations, input: Fuzz.mutations(of: "clock")) { bytes in
+            tally.tick()
+            guard let fast = DeviceClock.Configuration.decodePlain(bytes) else { return }
+            #expect(fast == (try? JSONDecoder().decode(DeviceClock.Configuration.self, from: Data(bytes))), "\(String(decoding: bytes, as: UTF8.self))")
+        }
+        let doubles = Gen.int(in: 0...(Self.interestingDoubles.count - 1)).map { Self.interestingDoubles[$0] }
+        let zones = Gen.int(in: 0...3).map { ["UTC", "Europe/Berlin", "America/Argentina/Buenos_Aires", "Etc/GMT+5"][$0] }
+        let iterations = Fuzz.iterations
+        await propertyCheck(count: iterations, input: Gen.double(in: 0...2e9), doubles, Gen.double(in: 0...100_000), zones, Gen.bool) { epoch, offset, rate, zone, stepped in
+            tally.tick()
+            var c = DeviceClock.Configuration(epochUnixSeconds: epoch, anchorMonotonicNanos: UInt64(epoch * 1000), rate: rate, offsetSeconds: offset, timeZone: zone)
+            if stepped { c.mode = DeviceClock.Configuration.steppedMode }
+            guard let bytes = try? c.encoded() else { return }  // a non-finite number cannot be written
+            #expect((try? JSONDecoder().decode(DeviceClock.Configuration.self, from: Data(bytes))) == c, "\(String(decoding: bytes, as: UTF8.self))")
+            #expect((try? DeviceClock.Configuration.decode(bytes)) == c)
+            if DeviceClock.Configuration.decodePlain(bytes) == c { fastHits.add(1, ordering: .relaxed) }
+        }
+        // What the harness writes (plain numbers, a plain zone) takes the fast path.
+        #expect(fastHits.load(ordering: .relaxed) >= iterations / 2)
+        let stepped = DeviceClock.Configuration.stepped(at: 1_771_315_200.125, timeZone: "Europe/Berlin")
+        #expect(DeviceClock.Configuration.decodePlain(try! stepped.encoded()) == stepped)
         tally.report()
     }
 

@@ -38,7 +38,10 @@ final class HarnessClock: @unchecked Sendable {
         }
         // The bytes we wrote are the file's (a rename is atomic); its stamp is read after the
         // rename, so a change by someone else after it still shows in `tamper()`.
-        let bytes = try DeviceClock.write(configuration, to: root)
+        lock.lock()
+        let knownTimeZone = self.configuration?.timeZone
+        lock.unlock()
+        let bytes = try DeviceClock.write(configuration, to: root, knownTimeZone: knownTimeZone)
         let stamp = try Self.stamp(root)
         lock.lock()
         self.configuration = configuration
