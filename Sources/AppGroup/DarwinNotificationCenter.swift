@@ -125,6 +125,15 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
             // reader caches generations only while these match the high-water, so a write under
             // way — or by a participant that does not write them — is never cached past.
             lock.writeWords([newHighWater, header[2] &+ 1], at: 1)
+            // Our own landed write keeps `generation(_:)`'s cache valid when it was valid just
+            // before it (we hold the lock: nothing else landed in between). The harness posts a
+            // wake at every step of virtual time and would otherwise re-read every name it asks.
+            mutex.lock()
+            if header[0] == header[1], let k = generationCacheKey, k == (highWater: header[0], sequence: header[2]) {
+                generationCacheKey = (highWater: newHighWater, sequence: header[2] &+ 1)
+                generationCache[name] = next.generation
+            }
+            mutex.unlock()
         }
     }
 

@@ -40,6 +40,36 @@ import Glibc
         }
     }
 
+    /// A center's own post keeps its cache: the posted name reads its new generation, the others
+    /// are not read again (the harness posts a wake at every step of virtual time), and a post by
+    /// another center is still seen.
+    @Test func aCentersOwnPostKeepsItsCacheAndUpdatesThePostedName() throws {
+        let t = try TestRoot()
+        let c = try DarwinNotificationCenter(deviceRoot: t.root)
+        let other = try DarwinNotificationCenter(deviceRoot: t.root)
+        try c.post("a")
+        #expect(try c.generation("a") == 1)
+        #expect(try c.generation("b") == 0)
+        try c.post("b")
+        #expect(try c.generation("b") == 2)
+        #expect(try c.generation("a") == 1)
+        try other.post("a")
+        #expect(try c.generation("a") == 3)
+        try c.post("a")
+        #expect(try c.generation("a") == 4)
+        #expect(try c.generation("b") == 2)
+        // The cache is what answers for a name c did not post: a record replaced behind the
+        // protocol's back (neither the high-water nor the landed words raised) is not read until the
+        // next landed write.
+        try Data("v1 9 0\n".utf8).write(to: URL(fileURLWithPath: t.path + "/notify/.tmp.1.1.g9.b"))
+        #expect(rename(t.path + "/notify/.tmp.1.1.g9.b", t.path + "/notify/b") == 0)
+        try c.post("a")
+        #expect(try c.generation("a") == 5)
+        #expect(try c.generation("b") == 2)
+        try other.post("c")
+        #expect(try c.generation("b") == 9)
+    }
+
     /// A participant that follows the older protocol (raises the high-water, renames, writes no
     /// landed words) must still be seen: the header then disagrees and nothing is cached.
     @Test func aPostThatWritesNoLandedWordsIsStillSeen() throws {
