@@ -40,6 +40,8 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // Hummingbird's own event loops; the settlement server runs them on one thread.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         // Tests only: property-based generators with shrinking, for the fuzz tests (Tests/Fuzz).
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
@@ -57,7 +59,7 @@ let package = Package(
         .target(
             name: "StandInKit",
             dependencies: [
-                "AppGroup", "History", "ScreenTimeShims", "SystemKit",
+                "AppGroup", "History", "ScreenTimeShims", "SystemKit", "CSystemShims",
                 "DeviceActivity", "ManagedSettings", "ManagedSettingsUI", "SystemFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -110,7 +112,10 @@ let package = Package(
         .target(name: "FocusPledge", dependencies: ["AppGroup", "SystemKit"], path: "Sources/Systems/FocusPledge/Model"),
         .target(
             name: "FocusPledgeServer",
-            dependencies: ["FocusPledge", "History", "AppGroup", .product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: [
+                "FocusPledge", "History", "AppGroup", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             path: "Sources/Systems/FocusPledge/Server"
         ),
         .target(
@@ -188,7 +193,10 @@ let package = Package(
         ),
         .testTarget(
             name: "FocusPledgeTests",
-            dependencies: ["FocusPledge", "FocusPledgeServer", "SystemKit", "AppGroup"],
+            dependencies: [
+                "FocusPledge", "FocusPledgeServer", "FocusPledgeStandIns", "StandInKit", "SystemKit", "AppGroup",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Tests/Systems/FocusPledgeTests"
         ),
         .testTarget(

@@ -2,6 +2,7 @@ import AppGroup
 import FocusPledge
 import Foundation
 import Hummingbird
+import NIOPosix
 
 /// The HTTP face of the settlement server: seed 000's `resolveSession` Cloud Function and its
 /// session bookkeeping, on 127.0.0.1 only, on an ephemeral port.
@@ -72,7 +73,10 @@ public enum SettlementHTTPServer {
                 // Stepped time: the first report comes only once the port is published, so no
                 // client can reach the previous incarnation's port after the harness moves on.
                 if let stepped { await participate(store: store, stepped: stepped, staleAfterSeconds: configuration.staleAfterSeconds) }
-            }
+            },
+            // One event loop: the server handles one stand-in's request at a time, and with the
+            // default (a loop per core) a request hopped from the accepting loop to another one.
+            eventLoopGroupProvider: .shared(Self.eventLoops)
         )
 
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -90,6 +94,8 @@ public enum SettlementHTTPServer {
         }
         await store.traceStopped()
     }
+
+    static let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     /// Stepped virtual time: wakes on the harness's `system.wake.<pid>`, and reports.
     static func participate(store: SettlementStore, stepped: SteppedTime, staleAfterSeconds: Double) async {
