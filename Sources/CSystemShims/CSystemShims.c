@@ -4,9 +4,11 @@
 #include <sched.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -94,4 +96,19 @@ int sth_cpu_count(void) {
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
     return CPU_COUNT(&set);
+}
+
+int sth_block_sigterm_signalfd(void) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0) return -1;
+    return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+int sth_sigterm_pending(void) {
+    sigset_t set;
+    sigemptyset(&set);
+    if (sigpending(&set) != 0) return 0;
+    return sigismember(&set, SIGTERM) == 1;
 }

@@ -1,4 +1,5 @@
 import AppGroup
+import CSystemShims
 import Foundation
 import History
 import ScreenTimeShims
@@ -66,6 +67,12 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
     /// Stepped virtual time: the scheduler FIFO, and what this process has consumed so far.
     let scheduler: SchedulerChannel?
     var consumed: [String: UInt64] = [:]
+    /// Every name this process observes, in the order it began to.
+    var observedNames: [String] = []
+    /// Stepped: how long (wall) the loop holds due timers back for a posted notification the
+    /// watcher thread has not handed over yet (it always does within microseconds; the bound only
+    /// keeps a lost one from stopping the timers).
+    static let postedNotificationWaitSeconds = 1.0
     /// Requests in flight: their service, and (stepped) the device time they give up at.
     var httpInFlight: [Int: (service: String, giveUpAt: Double?)] = [:]
     static let heartbeatTimer = "__heartbeat"
@@ -113,6 +120,7 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
     /// Observes `name`; each callback enqueues `input()` with the generation it was called for.
     func observe(_ name: String, _ input: @escaping @Sendable () -> [AppInput]) throws {
         let center = context.center
+        observedNames.append(name)
         try center.addObserver(name) { [weak self] _ in
             guard let self else { return }
             let gen = center.lastDelivered(name)
@@ -124,17 +132,25 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
 
     /// Runs until SIGTERM; then exits 0.
     public func run() -> Never {
+        // SIGTERM is taken by this loop alone, at a point of its choosing: blocked here (and so
+        // in every thread started from now on), it stays pending until the process exits, and
+        // the loop asks `sigpending` before it acts. A thread waits on a signalfd — readable while
+        // the signal is pending, without taking it — to wake the loop at once (else it sleeps up
+        // to `maxSleepSeconds`: wall time the harness waits for at every SIGTERM). A process the
+        // nemesis terminates while stopped gets TERM, then CONT, with a timer come due meanwhile;
+        // when a handler on some other thread set a flag, whether the timer fired first differed
+        // from run to run (24 h seeds 3, 4). The handler stays for a thread started before this.
         signal(SIGTERM) { _ in AppRunner.terminate = 1 }
-        // The handler above only sets a flag; this wakes the loop at once too (it may be asleep
-        // for up to `maxSleepSeconds`: ~10 ms of every SIGTERM's exit, wall time the harness
-        // waits for). The flag stays for a signal that arrives before the source is resumed.
-        let termSource = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
-        termSource.setEventHandler { [weak self] in
-            AppRunner.terminate = 1
-            self?.enqueue(nil)
+        let termFd = sth_block_sigterm_signalfd()
+        if termFd >= 0 {
+            let waiter = Thread { [weak self] in
+                var p = pollfd(fd: termFd, events: Int16(POLLIN), revents: 0)
+                while poll(&p, 1, -1) < 0 && errno == EINTR {}
+                self?.enqueue(nil)
+            }
+            waiter.name = "sigterm"
+            waiter.start()
         }
-        termSource.resume()
-        defer { termSource.cancel() }
         context.trace.log("launched", ["variant": context.variant])
         let inboxName = EmulatedOSPaths.inboxPosted(context.process)
         do {
@@ -157,7 +173,8 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
         }
         feed(.launched)
         for m in takeInbox() { receive(m) }  // taps that arrived while we were not running
-        while AppRunner.terminate == 0 {
+        var heldSince: Double?
+        while !Self.terminationPending() {
             cond.lock()
             let pending = inputs
             inputs.removeAll()
@@ -166,6 +183,25 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
                 if let input = q.input { receive(input) }
                 if let (name, gen) = q.consumed { consumed[name] = max(consumed[name] ?? 0, gen) }
             }
+            // Stepped: notifications posted before now are handled before timers that came due.
+            // A process continued after a stop finds both waiting — a tap the OS put in its inbox
+            // while it was stopped, and its poll timer, due since the clock moved — and which of
+            // its threads looked first decided the order (24 h seed 2: a heartbeat for the old
+            // session, or none), so two runs differed. Now the tap always comes first.
+            if scheduler != nil, postedNotificationNotTakenIn() {
+                let now = DeviceClock.monotonicNanos()
+                let since = heldSince ?? Double(now) / 1e9
+                heldSince = since
+                if Double(now) / 1e9 - since < Self.postedNotificationWaitSeconds {
+                    cond.lock()
+                    if inputs.isEmpty { cond.wait(until: Date(timeIntervalSinceNow: 0.002)) }
+                    cond.unlock()
+                    continue
+                }
+                context.trace.log("notification_wait_timeout", ["names": observedNames.joined(separator: ",")])
+            }
+            heldSince = nil
+            if Self.terminationPending() { break }
             fireDueTimers()
             cond.lock()
             if inputs.isEmpty {
@@ -181,6 +217,16 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
         }
         context.trace.log("terminated", ["signal": "TERM"])
         exit(0)
+    }
+
+    /// True once SIGTERM is pending (blocked, it stays so) or its handler ran on a thread started
+    /// before `run` blocked it: the loop looks before every input batch and before timers.
+    static func terminationPending() -> Bool { terminate != 0 || sth_sigterm_pending() == 1 }
+
+    /// True when an observed name's current generation is past what this process has taken in:
+    /// its watcher thread is about to hand the callback over.
+    func postedNotificationNotTakenIn() -> Bool {
+        observedNames.contains { name in ((try? context.center.generation(name)) ?? 0) > (consumed[name] ?? 0) }
     }
 
     /// Stepped time: tells the harness what this process waits for (nothing is queued).

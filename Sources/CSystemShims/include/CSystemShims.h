@@ -20,6 +20,13 @@ int sth_cpu_count(void);
 /// The filesystem magic of the filesystem holding `fd` (statfs f_type), or -1.
 long sth_fs_type(int fd);
 
+/// Blocks SIGTERM in the calling thread (and so in every thread it starts later) and returns a
+/// non-blocking, close-on-exec signalfd that turns readable while SIGTERM is pending; -1 on error.
+/// Polling the fd does not take the signal: it stays pending until the process exits.
+int sth_block_sigterm_signalfd(void);
+/// 1 when SIGTERM is pending for the process or the calling thread, else 0.
+int sth_sigterm_pending(void);
+
 /// fork + exec with the child in its own process group (`new_pgroup` = 1) or in group `pgid` (> 0),
 /// PR_SET_PDEATHSIG(SIGKILL) set in the child, stdin from /dev/null, stdout/stderr dup'ed from
 /// the given fds (-1 = inherit), and a bail-out if the parent already died before prctl.

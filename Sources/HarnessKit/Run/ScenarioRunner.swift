@@ -125,6 +125,11 @@ public final class ScenarioRunner: UserDevice {
     var dying: [Int32: ChildProcess] = [:]
     /// Virtual time: true while a planned fault runs at a quiescent instant (`loopStepped`).
     var faultAtQuiescentInstant = false
+    /// Virtual time: while a user action is performed, the processes it resumes (SIGCONT) are
+    /// continued only once the whole action is in place — its taps in the inboxes, its files
+    /// written — so what a resumed app finds first never depends on how fast it woke.
+    var resumesHeld = false
+    var heldResumes: [ProcessTable.Command] = []
     var killedQuiescent: [Int32] = []
     var lastQuiesceTimedOut = false
     var inboxes: [String: AppInbox] = [:]
@@ -339,6 +344,10 @@ public final class ScenarioRunner: UserDevice {
                     withdrawPort(of: pid, true)
                     child.signal(SIGSTOP)
                 case .cont:
+                    if resumesHeld {
+                        heldResumes.append(command)
+                        continue
+                    }
                     child.signal(SIGCONT)
                     withdrawPort(of: pid, false)
                 }
@@ -407,8 +416,11 @@ public final class ScenarioRunner: UserDevice {
     public func tap(in role: String, _ message: AppMessage) {
         // A tap in the host means the user has it open: one iOS suspended or terminated (force
         // quit, reboot) is opened first. (One the nemesis killed comes back on its own schedule.)
-        if role == hostRole, let entry = table.entry(role), entry.heldDownByOS || entry.osSuspended { openHost() }
+        // The message is in the inbox before the app runs again: a resumed app then always finds
+        // the tap before the timers that came due while it was suspended (PROTOCOL.md §9.2).
+        let opens = role == hostRole && table.entry(role).map { $0.heldDownByOS || $0.osSuspended } == true
         sendToInbox(role, message)
+        if opens { openHost() }
     }
 
     /// Writes `message` to the role's inbox (PROTOCOL.md §7.7) without opening anything: the OS's
@@ -750,7 +762,11 @@ public final class ScenarioRunner: UserDevice {
                 }
             }
             while actionIndex < actionTimes.count, deviceStart + actionTimes[actionIndex] <= steppedNow {
+                resumesHeld = true
                 plan.workload.perform(action: actionIndex, on: self)
+                resumesHeld = false
+                execute(heldResumes)
+                heldResumes = []
                 actionIndex += 1
                 quiesce()
                 while scanEmulatedOSIfNeeded() { quiesce() }
