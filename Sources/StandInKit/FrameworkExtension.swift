@@ -234,6 +234,48 @@ public struct FrameworkCallOptions: ParsableArguments {
 
     public init() {}
 
+    /// The plain forms the harness writes (`ExtensionCall.arguments`): `--name value` pairs of
+    /// known options, each once, no value that looks like an option. Nil for anything else —
+    /// help, `--name=value`, a bad callback name — which the caller hands to ArgumentParser, so
+    /// every command line is understood exactly as before.
+    ///
+    /// Why: ArgumentParser reflects over the command tree at every start (~3 ms of CPU, 60 % of
+    /// a stand-in's start-up, mostly the runtime's first conformance lookups), and a 24-hour
+    /// virtual-time run starts ~300 stand-ins while every other process waits for them.
+    public static func plain(_ args: [String]) -> FrameworkCallOptions? {
+        guard args.count % 2 == 0 else { return nil }
+        var values: [String: String] = [:]
+        var i = 0
+        while i < args.count {
+            let name = args[i], value = args[i + 1]
+            guard plainOptionNames.contains(name), values[name] == nil, !value.hasPrefix("-") else { return nil }
+            values[name] = value
+            i += 2
+        }
+        var o = FrameworkCallOptions()
+        if let v = values["--callback"] {
+            guard let c = MonitorCallback(argument: v) else { return nil }
+            o.callback = c
+        } else {
+            o.callback = nil
+        }
+        if let v = values["--action"] {
+            guard let a = SystemKit.ShieldAction(argument: v) else { return nil }
+            o.action = a
+        } else {
+            o.action = nil
+        }
+        o.activity = values["--activity"]
+        o.event = values["--event"]
+        o.app = values["--app"]
+        o.webDomain = values["--web-domain"]
+        o.category = values["--category"]
+        o.delivery = values["--delivery"] ?? ""
+        return o
+    }
+
+    static let plainOptionNames: Set<String> = ["--callback", "--activity", "--event", "--action", "--app", "--web-domain", "--category", "--delivery"]
+
     public func call(for point: ExtensionPoint) throws -> FrameworkCall {
         func subject(allowCategory: Bool) throws -> ShieldSubject {
             if let app { return .application(app, category: category) }

@@ -15,6 +15,44 @@ public struct FocusPledgeCommand: ParsableCommand {
         ])
 
     public init() {}
+
+    /// Starts the role the arguments name: the plain forms the harness writes without
+    /// ArgumentParser's start-up cost (`FrameworkCallOptions.plain`), everything else through it.
+    public static func launch(_ args: [String] = Array(CommandLine.arguments.dropFirst())) {
+        guard var command = plainCommand(args) else {
+            main(args)
+            return
+        }
+        do { try command.run() } catch { exit(withError: error) }
+    }
+
+    /// The command for `args` when they are in a plain form, else nil.
+    static func plainCommand(_ args: [String]) -> ParsableCommand? {
+        guard let role = args.first else { return nil }
+        let rest = Array(args.dropFirst())
+        switch role {
+        case HostAppCommand.configuration.commandName: return rest.isEmpty ? HostAppCommand() : nil
+        case MonitorExtensionCommand.configuration.commandName:
+            return FrameworkCallOptions.plain(rest).map { o in
+                var c = MonitorExtensionCommand()
+                c.call = o
+                return c
+            }
+        case ShieldActionExtensionCommand.configuration.commandName:
+            return FrameworkCallOptions.plain(rest).map { o in
+                var c = ShieldActionExtensionCommand()
+                c.call = o
+                return c
+            }
+        case ShieldConfigurationExtensionCommand.configuration.commandName:
+            return FrameworkCallOptions.plain(rest).map { o in
+                var c = ShieldConfigurationExtensionCommand()
+                c.call = o
+                return c
+            }
+        default: return nil
+        }
+    }
 }
 
 /// The environment's variant as this pack's type, or exit 2 naming what is wrong.
