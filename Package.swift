@@ -113,7 +113,7 @@ let package = Package(
         .target(
             name: "FocusPledgeServer",
             dependencies: [
-                "FocusPledge", "History", "AppGroup", .product(name: "Hummingbird", package: "hummingbird"),
+                "FocusPledge", "History", "AppGroup", "SystemKit", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Sources/Systems/FocusPledge/Server"
@@ -219,7 +219,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FocusPledgePackTests",
-            dependencies: ["FocusPledgePack", "FocusPledge", "HarnessKit", "History", "Supervision", "SystemRegistry"],
+            dependencies: ["FocusPledgePack", "FocusPledge", "FocusPledgeServer", "HarnessKit", "History", "Supervision", "SystemRegistry"],
             path: "Tests/Systems/FocusPledgePackTests"
         ),
     ],

@@ -234,24 +234,12 @@ public struct FrameworkCallOptions: ParsableArguments {
 
     public init() {}
 
-    /// The plain forms the harness writes (`ExtensionCall.arguments`): `--name value` pairs of
-    /// known options, each once, no value that looks like an option. Nil for anything else —
-    /// help, `--name=value`, a bad callback name — which the caller hands to ArgumentParser, so
-    /// every command line is understood exactly as before.
-    ///
-    /// Why: ArgumentParser reflects over the command tree at every start (~3 ms of CPU, 60 % of
-    /// a stand-in's start-up, mostly the runtime's first conformance lookups), and a 24-hour
-    /// virtual-time run starts ~300 stand-ins while every other process waits for them.
+    /// The plain forms the harness writes (`ExtensionCall.arguments`, see `PlainCommandLine`);
+    /// nil for anything else — help, `--name=value`, a bad callback name — which the caller hands
+    /// to ArgumentParser, so every command line is understood exactly as before.
     public static func plain(_ args: [String]) -> FrameworkCallOptions? {
-        guard args.count % 2 == 0 else { return nil }
-        var values: [String: String] = [:]
-        var i = 0
-        while i < args.count {
-            let name = args[i], value = args[i + 1]
-            guard plainOptionNames.contains(name), values[name] == nil, !value.hasPrefix("-") else { return nil }
-            values[name] = value
-            i += 2
-        }
+        guard let line = PlainCommandLine(args, options: plainOptionNames) else { return nil }
+        let values = line.values
         var o = FrameworkCallOptions()
         if let v = values["--callback"] {
             guard let c = MonitorCallback(argument: v) else { return nil }

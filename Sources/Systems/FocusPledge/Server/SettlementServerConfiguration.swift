@@ -1,4 +1,5 @@
 import Foundation
+import SystemKit
 
 /// Everything `SettlementHTTPServer.run` needs besides the clock.
 public struct SettlementServerConfiguration: Sendable {
@@ -44,5 +45,42 @@ public struct SettlementServerConfiguration: Sendable {
         self.limits = limits
         self.maxJournalBytes = maxJournalBytes
         self.maxRequestBodyBytes = maxRequestBodyBytes
+    }
+}
+
+/// `sth-focuspledge-server`'s options in the plain form the harness writes
+/// (`FocusPledgePack.launchArguments`, read by `PlainCommandLine`); nil for any other command
+/// line, which then goes to ArgumentParser.
+public struct SettlementServerArguments: Sendable, Equatable {
+    public var journal: String
+    public var staleAfterSeconds: Double
+    public var portFile: String?
+    public var trace: String?
+    public var jobIntervalMs: Int?
+    public var deviceRoot: String?
+    public var pledges: String?
+    public var journalFsync: Bool?
+
+    static let options: Set<String> = [
+        "--journal", "--stale-after-seconds", "--port-file", "--trace", "--job-interval-ms", "--device-root", "--pledges",
+    ]
+    static let flags: Set<String> = ["--journal-fsync", "--no-journal-fsync"]
+
+    public init?(plain args: [String]) {
+        guard let line = PlainCommandLine(args, options: Self.options, flags: Self.flags),
+            let journal = line.values["--journal"],
+            let stale = line.values["--stale-after-seconds"].flatMap(Double.init), line.flags.count <= 1
+        else { return nil }
+        self.journal = journal
+        staleAfterSeconds = stale
+        portFile = line.values["--port-file"]
+        trace = line.values["--trace"]
+        if let ms = line.values["--job-interval-ms"] {
+            guard let v = Int(ms) else { return nil }
+            jobIntervalMs = v
+        }
+        deviceRoot = line.values["--device-root"]
+        pledges = line.values["--pledges"]
+        journalFsync = line.flags.first.map { $0 == "--journal-fsync" }
     }
 }

@@ -29,6 +29,31 @@ struct SettlementServerCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "fsync each journal record (the harness, which only ever kills the server, runs without).")
     var journalFsync = true
 
+    /// The harness's own command line without ArgumentParser's start-up cost
+    /// (`SettlementServerArguments`); any other command line goes through ArgumentParser.
+    static func main() async {
+        let args = Array(CommandLine.arguments.dropFirst())
+        guard let plain = SettlementServerArguments(plain: args) else {
+            await main(args)
+            return
+        }
+        var command = SettlementServerCommand()
+        command.journal = plain.journal
+        command.staleAfterSeconds = plain.staleAfterSeconds
+        command.portFile = plain.portFile
+        command.trace = plain.trace
+        command.jobIntervalMs = plain.jobIntervalMs ?? SettlementServerConfiguration.defaultJobIntervalMillis
+        command.deviceRoot = plain.deviceRoot
+        command.pledges = plain.pledges
+        command.journalFsync = plain.journalFsync ?? true
+        do {
+            try command.validate()
+            try await command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
+
     func validate() throws {
         guard staleAfterSeconds.isFinite, staleAfterSeconds > 0 else {
             throw ValidationError("--stale-after-seconds must be a positive number, got \(staleAfterSeconds)")
