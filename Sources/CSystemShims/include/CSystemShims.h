@@ -27,7 +27,8 @@ int sth_block_sigterm_signalfd(void);
 /// 1 when SIGTERM is pending for the process or the calling thread, else 0.
 int sth_sigterm_pending(void);
 
-/// fork + exec with the child in its own process group (`new_pgroup` = 1) or in group `pgid` (> 0),
+/// clone(CLONE_VM | CLONE_VFORK) + exec (what posix_spawn does, which cannot set PDEATHSIG) with
+/// the child in its own process group (`new_pgroup` = 1) or in group `pgid` (> 0),
 /// PR_SET_PDEATHSIG(SIGKILL) set in the child, stdin from /dev/null, stdout/stderr dup'ed from
 /// the given fds (-1 = inherit), and a bail-out if the parent already died before prctl.
 /// Returns the child's pid, or -1 with errno set. `envp` may be NULL (inherit environ).
