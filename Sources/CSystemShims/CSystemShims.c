@@ -133,6 +133,14 @@ int sth_pin_to_cpu(int cpu) {
     return sched_setaffinity(0, sizeof set, &set);
 }
 
+int sth_unpin(void) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    for (long i = 0; i < n && i < CPU_SETSIZE; i++) CPU_SET(i, &set);
+    return sched_setaffinity(0, sizeof set, &set);
+}
+
 int sth_cpu_count(void) {
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;

@@ -15,6 +15,8 @@ int sth_set_cloexec(int fd);
 int sth_set_pdeathsig(int sig);
 /// Pins the calling thread (and threads it creates later) to one CPU; -1 if unavailable.
 int sth_pin_to_cpu(int cpu);
+/// Lets the calling thread run on every online CPU again (undoes `sth_pin_to_cpu` for it); -1 on error.
+int sth_unpin(void);
 /// Number of CPUs this process may run on.
 int sth_cpu_count(void);
 /// The filesystem magic of the filesystem holding `fd` (statfs f_type), or -1.

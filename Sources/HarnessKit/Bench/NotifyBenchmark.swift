@@ -25,7 +25,8 @@ public enum NotifyBenchmark {
         public var ratioP50: Double
         public var ratioP99: Double
         /// The same round trip with the pong side a virtual-time participant: one idle report per
-        /// ping through the scheduler FIFO (PROTOCOL.md §9), read by a thread of the ping side.
+        /// ping through the scheduler FIFO (PROTOCOL.md §9), read by an unpinned thread of the ping
+        /// side (the harness's part).
         public var oursWithIdleReports: LatencyStats
         /// oursWithIdleReports p50 / ours p50 − 1.
         public var idleReportOverheadP50: Double
@@ -117,6 +118,10 @@ public enum NotifyBenchmark {
         defer { reader.stop() }
         if let inbox {
             Thread {
+                // The reader plays the harness, a process of its own that no one pins: it runs on
+                // whichever CPU is free, not on the ping's (where it would take the ping's CPU at
+                // every report and measure that contention instead of the report's cost).
+                _ = sth_unpin()
                 while !reader.stopped { reader.count(inbox.read(timeoutMillis: 50).count) }
             }.start()
         }
