@@ -68,6 +68,13 @@ import Glibc
         #expect(try c.generation("b") == 2)
         try other.post("c")
         #expect(try c.generation("b") == 9)
+        // A post by another center between c's read and c's own post: c's cache was stale before
+        // its post, and its post must not make it look current.
+        #expect(try c.generation("a") == 5)
+        try other.post("a")
+        try c.post("d")
+        #expect(try c.generation("a") == 7)
+        #expect(try c.generation("d") == 8)
     }
 
     /// A participant that follows the older protocol (raises the high-water, renames, writes no
@@ -114,6 +121,25 @@ import Glibc
         #expect(rename(t.path + "/notify/.tmp.1.2.g2.x", t.path + "/notify/x") == 0)
         var landed = [UInt64(2).littleEndian, UInt64(2).littleEndian]
         #expect(landed.withUnsafeMutableBytes { pwrite(lock, $0.baseAddress, 16, 8) } == 16)
+        #expect(try reader.generation("x") == 2)
+    }
+
+    /// A participant that follows the older protocol, read in the middle of its post: the
+    /// high-water is raised but the header's landed pair is not, so what the reader reads then is
+    /// not cached — its rename, which writes no landed words either, is seen at the next read.
+    @Test func aRecordReadWhileTheLandedPairLagsIsNotCached() throws {
+        let t = try TestRoot()
+        let reader = try DarwinNotificationCenter(deviceRoot: t.root)
+        try reader.post("x")  // [1, 1, 1]
+        let lock = open(t.path + "/notify/.lock", O_RDWR)
+        try #require(lock >= 0)
+        defer { close(lock) }
+        var two = UInt64(2).littleEndian
+        #expect(pwrite(lock, &two, 8, 0) == 8)  // [2, 1, 1]: a write under way
+        #expect(try reader.generation("x") == 1)  // read now: the old record
+        try Data("v1 2 0\n".utf8).write(to: URL(fileURLWithPath: t.path + "/notify/.tmp.1.3.g2.x"))
+        #expect(rename(t.path + "/notify/.tmp.1.3.g2.x", t.path + "/notify/x") == 0)
+        #expect(try header(t) == [2, 1, 1])  // no landed words: the header did not move
         #expect(try reader.generation("x") == 2)
     }
 

@@ -147,6 +147,33 @@ import FocusPledge
         withExtendedLifetime(first.journal) {}
     }
 
+    /// A lock won on a journal a compaction replaced between the open and the lock is dropped,
+    /// and the file now at the path is opened and locked instead: a server that kept the old
+    /// (unlinked) file would append where no one ever reads.
+    @Test func aLockWonOnAReplacedJournalMovesToTheNewFile() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.file("journal.jsonl")
+        try Data("old\n".utf8).write(to: URL(fileURLWithPath: path))
+        var replaced = false
+        let fd = try LedgerJournal.openLocked(path: path) {
+            guard !replaced else { return }
+            replaced = true
+            // What a compaction does: a new file renamed over the path.
+            try? Data("new\n".utf8).write(to: URL(fileURLWithPath: path + ".compacting"))
+            _ = rename(path + ".compacting", path)
+        }
+        defer { close(fd) }
+        #expect(replaced)
+        var mine = stat()
+        var named = stat()
+        #expect(fstat(fd, &mine) == 0 && stat(path, &named) == 0)
+        #expect(mine.st_ino == named.st_ino, "the lock is on the file at the path")
+        let bytes = "appended\n"
+        #expect(bytes.withCString { write(fd, $0, strlen($0)) } == bytes.utf8.count)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "new\nappended\n")
+    }
+
     /// The server fsyncs, then dies before answering: the client's retry with the same key must
     /// get the settlement that was made, not a second one.
     @Test func retryAfterCrashBetweenFsyncAndResponseGetsTheFirstOutcome() async throws {

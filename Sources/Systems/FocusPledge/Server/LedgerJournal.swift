@@ -266,10 +266,12 @@ public final class LedgerJournal {
     /// Opens `path` (creating it) and locks it exclusively, bounded. A lock won on a file that is
     /// no longer `path` (a compaction renamed a new journal over it meanwhile) is dropped and the
     /// new file opened instead.
-    private static func openLocked(path: String) throws(JournalError) -> Int32 {
+    /// `afterOpen` runs between the open and the lock (tests: a compaction that lands there).
+    static func openLocked(path: String, afterOpen: () -> Void = {}) throws(JournalError) -> Int32 {
         for attempt in 0..<lockAttempts {
             let fd = posixOpen(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw .io(operation: "open", path: path, errno: errno) }
+            afterOpen()
             if flock(fd, LOCK_EX | LOCK_NB) == 0 {
                 var mine = stat()
                 var named = stat()
