@@ -73,6 +73,8 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
     /// watcher thread has not handed over yet (it always does within microseconds; the bound only
     /// keeps a lost one from stopping the timers).
     static let postedNotificationWaitSeconds = 1.0
+    /// Per name, the generation a wait for it ran out at (never waited for again).
+    var waitedOut: [String: UInt64] = [:]
     /// Requests in flight: their service, and (stepped) the device time they give up at.
     var httpInFlight: [Int: (service: String, giveUpAt: Double?)] = [:]
     static let heartbeatTimer = "__heartbeat"
@@ -198,6 +200,8 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
                     cond.unlock()
                     continue
                 }
+                // Given up on: these generations never hold the timers again.
+                for name in observedNames { waitedOut[name] = (try? context.center.generation(name)) ?? 0 }
                 context.trace.log("notification_wait_timeout", ["names": observedNames.joined(separator: ",")])
             }
             heldSince = nil
@@ -226,7 +230,10 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
     /// True when an observed name's current generation is past what this process has taken in:
     /// its watcher thread is about to hand the callback over.
     func postedNotificationNotTakenIn() -> Bool {
-        observedNames.contains { name in ((try? context.center.generation(name)) ?? 0) > (consumed[name] ?? 0) }
+        observedNames.contains { name in
+            let current = (try? context.center.generation(name)) ?? 0
+            return current > (consumed[name] ?? 0) && current > (waitedOut[name] ?? 0)
+        }
     }
 
     /// Stepped time: tells the harness what this process waits for (nothing is queued).
