@@ -201,10 +201,9 @@ public final class DeviceClock: @unchecked Sendable {
         }
     }
 
-    /// Writes `<root>/clock` atomically (the harness's job).
-    /// Writes the clock file (temp + rename) and returns the bytes it holds now.
+    /// Writes `<root>/clock` atomically (temp + rename; the harness's job) and returns the bytes
+    /// it holds now. `knownTimeZone`: an identifier the caller already found valid (see `validate`).
     @discardableResult
-    /// `knownTimeZone`: an identifier the caller already found valid (see `validate`).
     public static func write(_ cfg: Configuration, to root: DeviceRoot, knownTimeZone: String? = nil) throws -> [UInt8] {
         try cfg.validate(knownTimeZone: knownTimeZone)
         let bytes = try cfg.encoded()
