@@ -153,6 +153,23 @@ import Testing
             #expect((try? DeviceClock.Configuration.decode(bytes)) == c)
             if DeviceClock.Configuration.decodePlain(bytes) == c { fastHits.add(1, ordering: .relaxed) }
         }
+        // Forms at the edge of the plain one: each decodes exactly as JSONDecoder decodes it.
+        let base = #""epochUnixSeconds":1771315200,"offsetSeconds":0,"rate":0,"anchorMonotonicNanos":0,"version":1"#
+        for json in [
+            #"{"# + base + #","timeZone":"UTC","timeZone":"Europe/Berlin"}"#,  // a repeated key: the first wins
+            #"{"# + base + #","rate":5,"timeZone":"UTC"}"#,
+            #"{"# + base + #","timeZone":"Europe\/Berlin"}"#,  // an escape
+            #"{"# + base + #","timeZone":"UTC","mode":null}"#,
+            #"{"# + base + #","timeZone":"UTC","extra":1}"#,
+            #"{"# + base + #","timeZone":"UTC","mode":"stepped"} "#,
+            #"{"# + base.replacingOccurrences(of: #""version":1"#, with: #""version":1.0"#) + #","timeZone":"UTC"}"#,
+            #"{"# + base.replacingOccurrences(of: #""rate":0"#, with: #""rate":00"#) + #","timeZone":"UTC"}"#,
+            #"{"# + base.replacingOccurrences(of: #""rate":0"#, with: #""rate":-0.5e1"#) + #","timeZone":"UTC"}"#,
+            #"{"# + base + #","timeZone":"UTC"}x"#,
+        ] {
+            let bytes = Array(json.utf8)
+            #expect((try? DeviceClock.Configuration.decode(bytes)) == (try? JSONDecoder().decode(DeviceClock.Configuration.self, from: Data(bytes))), "\(json)")
+        }
         // What the harness writes (plain numbers, a plain zone) takes the fast path.
         #expect(fastHits.load(ordering: .relaxed) >= iterations / 2)
         let stepped = DeviceClock.Configuration.stepped(at: 1_771_315_200.125, timeZone: "Europe/Berlin")
