@@ -72,7 +72,7 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
     /// Stepped: how long (wall) the loop holds due timers back for a posted notification the
     /// watcher thread has not handed over yet (it always does within microseconds; the bound only
     /// keeps a lost one from stopping the timers).
-    static let postedNotificationWaitSeconds = 1.0
+    static let postedNotificationWaitNanos: UInt64 = 1_000_000_000
     /// Per name, the generation a wait for it ran out at (never waited for again).
     var waitedOut: [String: UInt64] = [:]
     /// Requests in flight: their service, and (stepped) the device time they give up at.
@@ -175,7 +175,7 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
         }
         feed(.launched)
         for m in takeInbox() { receive(m) }  // taps that arrived while we were not running
-        var heldSince: Double?
+        var heldSince: UInt64?
         while !Self.terminationPending() {
             cond.lock()
             let pending = inputs
@@ -192,9 +192,9 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
             // session, or none), so two runs differed. Now the tap always comes first.
             if scheduler != nil, postedNotificationNotTakenIn() {
                 let now = DeviceClock.monotonicNanos()
-                let since = heldSince ?? Double(now) / 1e9
+                let since = heldSince ?? now
                 heldSince = since
-                if Double(now) / 1e9 - since < Self.postedNotificationWaitSeconds {
+                if now - since < Self.postedNotificationWaitNanos {
                     cond.lock()
                     if inputs.isEmpty { cond.wait(until: Date(timeIntervalSinceNow: 0.002)) }
                     cond.unlock()

@@ -281,6 +281,23 @@ public struct FrameworkCallOptions: ParsableArguments {
     }
 }
 
+/// An extension role's command: its options are the framework call. `plainCommand` builds one
+/// from the harness's own command line without ArgumentParser (`FrameworkCallOptions.plain`).
+public protocol FrameworkCallCommand: ParsableCommand {
+    var call: FrameworkCallOptions { get set }
+}
+
+extension FrameworkCallCommand {
+    /// The command for the plain arguments after its role's name, or nil (then ArgumentParser).
+    public static func plainCommand(_ args: [String]) -> Self? {
+        FrameworkCallOptions.plain(args).map { o in
+            var c = Self()
+            c.call = o
+            return c
+        }
+    }
+}
+
 /// The one response a completion handler gives, across threads.
 private final class ResponseBox: @unchecked Sendable {
     private let cond = NSCondition()

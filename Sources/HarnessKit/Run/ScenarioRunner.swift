@@ -416,11 +416,9 @@ public final class ScenarioRunner: UserDevice {
     public func tap(in role: String, _ message: AppMessage) {
         // A tap in the host means the user has it open: one iOS suspended or terminated (force
         // quit, reboot) is opened first. (One the nemesis killed comes back on its own schedule.)
-        // The message is in the inbox before the app runs again: a resumed app then always finds
-        // the tap before the timers that came due while it was suspended (PROTOCOL.md §9.2).
-        let opens = role == hostRole && table.entry(role).map { $0.heldDownByOS || $0.osSuspended } == true
+        // (Under virtual time the SIGCONT waits until the whole action is in place: `resumesHeld`.)
+        if role == hostRole, let entry = table.entry(role), entry.heldDownByOS || entry.osSuspended { openHost() }
         sendToInbox(role, message)
-        if opens { openHost() }
     }
 
     /// Writes `message` to the role's inbox (PROTOCOL.md §7.7) without opening anything: the OS's

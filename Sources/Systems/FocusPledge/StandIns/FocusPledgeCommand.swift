@@ -32,24 +32,9 @@ public struct FocusPledgeCommand: ParsableCommand {
         let rest = Array(args.dropFirst())
         switch role {
         case HostAppCommand.configuration.commandName: return rest.isEmpty ? HostAppCommand() : nil
-        case MonitorExtensionCommand.configuration.commandName:
-            return FrameworkCallOptions.plain(rest).map { o in
-                var c = MonitorExtensionCommand()
-                c.call = o
-                return c
-            }
-        case ShieldActionExtensionCommand.configuration.commandName:
-            return FrameworkCallOptions.plain(rest).map { o in
-                var c = ShieldActionExtensionCommand()
-                c.call = o
-                return c
-            }
-        case ShieldConfigurationExtensionCommand.configuration.commandName:
-            return FrameworkCallOptions.plain(rest).map { o in
-                var c = ShieldConfigurationExtensionCommand()
-                c.call = o
-                return c
-            }
+        case MonitorExtensionCommand.configuration.commandName: return MonitorExtensionCommand.plainCommand(rest)
+        case ShieldActionExtensionCommand.configuration.commandName: return ShieldActionExtensionCommand.plainCommand(rest)
+        case ShieldConfigurationExtensionCommand.configuration.commandName: return ShieldConfigurationExtensionCommand.plainCommand(rest)
         default: return nil
         }
     }
@@ -82,7 +67,7 @@ struct HostAppCommand: ParsableCommand {
     }
 }
 
-struct MonitorExtensionCommand: ParsableCommand {
+struct MonitorExtensionCommand: FrameworkCallCommand {
     static let configuration = CommandConfiguration(commandName: "monitor-extension", abstract: "DeviceActivityMonitorExtension: one callback, then exit.")
     @OptionGroup var call: FrameworkCallOptions
 
@@ -94,7 +79,7 @@ struct MonitorExtensionCommand: ParsableCommand {
     }
 }
 
-struct ShieldActionExtensionCommand: ParsableCommand {
+struct ShieldActionExtensionCommand: FrameworkCallCommand {
     static let configuration = CommandConfiguration(commandName: "shield-action-extension", abstract: "ShieldActionExtension: one button press, then exit.")
     @OptionGroup var call: FrameworkCallOptions
 
@@ -106,7 +91,7 @@ struct ShieldActionExtensionCommand: ParsableCommand {
     }
 }
 
-struct ShieldConfigurationExtensionCommand: ParsableCommand {
+struct ShieldConfigurationExtensionCommand: FrameworkCallCommand {
     static let configuration = CommandConfiguration(
         commandName: "shield-configuration-extension", abstract: "ShieldConfigurationExtension: one shield's look, then exit.")
     @OptionGroup var call: FrameworkCallOptions
