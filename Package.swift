@@ -1,7 +1,7 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// Layers (docs/PROTOCOL.md, ../shared/DESIGN.md), bottom to top. The core imports no system pack;
+// Layers (docs/PROTOCOL.md, README "Layout"), bottom to top. The core imports no system pack;
 // a test (NoCoreImportsAPackTests) keeps it that way.
 //
 // Core
@@ -26,7 +26,6 @@ import PackageDescription
 //   SystemRegistry               the list of packs the harness ships
 let package = Package(
     name: "ScreenTimeHarness",
-    platforms: [.macOS(.v13)],
     products: [
         .library(name: "AppGroup", targets: ["AppGroup"]),
         .library(
@@ -34,16 +33,20 @@ let package = Package(
             targets: ["FamilyControls", "ManagedSettings", "ManagedSettingsUI", "DeviceActivity", "UserNotifications", "UIKitSubset", "CFDarwinNotify"]),
         .executable(name: "harness", targets: ["harness"]),
     ],
+    // Every dependency pinned to one exact version (a determinism tool builds the same code every
+    // time; Package.resolved stays out of git: its commit ids are this machine's package copies').
+    // Transitive dependencies resolve from these pins to one version each (swift-crypto 4.5.2,
+    // swift-nio-ssl 2.37.6, ...); declaring them here too would only add "not used" warnings.
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
-        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", exact: "0.2.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
         // Hummingbird's own event loops; the settlement server runs them on one thread.
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
         // Tests only: property-based generators with shrinking, for the fuzz tests (Tests/Fuzz).
-        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
     ],
     targets: [
         // MARK: Core

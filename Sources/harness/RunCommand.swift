@@ -17,16 +17,17 @@ struct RunCommand: ParsableCommand {
             Exit codes: 0 every invariant held, 1 a violation (explained, with the command that reruns it), 2 could not decide
             (a bad input, found before anything runs; a run whose device root was tampered with), 130/143 stopped by
             SIGINT/SIGTERM (children ended, the partial history merged, report.json marked interrupted).
-            With no SCENARIO the bundled suite runs (every system's Sources/Systems/<Name>/scenarios/*.yaml, every
-            listed variant); then the exit code is decided by the hardened variants: as-written variants follow the
-            seeds literally and their violations are reported as findings.
+            With no SCENARIO the suite runs: harness/suite.yaml of the checkout (or --suite FILE) lists scenarios (paths or
+            globs), variants and seeds; its `gate` names the variants whose violations fail the job (default: hardened).
+            The others (as-written follows its seed literally) are reported as findings.
             """)
 
-    @Argument(help: "Scenario file (YAML). Default: the bundled suite.") var scenario: String?
+    @Argument(help: "Scenario file (YAML). Default: the suite (harness/suite.yaml, or --suite).") var scenario: String?
+    @Option(help: "Suite file to run when no SCENARIO is given (default: harness/suite.yaml of the checkout).") var suite: String?
     @Option(help: "as-written or hardened (default: every variant the scenario lists).") var variant: String?
     @Option(parsing: .unconditional, help: "Seed of the workload and fault schedule (a whole number).", transform: Seed.parse)
-    var seed: UInt64 = 1
-    @Option(parsing: .unconditional, help: "Run a range of seeds, e.g. 1-20 (overrides --seed).") var seeds: String?
+    var seed: UInt64?
+    @Option(parsing: .unconditional, help: "Run a range of seeds, e.g. 1-20 (overrides --seed; in a suite, overrides its seeds).") var seeds: String?
     @Option(help: "Device time the workload covers, e.g. 2h or 90m (default: the scenario's).") var duration: String?
     @Option(help: "Write a JUnit XML report here.") var junit: String?
     @Option(help: "Directory for run directories (history.jsonl, traces, schedule.json, report.json).") var out: String = "runs"
@@ -37,8 +38,9 @@ struct RunCommand: ParsableCommand {
 
     static let maxSeeds = 10_000
 
-    func seedList() throws -> [UInt64] {
-        guard let seeds else { return [seed] }
+    /// The seeds the command line asks for; nil = the suite's (or seed 1 for one scenario).
+    func seedList() throws -> [UInt64]? {
+        guard let seeds else { return seed.map { [$0] } }
         let parts = seeds.split(separator: "-", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         guard parts.count == 2, let a = UInt64(parts[0]), let b = UInt64(parts[1]) else {
             throw InputError("--seeds \(String(reflecting: seeds)): use a range of whole numbers like 1-20")
@@ -48,30 +50,20 @@ struct RunCommand: ParsableCommand {
         return Array(a...b)
     }
 
-    /// `Sources/Systems` of the checkout: from the working directory, else next to the build.
-    static func systemsDirectory() -> String? {
-        let candidates = ["Sources/Systems", Executables.directory + "/../../../Sources/Systems"]
-        return candidates.first { FileManager.default.fileExists(atPath: $0) }
-    }
-
-    /// Every pack's bundled scenarios, sorted.
-    static func suite() throws -> [String] {
-        guard let dir = systemsDirectory() else {
-            throw InputError("no SCENARIO given and no Sources/Systems directory found (run from the checkout, or name a scenario file)")
+    /// The suite file: `--suite`, else harness/suite.yaml of the checkout (the working directory,
+    /// else next to the build).
+    func suiteFile() throws -> SuiteFile {
+        if let suite { return try SuiteFile.load(path: suite) }
+        let candidates = ["harness/suite.yaml", Executables.directory + "/../../../harness/suite.yaml"]
+        guard let path = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+            throw InputError("no SCENARIO given and no harness/suite.yaml found (run from the checkout, pass --suite FILE, or name a scenario file)")
         }
-        var paths: [String] = []
-        for system in try FileManager.default.contentsOfDirectory(atPath: dir).sorted() {
-            let scenarios = "\(dir)/\(system)/scenarios"
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: scenarios) else { continue }
-            paths += names.filter { $0.hasSuffix(".yaml") }.sorted().map { "\(scenarios)/\($0)" }
-        }
-        guard !paths.isEmpty else { throw InputError("\(dir)/*/scenarios holds no .yaml scenarios") }
-        return paths
+        return try SuiteFile.load(path: (path as NSString).standardizingPath)
     }
 
     /// Everything that can be checked before a run is (README "Exit codes"): a bad input never
     /// costs a run, and never exits with the code of a verdict.
-    func preflight() throws -> (cases: [SuiteRunner.Case], durationOverride: Duration?, outDir: String, deviceRoot: String?, isSuite: Bool) {
+    func preflight() throws -> (cases: [SuiteRunner.Case], durationOverride: Duration?, outDir: String, deviceRoot: String?, gate: [String]?) {
         let seedValues = try seedList()
         var durationOverride: Duration?
         if let duration {
@@ -80,13 +72,25 @@ struct RunCommand: ParsableCommand {
             }
             durationOverride = .seconds(s)
         }
-        let isSuite = scenario == nil
-        let paths = try scenario.map { [$0] } ?? Self.suite()
+        if suite != nil && scenario != nil { throw InputError("--suite \(suite ?? ""): name a SCENARIO or a suite, not both") }
         var cases: [SuiteRunner.Case] = []
-        for p in paths {
-            let sc = try ScenarioParser.load(path: p, systems: SystemRegistry.catalog)
+        var gate: [String]?
+        if let scenario {
+            let sc = try ScenarioParser.load(path: scenario, systems: SystemRegistry.catalog)
             let variants = try variant.map { [try sc.variant(named: $0)] } ?? sc.variants
-            for v in variants { for s in seedValues { cases.append(.init(scenarioPath: p, scenario: sc, variant: v, seed: s)) } }
+            for v in variants { for s in seedValues ?? [1] { cases.append(.init(scenarioPath: scenario, scenario: sc, variant: v, seed: s)) } }
+        } else {
+            let file = try suiteFile()
+            gate = file.gate
+            for entry in file.entries {
+                for p in entry.scenarioPaths {
+                    let sc = try ScenarioParser.load(path: p, systems: SystemRegistry.catalog)
+                    var variants = try (entry.variants ?? sc.variants.map(\.rawValue)).map { name throws(ScenarioError) in try sc.variant(named: name) }
+                    if let variant { variants = variants.filter { $0.rawValue == variant } }
+                    for v in variants { for s in seedValues ?? Array(entry.seeds) { cases.append(.init(scenarioPath: p, scenario: sc, variant: v, seed: s)) } }
+                }
+            }
+            guard !cases.isEmpty else { throw InputError("\(file.path): no run left\(variant.map { " with --variant \($0)" } ?? "")") }
         }
         let bin = Executables.directory
         for name in Set(cases.flatMap { $0.scenario.system.descriptor.roles.map(\.executable) }).sorted() {
@@ -97,11 +101,11 @@ struct RunCommand: ParsableCommand {
         let outDir = try Preflight.outputDirectory(out)
         if let junit { try Preflight.writableFile(junit, what: "--junit") }
         let root = try Preflight.runDeviceRoot(flag: deviceRoot, cases: cases.count)
-        return (cases, durationOverride, outDir, root, isSuite)
+        return (cases, durationOverride, outDir, root, gate)
     }
 
     func run() throws {
-        let (cases, durationOverride, outDir, root, isSuite) = try preflight()
+        let (cases, durationOverride, outDir, root, gate) = try preflight()
         RunInterruption.install()
         let swept = DeviceRootLease.sweep(runsDirectory: DeviceRootLease.managedRunsDirectory)
         if !swept.isEmpty { progress("removed \(swept.count) device root(s) of harnesses that died: \(swept.joined(separator: ", "))") }
@@ -131,12 +135,12 @@ struct RunCommand: ParsableCommand {
             print("\ninterrupted by \(RunInterruption.name(of: signal)): \(results.count) of \(cases.count) run(s) done; the last one's partial history is judged undecided (harness check <run-dir> judges it again).")
             throw ExitCode(RunInterruption.exitCode(for: signal))
         }
-        let considered = isSuite ? results.filter { $0.case.variant == .hardened } : results
+        let considered = gate.map { g in results.filter { g.contains($0.case.variant.rawValue) } } ?? results
         if results.contains(where: { $0.outcome.exitCode == 2 }) { throw ExitCode(2) }
         if considered.contains(where: { $0.outcome.exitCode == 1 }) { throw ExitCode(1) }
-        if isSuite {
-            let findings = results.filter { $0.case.variant != .hardened && $0.outcome.exitCode == 1 }.count
-            if findings > 0 { print("\nas-written variants: \(findings) run(s) with violations — the seeds' own bugs (see above); hardened held.") }
+        if let gate {
+            let findings = results.filter { !gate.contains($0.case.variant.rawValue) && $0.outcome.exitCode == 1 }.count
+            if findings > 0 { print("\nvariants outside the gate (\(gate.joined(separator: ", "))): \(findings) run(s) with violations — findings (see above); the gate held.") }
         }
     }
 }

@@ -1,0 +1,122 @@
+// The main job's suite: which scenarios run, in which variants, on which seeds, and which
+// variants gate the exit code. `harness run` with no SCENARIO reads `harness/suite.yaml` (or
+// `--suite FILE`), so a user changes the main job by editing one file.
+//
+// Schema (strict, like scenario files: unknown keys and wrong types are `file:line:col` errors):
+//
+//   runs:                                   required, non-empty
+//     - scenarios: ../Sources/Systems/*/scenarios/*.yaml   required; a path or a glob(3) pattern,
+//                                           relative to this file's directory; must match a file
+//       variants: [as-written, hardened]    = every variant each scenario lists
+//       seeds: 1-3                          = 1; a whole number N or a range A-B (at most 10,000)
+//   gate: [hardened]                        = [hardened]; variants whose violations fail the job
+//                                           (exit 1); the others' violations are listed as findings
+
+import Foundation
+import Yams
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public struct SuiteFile: Sendable, Equatable {
+    public struct Entry: Sendable, Equatable {
+        /// Absolute scenario paths, sorted, matched by one `scenarios:` pattern.
+        public var scenarioPaths: [String]
+        /// nil = every variant each scenario lists.
+        public var variants: [String]?
+        public var seeds: ClosedRange<UInt64>
+    }
+
+    public var path: String
+    public var entries: [Entry]
+    /// Variants whose violations fail the job.
+    public var gate: [String]
+
+    public static let defaultGate = ["hardened"]
+    public static let maximumSeeds: UInt64 = 10_000
+    static let keys = ["runs", "gate"]
+    static let entryKeys = ["scenarios", "variants", "seeds"]
+
+    /// Reads and checks the suite at `path`; every problem names `path` (and line:column).
+    public static func load(path: String) throws(ScenarioError) -> SuiteFile {
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            throw ScenarioError(file: path, message: "cannot read the suite file: \(String(cString: strerror(errno)))")
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            throw ScenarioError(file: path, message: "the suite is not a regular file (a suite is a .yaml file; see README \"The suite\")")
+        }
+        guard st.st_size <= ScenarioParser.maximumFileBytes, let data = FileManager.default.contents(atPath: path) else {
+            throw ScenarioError(file: path, message: "the suite file is unreadable or larger than \(ScenarioParser.maximumFileBytes) bytes")
+        }
+        guard let yaml = String(data: data, encoding: .utf8) else { throw ScenarioError(file: path, message: "the suite file is not UTF-8") }
+        let directory = (path as NSString).deletingLastPathComponent
+        return try parse(yaml: yaml, file: path, directory: directory.isEmpty ? "." : directory)
+    }
+
+    /// Parses suite YAML; relative `scenarios:` patterns are resolved against `directory`.
+    public static func parse(yaml: String, file: String, directory: String) throws(ScenarioError) -> SuiteFile {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: yaml)
+        } catch let error as YamlError {
+            throw ScenarioError(yaml: error, file: file)
+        } catch {
+            throw ScenarioError(file: file, message: "invalid YAML: \(error)")
+        }
+        guard let root else { throw ScenarioError(file: file, line: 1, column: 1, message: "the suite file is empty") }
+        let reader = NodeReader(file: file)
+        let top = ScenarioSection(fields: try reader.fields(root, path: "", allowed: keys))
+        var entries: [Entry] = []
+        for item in try top.required("runs").list(expected: "a list of runs") {
+            let e = try item.section(allowed: entryKeys)
+            let patternValue = try e.required("scenarios")
+            let pattern = try patternValue.string()
+            let absolute = pattern.hasPrefix("/") ? pattern : "\(directory)/\(pattern)"
+            let matches = glob(absolute)
+            guard !matches.isEmpty else { throw patternValue.error("\(patternValue.path): '\(pattern)' matches no file (relative to \(directory))") }
+            let variants = try e["variants"].map { v throws(ScenarioError) in try v.stringList(nonEmpty: true) }
+            var seeds: ClosedRange<UInt64> = 1...1
+            if let s = e["seeds"] { seeds = try seedRange(s) }
+            entries.append(Entry(scenarioPaths: matches, variants: variants, seeds: seeds))
+        }
+        guard !entries.isEmpty else { throw top.error("runs: list at least one run") }
+        let gate = try top["gate"].map { v throws(ScenarioError) in try v.stringList(nonEmpty: false) } ?? defaultGate
+        return SuiteFile(path: file, entries: entries, gate: gate)
+    }
+
+    /// `7` or `"1-20"`.
+    static func seedRange(_ value: ScenarioValue) throws(ScenarioError) -> ClosedRange<UInt64> {
+        let text: String
+        if let n = try? value.int(in: 0...Int.max) {
+            text = String(n)
+        } else {
+            text = try value.string()
+        }
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        let bounds = parts.compactMap { UInt64($0) }
+        guard bounds.count == parts.count, (1...2).contains(bounds.count) else {
+            throw value.error("\(value.path): use a whole number like 3 or a range like 1-20")
+        }
+        let (a, b) = (bounds[0], bounds.last ?? bounds[0])
+        guard a <= b else { throw value.error("\(value.path): the first seed \(a) is greater than the last \(b)") }
+        guard b - a < maximumSeeds else { throw value.error("\(value.path): \(b - a + 1) seeds; at most \(maximumSeeds)") }
+        return a...b
+    }
+
+    /// glob(3), sorted, regular files only; no brace or tilde expansion.
+    static func glob(_ pattern: String) -> [String] {
+        var g = glob_t()
+        defer { globfree(&g) }
+        guard Glibc.glob(pattern, 0, nil, &g) == 0 else { return [] }
+        var paths: [String] = []
+        for i in 0..<Int(g.gl_pathc) {
+            guard let p = g.gl_pathv[i] else { continue }
+            let path = String(cString: p)
+            var st = stat()
+            if stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG { paths.append((path as NSString).standardizingPath) }
+        }
+        return paths.sorted()
+    }
+}
