@@ -12,7 +12,7 @@ struct CheckCommand: ParsableCommand {
             The system is the one the history's run_started line names (--system overrides it). A run directory
             whose history.jsonl is missing or stops before run_finished (a harness that was killed, or stopped by a
             signal) is judged from its merged trace/*.jsonl: "undecided: interrupted", with what could be checked.
-            With several runs, the detection latency is also reported pooled over all of them.
+            With several runs, every latency series is also reported pooled over all of them.
             """)
 
     @Argument(help: "Run directories (or history .jsonl files).") var runs: [String]
@@ -21,7 +21,7 @@ struct CheckCommand: ParsableCommand {
 
     struct Pooled: Encodable {
         var runs: Int
-        var detectionLatency: DetectionLatency
+        var latencies: [LatencySeries]
     }
 
     /// The events of one run: `history.jsonl` when it is whole, else the traces merged again.
@@ -74,15 +74,15 @@ struct CheckCommand: ParsableCommand {
             worst = max(worst, report.decided ? (report.passed ? 0 : 1) : 2)
         }
         if reports.count > 1 {
-            let pooled = DetectionLatency.merged(reports.map(\.detectionLatency))
+            let pooled = LatencySeries.merged(reports.map(\.latencies))
             if json {
                 let enc = JSONEncoder()
                 enc.outputFormatting = [.prettyPrinted, .sortedKeys]
-                print(String(decoding: try enc.encode(Pooled(runs: reports.count, detectionLatency: pooled)), as: UTF8.self))
-            } else if let p50 = pooled.p50Micros, let p99 = pooled.p99Micros {
-                print("pooled over \(reports.count) runs: detection latency n=\(pooled.count) p50=\(p50) µs p99=\(p99) µs max=\(pooled.maxMicros ?? 0) µs")
+                print(String(decoding: try enc.encode(Pooled(runs: reports.count, latencies: pooled)), as: UTF8.self))
+            } else if pooled.isEmpty {
+                print("pooled over \(reports.count) runs: no latency series")
             } else {
-                print("pooled over \(reports.count) runs: no detection latency samples")
+                for series in pooled { print("pooled over \(reports.count) runs: latency \(series.summaryLine)") }
             }
         }
         if worst != 0 { throw ExitCode(worst) }

@@ -22,6 +22,10 @@ struct SystemsCommand: ParsableCommand {
             print("  variants: \(d.variants.joined(separator: ", "))")
             print("  app groups: \(d.appGroups.joined(separator: ", "))")
             print("  scenario keys: \(d.scenarioKeys.joined(separator: ", "))")
+            print("  settle (default): \(d.defaultSettleSeconds / 60) device minutes")
+            if !d.latencySeries.isEmpty {
+                print("  latency series: " + d.latencySeries.map { "\($0.name) (\($0.what))" }.joined(separator: "; "))
+            }
             print("  processes:")
             for r in d.roles {
                 let target = r.nemesisTarget ? "nemesis target" : "not targeted"

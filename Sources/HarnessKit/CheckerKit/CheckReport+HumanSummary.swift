@@ -16,30 +16,17 @@ extension CheckReport {
         for result in results {
             lines.append("  \(result.passed ? "ok  " : "FAIL") \(result.name) (checked \(result.checkedCount))")
         }
-        lines.append("  " + latencyLine)
+        for series in latencies { lines.append("  latency " + series.summaryLine) }
         if let lost = lostByOS, !lost.isEmpty {
             lines.append("  lost by iOS (not blamed on the system): \(lost.count) user action(s)")
-            for l in lost { lines.append("    \(l.sessionId ?? "-"): \(l.explanation)") }
+            for l in lost { lines.append("    \(l.subjectDescription): \(l.explanation)") }
         }
         for violation in violations {
             lines.append("")
-            lines.append("\(violation.invariant) — session \(violation.sessionId ?? "-")")
+            lines.append("\(violation.invariant) — \(violation.subjectDescription)")
             lines.append("  \(violation.explanation)")
             lines += violation.relevantEvents.prefix(Self.maxRelevantEvents).map { "    " + $0.jsonLine() }
         }
         return lines.joined(separator: "\n") + "\n"
-    }
-
-    private var latencyLine: String {
-        let l = detectionLatency
-        guard let p50 = l.p50Micros, let p99 = l.p99Micros else {
-            return "detection latency: no samples (unseen \(l.unseenCount), suspended \(l.suspendedCount))"
-        }
-        return "detection latency: n=\(l.count) p50=\(Self.micros(p50)) µs p99=\(Self.micros(p99)) µs"
-            + " (unseen \(l.unseenCount), suspended \(l.suspendedCount))"
-    }
-
-    private static func micros(_ value: Double) -> String {
-        String(Double((value * 10).rounded()) / 10)
     }
 }

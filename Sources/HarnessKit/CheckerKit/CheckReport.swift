@@ -1,13 +1,20 @@
 /// A checker's verdict on one run's history. "Could not decide" (`decided == false`) is not a
 /// failure of the system under test: the history itself is incomplete.
+///
+/// Written as `report.json` in every run directory; its schema is docs/REPORT.md, versioned by
+/// `schemaVersion` (raise it whenever a field changes meaning or goes away).
 public struct CheckReport: Codable, Equatable, Sendable {
+    /// The `report.json` schema this report follows (docs/REPORT.md).
+    public static let currentSchemaVersion = 2
+    public var schemaVersion = CheckReport.currentSchemaVersion
     public var checker: String
     public var decided: Bool
     /// Set when `decided` is false.
     public var undecidedReason: String?
     public var results: [InvariantResult]
     public var violations: [InvariantViolation]
-    public var detectionLatency: DetectionLatency
+    /// The latency series the pack measures (`SystemDescriptor.latencySeries`), by name.
+    public var latencies: [LatencySeries]
     /// User actions the system never got to act on because iOS lost every call that carried them
     /// (dropped, or the extension killed before it returned): not violations of the system under
     /// test, listed so that a pass is never read as "every user action was handled". Nil = none.
@@ -23,20 +30,19 @@ public struct CheckReport: Codable, Equatable, Sendable {
 
     public init(
         checker: String, decided: Bool, undecidedReason: String? = nil, results: [InvariantResult],
-        violations: [InvariantViolation], detectionLatency: DetectionLatency
+        violations: [InvariantViolation], latencies: [LatencySeries]
     ) {
         self.checker = checker
         self.decided = decided
         self.undecidedReason = undecidedReason
         self.results = results
         self.violations = violations
-        self.detectionLatency = detectionLatency
+        self.latencies = latencies
     }
 
     public static func undecided(checker: String, reason: String) -> CheckReport {
         CheckReport(
-            checker: checker, decided: false, undecidedReason: reason, results: [], violations: [],
-            detectionLatency: DetectionLatency(samplesNanos: []))
+            checker: checker, decided: false, undecidedReason: reason, results: [], violations: [], latencies: [])
     }
 
     /// Decided, and every invariant held.
@@ -45,4 +51,7 @@ public struct CheckReport: Codable, Equatable, Sendable {
     public func result(_ name: String) -> InvariantResult? { results.first { $0.name == name } }
 
     public func violations(of name: String) -> [InvariantViolation] { violations.filter { $0.invariant == name } }
+
+    /// The series named `name`, if the pack measured it.
+    public func latency(_ name: String) -> LatencySeries? { latencies.first { $0.name == name } }
 }

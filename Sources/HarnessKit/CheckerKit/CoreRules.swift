@@ -13,11 +13,11 @@ public enum CoreRules {
         source: "DESIGN.md: a system that never settles is a violation")
 
     public static func noStoreCorrupt(_ events: [HistoryEvent]) -> RuleOutcome {
-        var outcome = RuleOutcome(noStoreCorrupt.name)
+        var outcome = RuleOutcome(noStoreCorrupt.name, subjectKind: "file")
         outcome.checkedCount = 1
         for event in events where event.isHarnessLine("quarantine") {
             outcome.fail(
-                nil,
+                event["file"],
                 "store file \(event["file"] ?? "?") was corrupt (\(event["reason"] ?? "?")), moved to \(event["movedTo"] ?? "?")",
                 [event])
         }

@@ -1,18 +1,35 @@
 import History
 
-/// One broken promise: which invariant, which session, why, and the history lines that show it.
+/// One broken promise: which invariant, about what, why, and the history lines that show it.
 public struct InvariantViolation: Codable, Equatable, Sendable {
+    /// What a violation is about, in the pack's own terms: a session, a grant, a tap, a
+    /// notification id (`kind`), and which one (`id`).
+    public struct Subject: Codable, Equatable, Sendable, CustomStringConvertible {
+        public var kind: String
+        public var id: String
+
+        public init(kind: String, id: String) {
+            self.kind = kind
+            self.id = id
+        }
+
+        public var description: String { "\(kind) \(id)" }
+    }
+
     public var invariant: String
-    /// Nil when the invariant is about the run, not a session (a quarantined store file).
-    public var sessionId: String?
+    /// Nil when the invariant is about the run as a whole (a quarantined store file).
+    public var subject: Subject?
     public var explanation: String
     /// At most `RelevantEvents.maxCount` lines, ordered by `mono`.
     public var relevantEvents: [HistoryEvent]
 
-    public init(invariant: String, sessionId: String?, explanation: String, relevantEvents: [HistoryEvent]) {
+    public init(invariant: String, subject: Subject?, explanation: String, relevantEvents: [HistoryEvent]) {
         self.invariant = invariant
-        self.sessionId = sessionId
+        self.subject = subject
         self.explanation = explanation
         self.relevantEvents = relevantEvents
     }
+
+    /// "session S3", or "the run".
+    public var subjectDescription: String { subject?.description ?? "the run" }
 }

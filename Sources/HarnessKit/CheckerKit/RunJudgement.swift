@@ -55,7 +55,7 @@ public enum RunJudgement {
         let inner = pack.check(all)
         var report = CheckReport.undecided(checker: inner.checker, reason: "")
         report.results = inner.results
-        report.detectionLatency = inner.detectionLatency
+        report.latencies = inner.latencies
         return report
     }
 

@@ -53,14 +53,14 @@ public enum SuiteRunner {
     }
 
     public static func table(_ results: [Result]) -> String {
-        let header = ["scenario", "variant", "seed", "verdict", "faults", "checked", "violated invariants", "latency p50/p99 ms", "wall s"]
+        let header = ["scenario", "variant", "seed", "verdict", "faults", "checked", "violated invariants", "latency p50/p99 ms (first series)", "wall s"]
         var rows: [[String]] = []
         for r in results {
             let rep = r.outcome.report
             let sessions = rep?.results.map(\.checkedCount).max().map(String.init) ?? "-"
             let lat: String
-            if let l = rep?.detectionLatency, l.count > 0, let p50 = l.p50Micros, let p99 = l.p99Micros {
-                lat = String(format: "%.2f / %.2f (n=%d)", p50 / 1000, p99 / 1000, l.count)
+            if let l = rep?.latencies.first, l.count > 0, let p50 = l.p50Micros, let p99 = l.p99Micros {
+                lat = String(format: "%@ %.2f / %.2f (n=%d)", l.name, p50 / 1000, p99 / 1000, l.count)
             } else { lat = "-" }
             let kinds = rep.map { Set($0.violations.map(\.invariant)).sorted().joined(separator: ",") } ?? (r.outcome.setupError ?? "")
             rows.append([

@@ -24,7 +24,7 @@ public struct Scenario: Sendable, Equatable {
 
     public init(
         name: String, system: AnySystemPack, variants: [ScenarioVariant], clock: Clock, durationSeconds: Int,
-        settleSeconds: Int = Scenario.defaultSettleSeconds, nemesis: Nemesis, configuration: AnyConfiguration
+        settleSeconds: Int, nemesis: Nemesis, configuration: AnyConfiguration
     ) {
         self.name = name
         self.system = system
@@ -40,9 +40,6 @@ public struct Scenario: Sendable, Equatable {
         a.name == b.name && a.system.id == b.system.id && a.variants == b.variants && a.clock == b.clock
             && a.durationSeconds == b.durationSeconds && a.settleSeconds == b.settleSeconds && a.nemesis == b.nemesis && a.os == b.os && a.configuration == b.configuration
     }
-
-    /// 45 device minutes: longer than FocusPledge's stale-heartbeat threshold (15 min) plus a poll.
-    public static let defaultSettleSeconds = 45 * 60
 
     /// How device time passes.
     public enum ClockMode: String, Sendable, Equatable, CaseIterable {

@@ -16,8 +16,9 @@
 //     timeZone: Europe/Berlin       = UTC; an IANA time zone identifier
 //   duration: 4h                    required; device time the workload covers: 90s, 15m, 4h, 1h30m,
 //                                   or whole seconds; 0 < duration <= 366 days
-//   settle: 45m                     = 45m; device time after the workload for the system to settle
-//                                   before it is judged; a duration, > 0
+//   settle: 45m                     = the system's (`harness systems`; FocusPledge 45m); device time
+//                                   after the workload for the system to settle before it is
+//                                   judged; a duration, > 0
 //   <the system's keys>             read by its pack (e.g. focuspledge: workload, server); its
 //                                   README in Sources/Systems/<Name>/ documents them
 //   nemesis:                        absent = no faults at all
@@ -151,7 +152,7 @@ struct NodeReader {
 
         let clock = try self.clock(top["clock"])
         let durationSeconds = try duration(try top.required("duration"), "duration")
-        var settleSeconds = Scenario.defaultSettleSeconds
+        var settleSeconds = system.descriptor.defaultSettleSeconds
         if let node = top["settle"] { settleSeconds = try duration(node, "settle") }
         let nemesis = try self.nemesis(top["nemesis"], targets: system.descriptor.nemesisTargets)
         let os = try self.os(top["os"], start: clock.start, roles: system.descriptor.roles.filter { $0.lifetime != .server }.map(\.name))

@@ -19,10 +19,17 @@ public struct SystemDescriptor: Sendable, Codable, Equatable {
     /// Top-level scenario keys the pack reads (besides the common name, system, variants, clock,
     /// duration, nemesis), e.g. `workload`, `server`.
     public var scenarioKeys: [String]
+    /// Device time after the workload before the run is judged, when a scenario names no
+    /// `settle:`: long enough for the system's own slowest promise (FocusPledge: its server's
+    /// stale-heartbeat job) — the pack's to say, not the core's.
+    public var defaultSettleSeconds: Int
+    /// The latency series its checker measures (`CheckReport.latencies`), in report order.
+    public var latencySeries: [LatencySeriesDescriptor]
 
     public init(
         id: String, title: String, seed: String, variants: [String], appGroups: [String], roles: [ProcessRole],
-        invariants: [InvariantDescriptor], scenarioKeys: [String]
+        invariants: [InvariantDescriptor], scenarioKeys: [String], defaultSettleSeconds: Int,
+        latencySeries: [LatencySeriesDescriptor] = []
     ) {
         self.id = id
         self.title = title
@@ -32,6 +39,8 @@ public struct SystemDescriptor: Sendable, Codable, Equatable {
         self.roles = roles
         self.invariants = invariants
         self.scenarioKeys = scenarioKeys
+        self.defaultSettleSeconds = defaultSettleSeconds
+        self.latencySeries = latencySeries
     }
 
     public func role(_ name: String) -> ProcessRole? { roles.first { $0.name == name } }
@@ -120,5 +129,22 @@ public struct InvariantDescriptor: Sendable, Codable, Equatable {
         self.name = name
         self.promise = promise
         self.source = source
+    }
+}
+
+/// A latency series a pack measures: its name in reports and what it measures.
+public struct LatencySeriesDescriptor: Sendable, Codable, Equatable {
+    public var name: String
+    /// From which event to which, one line.
+    public var what: String
+
+    public init(name: String, what: String) {
+        self.name = name
+        self.what = what
+    }
+
+    /// The series of these samples.
+    public func series(samplesNanos: [Int64], excluded: [String: Int] = [:]) -> LatencySeries {
+        LatencySeries(name: name, what: what, samplesNanos: samplesNanos, excluded: excluded)
     }
 }

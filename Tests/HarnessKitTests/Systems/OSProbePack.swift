@@ -66,7 +66,7 @@ struct OSProbePack: SystemPack {
                     name: "config", lifetime: .extension(.shieldConfiguration), executable: "sth-test-helper", arguments: ["osprobe", "config"],
                     summary: "ShieldConfigurationDataSource"),
             ],
-            invariants: [CoreRules.runSettles], scenarioKeys: ["probe"])
+            invariants: [CoreRules.runSettles], scenarioKeys: ["probe"], defaultSettleSeconds: 45 * 60)
     }
 
     func configuration(from sections: ScenarioSections) throws(ScenarioError) -> Configuration {
@@ -175,6 +175,6 @@ struct OSProbePack: SystemPack {
         let outcome = CoreRules.runSettles(history)
         return CheckReport(
             checker: "OSProbe", decided: true, results: [outcome.result], violations: outcome.violations,
-            detectionLatency: DetectionLatency(samplesNanos: []))
+            latencies: [])
     }
 }

@@ -37,7 +37,7 @@ struct PingPongPack: SystemPack {
                 ProcessRole(name: "pong", lifetime: .app, executable: "sth-test-helper", arguments: ["pingpong", "pong"], summary: "returns"),
             ],
             invariants: [Self.everyServeReturned, CoreRules.runSettles],
-            scenarioKeys: ["rally"])
+            scenarioKeys: ["rally"], defaultSettleSeconds: 45 * 60)
     }
 
     func configuration(from sections: ScenarioSections) throws(ScenarioError) -> Configuration {
@@ -62,16 +62,16 @@ struct PingPongPack: SystemPack {
         guard history.contains(where: { $0.isHarnessLine("run_finished") }) else {
             return .undecided(checker: "PingPong", reason: "no run_finished")
         }
-        var outcome = RuleOutcome(Self.everyServeReturned.name)
+        var outcome = RuleOutcome(Self.everyServeReturned.name, subjectKind: "ball")
         let returnedUpTo = history.filter { $0.isLine(of: "ping", "returned") }.compactMap { $0["upTo"].flatMap { Int($0) } }.max() ?? 0
         for serve in history where serve.isUserAction("serve") {
             outcome.checkedCount += 1
             guard let ball = serve["ball"].flatMap({ Int($0) }), ball > returnedUpTo else { continue }
-            outcome.fail("ball \(ball)", "ball \(ball) was served and never returned (returned up to \(returnedUpTo))", [serve])
+            outcome.fail(String(ball), "ball \(ball) was served and never returned (returned up to \(returnedUpTo))", [serve])
         }
         let outcomes = [outcome, CoreRules.runSettles(history)]
         return CheckReport(
             checker: "PingPong", decided: true, results: outcomes.map(\.result), violations: outcomes.flatMap(\.violations),
-            detectionLatency: DetectionLatency(samplesNanos: []))
+            latencies: [])
     }
 }

@@ -45,7 +45,11 @@ public struct FocusPledgePack: SystemPack {
                     summary: "not in the seed: as-written shows the default shield; hardened marks the session failed when a shield shows"),
             ],
             invariants: FocusPledgeInvariant.allCases.map(\.descriptor) + [CoreRules.noStoreCorrupt, CoreRules.runSettles],
-            scenarioKeys: ["workload", "server"])
+            scenarioKeys: ["workload", "server"],
+            // Longer than the server's stale-heartbeat threshold (15 min) plus a poll: a session
+            // the host could not settle is settled by the job before the run is judged.
+            defaultSettleSeconds: 45 * 60,
+            latencySeries: [FocusPledgeChecker.violationToHost])
     }
 
     public func configuration(from sections: ScenarioSections) throws(ScenarioError) -> FocusPledgeConfiguration {

@@ -15,7 +15,7 @@ struct InvariantRuleTests {
             b.settle("s1", "FAILURE", reason: "no_heartbeat", origin: "staleJob")
         })
         let violation = try #require(report.violations(of: I.noDoubleSettlement.rawValue).first)
-        #expect(violation.sessionId == "s1")
+        #expect(violation.subject == .init(kind: "session", id: "s1"))
         #expect(violation.explanation.contains("2 times"))
         #expect(violation.explanation.contains("previousStatus=SUCCESS"))
         #expect(violation.relevantEvents.filter { $0.event == "ledger" }.count == 2)
@@ -136,7 +136,7 @@ struct InvariantRuleTests {
         let report = FocusPledgeChecker.check(b.finish())
         #expect(report.failedInvariants == [I.violationSettlesFailure.rawValue])
         let violation = try #require(report.violations.first)
-        #expect(violation.sessionId == "s1")
+        #expect(violation.subject == .init(kind: "session", id: "s1"))
         #expect(violation.relevantEvents.contains { $0.event == "callback_delivered" })
         #expect(violation.relevantEvents.contains { $0.event == "ledger" })
     }
@@ -295,7 +295,7 @@ struct InvariantRuleTests {
         })
         #expect(report.passed, "\(report.humanSummary())")
         #expect(report.checked(.failureWhileHostDeadSettledAfterRelaunch) == 1)
-        #expect(report.detectionLatency.count == 0)  // the host was dead: not a detection sample
+        #expect(report.latency("violation-to-host")?.count == 0)  // the host was dead: not a detection sample
     }
 
     @Test func failureWhileHostDeadSettledBeforeRelaunchFires() throws {
@@ -341,7 +341,7 @@ struct InvariantRuleTests {
         let report = FocusPledgeChecker.check(b.finish())
         #expect(report.failedInvariants == [CoreRules.noStoreCorrupt.name])
         let violation = try #require(report.violations.first)
-        #expect(violation.sessionId == nil)
+        #expect(violation.subject == .init(kind: "file", id: "Library/Preferences/group.focuspledge.plist"))
         #expect(violation.relevantEvents.map(\.event) == ["quarantine"])
     }
 }

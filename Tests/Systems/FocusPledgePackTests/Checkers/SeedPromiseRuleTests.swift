@@ -27,7 +27,7 @@ import Testing
         b.line("host-app", pid: host, "start_rejected", ["sessionId": "s1", "reason": "session_in_progress"])
         b.wait(deviceMinutes: 2)
         let report = Self.check(b.finish())
-        #expect(report.violations(of: "start-enforced").map(\.sessionId) == ["s1"])
+        #expect(report.violations(of: "start-enforced").map(\.subject?.id) == ["s1"])
     }
 
     @Test func aStartWhoseMonitoringNeverCameIsAViolation() {
@@ -69,7 +69,7 @@ import Testing
 
     @Test func aBlockedAppOpenedUnshieldedDuringTheSessionIsAViolation() {
         let report = Self.check(Self.openBlockedApp(shielded: false))
-        #expect(report.violations(of: "blocked-app-shielded").map(\.sessionId) == ["s1"])
+        #expect(report.violations(of: "blocked-app-shielded").map(\.subject?.id) == ["s1"])
     }
 
     // MARK: stop-removes-shields
@@ -97,7 +97,7 @@ import Testing
     @Test func aStopThatLeavesShieldsUpIsAViolation() {
         let report = Self.check(Self.stop(removes: false))
         let v = report.violations(of: "stop-removes-shields")
-        #expect(v.map(\.sessionId) == ["s1"])
+        #expect(v.map(\.subject?.id) == ["s1"])
         #expect(v.first?.explanation.contains("still monitored") == true)
     }
 
@@ -112,7 +112,7 @@ import Testing
         b.shields("")
         b.wait(deviceMinutes: 2)
         let report = Self.check(b.finish())
-        #expect(report.violations(of: "monitoring-stopped-after-settlement").map(\.sessionId) == ["s1"])
+        #expect(report.violations(of: "monitoring-stopped-after-settlement").map(\.subject?.id) == ["s1"])
         #expect(!report.failedInvariants.contains("no-shield-after-settlement"))
     }
 
@@ -146,7 +146,7 @@ import Testing
 
     @Test func aViolationSettledWithTheDartFallbackReasonIsAViolation() {
         let report = Self.check(Self.violationSettled(reason: "native_violation"))
-        #expect(report.violations(of: "failure-reason-recorded").map(\.sessionId) == ["s1"])
+        #expect(report.violations(of: "failure-reason-recorded").map(\.subject?.id) == ["s1"])
     }
 
     // MARK: error-reported
@@ -170,7 +170,7 @@ import Testing
 
     @Test func aSwallowedMonitoringErrorIsAViolation() {
         let report = Self.check(Self.monitoringError(reported: false))
-        #expect(report.violations(of: "error-reported").map(\.sessionId) == ["s1"])
+        #expect(report.violations(of: "error-reported").map(\.subject?.id) == ["s1"])
     }
 
     // MARK: no-early-success
@@ -183,7 +183,7 @@ import Testing
         b.hostSettles("s1", "SUCCESS", host: host)
         b.wait(deviceMinutes: 25)
         let report = Self.check(b.finish())
-        #expect(report.violations(of: "no-early-success").map(\.sessionId) == ["s1"])
+        #expect(report.violations(of: "no-early-success").map(\.subject?.id) == ["s1"])
     }
 
     @Test func aSuccessAfterThePledgesEndHolds() {
@@ -213,7 +213,7 @@ import Testing
         #expect(!kept.failedInvariants.contains("no-early-success"), "\(kept.humanSummary())")
         #expect(kept.checked(.noEarlySuccess) == 1)
         let early = Self.check(history(settleAfterTapMinutes: 14))
-        #expect(early.violations(of: "no-early-success").map(\.sessionId) == ["s1"])
+        #expect(early.violations(of: "no-early-success").map(\.subject?.id) == ["s1"])
     }
 
     // MARK: violations iOS told the app about, and violations it lost
@@ -232,7 +232,7 @@ import Testing
         b.wait(deviceMinutes: 26)
         b.hostSettles("s1", "SUCCESS", host: host)
         let report = Self.check(b.finish())
-        #expect(report.violations(of: "violation-settles-failure").map(\.sessionId) == ["s1"])
+        #expect(report.violations(of: "violation-settles-failure").map(\.subject?.id) == ["s1"])
         #expect(report.lostByOS == nil)
     }
 
@@ -250,7 +250,7 @@ import Testing
         b.hostSettles("s1", "SUCCESS", host: host)
         let report = Self.check(b.finish())
         #expect(report.violations.isEmpty)
-        #expect(report.lostByOS?.map(\.sessionId) == ["s1"])
+        #expect(report.lostByOS?.map(\.subject?.id) == ["s1"])
         #expect(report.lostByOS?.first?.explanation.contains("2 dropped") == true)
     }
 }

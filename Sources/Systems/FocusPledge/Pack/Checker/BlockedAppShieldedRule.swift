@@ -8,7 +8,7 @@ extension FocusPledgeChecker {
     /// opens shows its shield.
     enum BlockedAppShieldedRule {
         static func judge(_ run: FocusPledgeRun) -> RuleOutcome {
-            var outcome = RuleOutcome(FocusPledgeInvariant.blockedAppShielded.rawValue)
+            var outcome = RuleOutcome(FocusPledgeInvariant.blockedAppShielded.rawValue, subjectKind: "session")
             for session in run.sessions {
                 guard let first = session.userViolations.first, let start = session.startAction,
                     let deadline = run.host.deadline(after: start.t, graceSeconds: StartEnforcedRule.graceSeconds),

@@ -8,7 +8,7 @@ extension FocusPledgeChecker {
     /// (extension killed mid-callback) or a manual stop, any resolution is right, but it must be settled.
     enum CleanSessionSettlesSuccessRule {
         static func judge(_ run: FocusPledgeRun) -> RuleOutcome {
-            var outcome = RuleOutcome(FocusPledgeInvariant.cleanSessionSettlesSuccess.rawValue)
+            var outcome = RuleOutcome(FocusPledgeInvariant.cleanSessionSettlesSuccess.rawValue, subjectKind: "session")
             for session in run.sessions where session.violations.isEmpty {
                 guard let endT = session.activeEndT, endT < run.lastT else { continue }
                 outcome.checkedCount += 1

@@ -11,7 +11,7 @@ extension FocusPledgeChecker {
         static let errors: Set<String> = ["monitoring_error", "shield_error"]
 
         static func judge(_ run: FocusPledgeRun) -> RuleOutcome {
-            var outcome = RuleOutcome(FocusPledgeInvariant.errorReported.rawValue)
+            var outcome = RuleOutcome(FocusPledgeInvariant.errorReported.rawValue, subjectKind: "session")
             let host = run.events.filter { $0.process == HistoryEvent.hostProcessName }
             for (i, error) in host.enumerated() where errors.contains(error.event) {
                 let later = host[(i + 1)...].filter { $0.pid == error.pid }

@@ -2,10 +2,10 @@ import HarnessKit
 import History
 
 extension FocusPledgeChecker {
-    /// Measures `DetectionLatency` from a run: only completed violations delivered while a host
+    /// Measures `violation-to-host` from a run: only completed violations delivered while a host
     /// process ran, recorded by the extension, and seen by that same host process.
     enum FailureDetection {
-        static func measure(_ run: FocusPledgeRun) -> DetectionLatency {
+        static func measure(_ run: FocusPledgeRun) -> LatencySeries {
             var samples: [Int64] = []
             var unseen = 0
             var suspended = 0
@@ -19,7 +19,7 @@ extension FocusPledgeChecker {
                     }
                 }
             }
-            return DetectionLatency(samplesNanos: samples, unseenCount: unseen, suspendedCount: suspended)
+            return violationToHost.series(samplesNanos: samples, excluded: ["unseen": unseen, "suspended": suspended])
         }
 
         enum Sample: Equatable {

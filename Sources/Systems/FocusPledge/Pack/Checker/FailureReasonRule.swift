@@ -9,7 +9,7 @@ extension FocusPledgeChecker {
     /// — not the Dart fallback `native_violation` of a flag without its reason, nor another one.
     enum FailureReasonRule {
         static func judge(_ run: FocusPledgeRun) -> RuleOutcome {
-            var outcome = RuleOutcome(FocusPledgeInvariant.failureReasonRecorded.rawValue)
+            var outcome = RuleOutcome(FocusPledgeInvariant.failureReasonRecorded.rawValue, subjectKind: "session")
             for session in run.sessions where !session.violations.isEmpty && !session.wasStoppedByUser {
                 guard let first = session.settlements.first, first.isFailure, first.origin == FailureWhileHostDeadRule.clientOrigin else {
                     continue

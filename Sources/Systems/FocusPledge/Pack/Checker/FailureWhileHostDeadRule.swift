@@ -9,7 +9,7 @@ extension FocusPledgeChecker {
         static let clientOrigin = "client"
 
         static func judge(_ run: FocusPledgeRun) -> RuleOutcome {
-            var outcome = RuleOutcome(FocusPledgeInvariant.failureWhileHostDeadSettledAfterRelaunch.rawValue)
+            var outcome = RuleOutcome(FocusPledgeInvariant.failureWhileHostDeadSettledAfterRelaunch.rawValue, subjectKind: "session")
             for session in run.sessions {
                 // The first such violation per session decides: later ones are settled by the same settlement.
                 let dead = session.violations.first { run.hostLives.alive(atMono: $0.delivered.mono) == nil }

@@ -5,6 +5,11 @@ import History
 /// It never asks a stand-in whether it was right.
 public enum FocusPledgeChecker {
     public static let name = "FocusPledge"
+    /// Violation → the running host has seen it: from the extension's record of the violation to
+    /// the host's first sight of it (samples left out: `unseen`, the host exited without seeing
+    /// it; `suspended`, it was stopped in between, which measures the nemesis).
+    public static let violationToHost = LatencySeriesDescriptor(
+        name: "violation-to-host", what: "an extension recorded a violation -> the running host saw it")
 
     public static func check(_ history: [HistoryEvent]) -> CheckReport {
         let run = FocusPledgeRun(history)
@@ -12,7 +17,7 @@ public enum FocusPledgeChecker {
         let outcomes = rules.map { $0(run) } + [CoreRules.noStoreCorrupt(run.events), CoreRules.runSettles(run.events)]
         var report = CheckReport(
             checker: name, decided: true, results: outcomes.map(\.result),
-            violations: outcomes.flatMap(\.violations), detectionLatency: FailureDetection.measure(run))
+            violations: outcomes.flatMap(\.violations), latencies: [FailureDetection.measure(run)])
         let lost = lostByOS(run)
         report.lostByOS = lost.isEmpty ? nil : lost
         return report
@@ -31,7 +36,7 @@ public enum FocusPledgeChecker {
                     && ($0.sessionIdField == session.sessionId) && $0.t >= first.t
             }
             out.append(InvariantViolation(
-                invariant: "violation-lost-by-ios", sessionId: session.sessionId,
+                invariant: "violation-lost-by-ios", subject: .init(kind: "session", id: session.sessionId),
                 explanation: "\(lost.count) violation(s) shown a shield, first \(first.action["action"] ?? "?") of \(first.app ?? "?") at t=\(first.t): "
                     + "no call about it completed (\(session.maybeViolations.count) failed, "
                     + "\(calls.filter { $0.event == "callback_dropped" }.count) dropped)",

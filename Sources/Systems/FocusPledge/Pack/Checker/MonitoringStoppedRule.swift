@@ -9,7 +9,7 @@ extension FocusPledgeChecker {
     /// counts toward the 20 activities an app may monitor.
     enum MonitoringStoppedRule {
         static func judge(_ run: FocusPledgeRun) -> RuleOutcome {
-            var outcome = RuleOutcome(FocusPledgeInvariant.monitoringStoppedAfterSettlement.rawValue)
+            var outcome = RuleOutcome(FocusPledgeInvariant.monitoringStoppedAfterSettlement.rawValue, subjectKind: "session")
             for session in run.sessions {
                 guard let last = session.settlements.last,
                     let deadline = run.cleanupDeadline(after: session, graceSeconds: NoShieldAfterSettlementRule.graceSeconds)

@@ -5,7 +5,7 @@ extension FocusPledgeChecker {
     /// `no-double-settlement`: every session id appears in the server's journal at most once.
     enum NoDoubleSettlementRule {
         static func judge(_ run: FocusPledgeRun) -> RuleOutcome {
-            var outcome = RuleOutcome(FocusPledgeInvariant.noDoubleSettlement.rawValue)
+            var outcome = RuleOutcome(FocusPledgeInvariant.noDoubleSettlement.rawValue, subjectKind: "session")
             for (sessionId, settlements) in run.settlements.sorted(by: { $0.key < $1.key }) {
                 outcome.checkedCount += 1
                 guard settlements.count > 1 else { continue }

@@ -11,7 +11,7 @@ extension FocusPledgeChecker {
         static let toleranceSeconds = 0.001
 
         static func judge(_ run: FocusPledgeRun) -> RuleOutcome {
-            var outcome = RuleOutcome(FocusPledgeInvariant.noEarlySuccess.rawValue)
+            var outcome = RuleOutcome(FocusPledgeInvariant.noEarlySuccess.rawValue, subjectKind: "session")
             for session in run.sessions {
                 guard let end = session.pledgeEndT else { continue }
                 for s in session.settlements where s.isSuccess {

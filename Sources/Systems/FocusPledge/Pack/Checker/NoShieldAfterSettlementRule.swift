@@ -9,7 +9,7 @@ extension FocusPledgeChecker {
         static let graceSeconds = 60.0
 
         static func judge(_ run: FocusPledgeRun) -> RuleOutcome {
-            var outcome = RuleOutcome(FocusPledgeInvariant.noShieldAfterSettlement.rawValue)
+            var outcome = RuleOutcome(FocusPledgeInvariant.noShieldAfterSettlement.rawValue, subjectKind: "session")
             for session in run.sessions {
                 guard let last = session.settlements.last, let deadline = run.cleanupDeadline(after: session, graceSeconds: graceSeconds)
                 else { continue }

@@ -12,7 +12,7 @@ extension FocusPledgeChecker {
         static let toleranceSeconds = 2.0
 
         static func judge(_ run: FocusPledgeRun) -> RuleOutcome {
-            var outcome = RuleOutcome(FocusPledgeInvariant.staleSettlementEarned.rawValue)
+            var outcome = RuleOutcome(FocusPledgeInvariant.staleSettlementEarned.rawValue, subjectKind: "session")
             guard let staleAfter = run.runStarted?["staleAfterSeconds"].flatMap(Double.init) else { return outcome }
             let stale = run.settlements.values.flatMap { $0 }.filter { $0.origin == "staleJob" }
             for s in stale.sorted(by: { $0.ledgerSeq < $1.ledgerSeq }) {

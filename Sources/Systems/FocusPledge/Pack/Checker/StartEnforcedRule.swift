@@ -13,7 +13,7 @@ extension FocusPledgeChecker {
         static let graceSeconds = 60.0
 
         static func judge(_ run: FocusPledgeRun) -> RuleOutcome {
-            var outcome = RuleOutcome(FocusPledgeInvariant.startEnforced.rawValue)
+            var outcome = RuleOutcome(FocusPledgeInvariant.startEnforced.rawValue, subjectKind: "session")
             for start in run.events where start.isUserAction("start_session") {
                 guard let sid = start.sessionIdField else { continue }
                 let session = run.sessions.first { $0.sessionId == sid }

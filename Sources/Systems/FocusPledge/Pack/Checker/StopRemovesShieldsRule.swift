@@ -9,7 +9,7 @@ extension FocusPledgeChecker {
     /// another session has started since.
     enum StopRemovesShieldsRule {
         static func judge(_ run: FocusPledgeRun) -> RuleOutcome {
-            var outcome = RuleOutcome(FocusPledgeInvariant.stopRemovesShields.rawValue)
+            var outcome = RuleOutcome(FocusPledgeInvariant.stopRemovesShields.rawValue, subjectKind: "session")
             for stop in run.events where stop.isUserAction("stop_session") {
                 guard let sid = stop.sessionIdField,
                     let deadline = run.host.deadline(after: stop.t, graceSeconds: StartEnforcedRule.graceSeconds)

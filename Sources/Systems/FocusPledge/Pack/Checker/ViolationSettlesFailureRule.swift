@@ -6,7 +6,7 @@ extension FocusPledgeChecker {
     /// settlement (journal order) is FAILURE. More than one settlement is `no-double-settlement`'s.
     enum ViolationSettlesFailureRule {
         static func judge(_ run: FocusPledgeRun) -> RuleOutcome {
-            var outcome = RuleOutcome(FocusPledgeInvariant.violationSettlesFailure.rawValue)
+            var outcome = RuleOutcome(FocusPledgeInvariant.violationSettlesFailure.rawValue, subjectKind: "session")
             for session in run.sessions where !session.violations.isEmpty {
                 outcome.checkedCount += 1
                 let first = session.violations[0]
