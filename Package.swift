@@ -54,7 +54,7 @@ let package = Package(
         .target(name: "CSystemShims", path: "Sources/CSystemShims"),
         .target(name: "AppGroup", dependencies: ["CInotifyTools", "CSystemShims"], path: "Sources/AppGroup"),
         .target(name: "History", path: "Sources/History"),
-        .target(name: "SystemKit", dependencies: ["AppGroup"], path: "Sources/SystemKit"),
+        .target(name: "SystemKit", dependencies: ["AppGroup", "ScreenTimeModel"], path: "Sources/SystemKit"),
         .target(
             name: "ScreenTimeShims", dependencies: ["AppGroup", "History", "ScreenTimeModel", "ScreenTimeOS", "SystemFiles"],
             path: "Sources/ScreenTimeShims"),
@@ -62,8 +62,8 @@ let package = Package(
         .target(
             name: "StandInKit",
             dependencies: [
-                "AppGroup", "History", "ScreenTimeShims", "SystemKit", "CSystemShims",
-                "DeviceActivity", "ManagedSettings", "ManagedSettingsUI", "SystemFiles",
+                "AppGroup", "History", "ScreenTimeModel", "ScreenTimeShims", "SystemKit", "CSystemShims",
+                "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "SystemFiles", "UserNotifications",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -14,11 +14,16 @@ public struct Entitlements: Sendable, Equatable {
     }
 }
 
-/// `containers/<group-id>/` — what `containerURL(forSecurityApplicationGroupIdentifier:)` returns.
+/// `containers/<group-id>/` — what `containerURL(forSecurityApplicationGroupIdentifier:)` returns;
+/// or `sandboxes/<process>/`, one process's own sandbox (its `UserDefaults.standard`, its
+/// databases): the same kind of directory, which no other process opens (PROTOCOL.md §1).
 public final class AppGroupContainer: Sendable {
+    /// The App Group, or `sandbox:<process>` for a process's own sandbox.
     public let groupIdentifier: String
     public let deviceRoot: DeviceRoot
     public let directory: SafeDirectory
+    /// Relative to the device root: `containers/<group>` or `sandboxes/<process>`.
+    public let relativePath: String
 
     public var url: URL { URL(fileURLWithPath: directory.path, isDirectory: true) }
 
@@ -38,7 +43,23 @@ public final class AppGroupContainer: Sendable {
         }
         self.groupIdentifier = groupIdentifier
         self.deviceRoot = deviceRoot
-        self.directory = try deviceRoot.subdirectory("containers/\(groupIdentifier)")
+        relativePath = "containers/\(groupIdentifier)"
+        self.directory = try deviceRoot.subdirectory(relativePath)
+    }
+
+    /// `sandboxes/<process>/`: the private sandbox of the process `process` (a role name:
+    /// 1...100 of `[A-Za-z0-9._-]`, not starting with `.`). iOS gives the app and each extension
+    /// its own; nothing but that process opens it, and it survives kills and relaunches.
+    public init(sandboxOf process: String, deviceRoot: DeviceRoot) throws {
+        let ok = !process.isEmpty && process.utf8.count <= 100 && !process.hasPrefix(".")
+            && process.utf8.allSatisfy { c in
+                (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2E || c == 0x2D || c == 0x5F
+            }
+        guard ok else { throw AppGroupError.invalidProcessName(process) }
+        groupIdentifier = "sandbox:\(process)"
+        self.deviceRoot = deviceRoot
+        relativePath = "sandboxes/\(process)"
+        directory = try deviceRoot.subdirectory(relativePath)
     }
 
     /// A subdirectory of the container (created 0700), reached without following symlinks.

@@ -9,6 +9,7 @@ public enum AppGroupError: Error, CustomStringConvertible, Equatable, Sendable {
     case io(operation: String, path: String, errno: Int32)
     case notEntitled(groupIdentifier: String)
     case invalidGroupIdentifier(String)
+    case invalidProcessName(String)
     case invalidSuiteName(String)
     case invalidNotificationName(String, reason: String)
     case notAPropertyListValue(key: String, type: String)
@@ -26,6 +27,7 @@ public enum AppGroupError: Error, CustomStringConvertible, Equatable, Sendable {
         case .io(let op, let p, let e): return "\(op) \(p): \(String(cString: strerror(e))) (errno \(e))"
         case .notEntitled(let g): return "process is not entitled to app group \(g) (set APP_GROUPS=\(g))"
         case .invalidGroupIdentifier(let g): return "invalid app group identifier \(String(reflecting: g))"
+        case .invalidProcessName(let p): return "invalid process name \(String(reflecting: String(p.prefix(80)))) for a sandbox (1...100 of A-Z a-z 0-9 . _ -)"
         case .invalidSuiteName(let s): return "invalid defaults suite name \(String(reflecting: s))"
         case .invalidNotificationName(let n, let r): return "invalid notification name \(String(reflecting: String(n.prefix(80)))): \(r)"
         case .notAPropertyListValue(let k, let t): return "value for key \(String(reflecting: k)) is a \(t), not a property-list type"

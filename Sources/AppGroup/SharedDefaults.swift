@@ -185,7 +185,7 @@ public final class SharedDefaults: @unchecked Sendable {
             let aside = "\(fileName).corrupt-\(Int64(Date().timeIntervalSince1970 * 1000))"
             try directory.rename(fileName, to: aside)
             fileLock.writeCounter(fileLock.readCounter() &+ 1)
-            let preferences = "containers/\(container.groupIdentifier)/Library/Preferences/"
+            let preferences = "\(container.relativePath)/Library/Preferences/"
             container.deviceRoot.recordQuarantine(file: preferences + fileName, movedTo: preferences + aside, reason: reason)
         }
         cache = [:]

@@ -2,29 +2,13 @@ import AppGroup
 import CSystemShims
 import Foundation
 import History
+import ScreenTimeModel
 import ScreenTimeShims
 import SystemKit
 
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// Everything that can happen to a running app, as its run loop hands it to the pack's adapter.
-public enum AppInput: Sendable, Equatable {
-    /// The process started (first launch or relaunch): memory is empty, the App Group is not.
-    case launched
-    /// The user did something in the app (`AppInbox`).
-    case user(AppMessage)
-    /// A Darwin notification the app observes was posted.
-    case notification(String)
-    /// A timer the app started (`Effect.startTimer`) fired.
-    case timer(String)
-    /// The answer to `Effect.http(requestId:_:)`.
-    case httpReply(requestId: Int, HTTPReply)
-    /// An effect the adapter asked for threw (e.g. `startMonitoring`'s `MonitoringError`): what
-    /// the app's code would have caught. Already traced; told once (not for effects of this input).
-    case effectFailed(EffectFailure)
-}
 
 /// The pack's side of an app process: feeds inputs into its pure machine and returns the effects.
 /// `now` is device time; `store` reads a fresh snapshot of the suite (only when the seed reads it).
@@ -258,6 +242,11 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
             // A reply to a request already given up at its device deadline is dropped.
             guard httpInFlight.removeValue(forKey: id) != nil else { return }
         case .user(let m):
+            // iOS's own messages (PROTOCOL.md §7.7) reach the machine typed, never as a tap.
+            if let typed = osInput(m) {
+                guard let typed else { return }
+                return feed(typed)
+            }
             var fields = m.fields
             fields["action"] = m.action
             fields["seq"] = String(m.seq)
@@ -265,6 +254,38 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
         default: break
         }
         feed(input)
+    }
+
+    /// The typed input of an OS message, `.some(nil)` for a malformed one (traced, dropped), nil
+    /// for the app's own actions.
+    func osInput(_ m: AppMessage) -> AppInput?? {
+        if m.action == NotificationResponseMessage.action {
+            do {
+                let p = try NotificationResponseMessage.parse(m.fields)
+                let request = p.notification.request
+                context.trace.log("notification_response", [
+                    "seq": String(m.seq), "identifier": request.identifier, "actionIdentifier": p.actionIdentifier,
+                ])
+                return .some(.notificationResponse(NotificationResponse(
+                    identifier: request.identifier, actionIdentifier: p.actionIdentifier,
+                    categoryIdentifier: request.content.categoryIdentifier, userInfo: request.content.userInfo, userText: p.userText)))
+            } catch {
+                context.trace.log("inbox_malformed", ["seq": String(m.seq), "action": m.action, "why": "\(error)"])
+                return .some(nil)
+            }
+        }
+        switch OSMessage.input(for: m) {
+        case nil: return nil
+        case .success(let input)?:
+            var fields = m.fields
+            fields["action"] = m.action
+            fields["seq"] = String(m.seq)
+            context.trace.log("os_input", fields)
+            return .some(input)
+        case .failure(let e)?:
+            context.trace.log("inbox_malformed", ["seq": String(m.seq), "action": m.action, "why": e.reason])
+            return .some(nil)
+        }
     }
 
     func feed(_ input: AppInput) {
@@ -326,6 +347,10 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
     }
 
     public func cancelTimer(_ name: String) { timers[name] = nil }
+
+    /// Queued behind the input being handled: its effects land first, as when an app's
+    /// completion handler runs later on its main queue.
+    public func deliverLater(_ input: AppInput) { enqueue(input) }
 
     // MARK: HTTP
 

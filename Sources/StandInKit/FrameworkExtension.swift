@@ -64,7 +64,7 @@ public enum FrameworkCall: Sendable, Equatable {
         }
     }
 
-    /// `callback_begin`'s fields (besides `callback` and `delivery`), as `ExtensionRunner` traces them.
+    /// `callback_begin`'s fields (besides `callback` and `delivery`).
     var traceFields: [String: String] {
         var f: [String: String] = [:]
         func subject(_ s: ShieldSubject) {
@@ -128,9 +128,10 @@ public enum FrameworkExtensionOutcome: Sendable, Equatable {
 }
 
 /// The frameworks' extension entry point: hands one OS call to the app's principal object, the
-/// way iOS calls an extension, and reports what it answered. Beside `ExtensionRunner` (which
-/// runs a pack's pure machine); this one runs the app's own `DeviceActivityMonitor`,
-/// `ShieldActionDelegate` or `ShieldConfigurationDataSource` subclass.
+/// way iOS calls an extension, and reports what it answered: the one extension path. It runs the
+/// app's own `DeviceActivityMonitor`, `ShieldActionDelegate` or `ShieldConfigurationDataSource`
+/// subclass — a seed's own code as written, or a class that hands the call to a pack's pure
+/// machine through `ExtensionEnvironment`.
 public enum FrameworkExtension {
     /// A shield action must call its completion handler within this (iOS ends an extension that
     /// never answers; the OS then applies nothing).
@@ -220,7 +221,7 @@ public enum FrameworkExtension {
     }
 }
 
-/// The arguments the OS starts a frameworks-path extension with: `ExtensionCallOptions`' plus
+/// The arguments the OS starts an extension with (`ExtensionCall.arguments(delivery:)`), plus
 /// `--web-domain` and `--category` (PROTOCOL.md §7.6).
 public struct FrameworkCallOptions: ParsableArguments {
     @Option(help: "DeviceActivityMonitor callback, e.g. intervalDidStart.") public var callback: MonitorCallback?
@@ -316,5 +317,17 @@ private final class ResponseBox: @unchecked Sendable {
         defer { cond.unlock() }
         while value == nil && cond.wait(until: deadline) {}
         return value
+    }
+}
+
+extension MonitorCallback: ExpressibleByArgument {}
+
+extension SystemKit.ShieldAction: ExpressibleByArgument {
+    public init?(argument: String) {
+        switch argument {
+        case "primary": self = .primaryButtonPressed
+        case "secondary": self = .secondaryButtonPressed
+        default: self.init(rawValue: argument)
+        }
     }
 }

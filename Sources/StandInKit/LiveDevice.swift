@@ -1,9 +1,12 @@
 import AppGroup
 @_spi(ScreenTimeHarness) import DeviceActivity
+@_spi(ScreenTimeHarness) import FamilyControls
 import Foundation
 @_spi(ScreenTimeHarness) import ManagedSettings
+import ScreenTimeModel
 import SystemFiles
 import SystemKit
+@_spi(ScreenTimeHarness) import UserNotifications
 
 /// What only a running process can do with an effect: keep timers and talk to servers. The app
 /// run loop provides it; an extension, which lives for one callback, has none.
@@ -11,6 +14,9 @@ public protocol LiveDeviceHost: AnyObject {
     func startTimer(_ name: String, _ fire: TimerFire)
     func cancelTimer(_ name: String)
     func send(requestId: Int, _ call: HTTPCall)
+    /// Hands the machine an answer that arrives later (a permission prompt's), after the
+    /// current input's effects.
+    func deliverLater(_ input: AppInput)
 }
 
 /// The real device: effects land in the device root (shared defaults, Darwin notifications,
@@ -20,10 +26,15 @@ public final class LiveDevice: DevicePort {
     let context: StandInContext
     public weak var host: LiveDeviceHost?
     private lazy var device = EmulatedDevice(root: context.root, center: context.center, clock: context.clock, process: context.process)
-    private lazy var shieldStore = ManagedSettingsStore(named: .default, device: device)
+    private var shieldStores: [String: ManagedSettingsStore] = [:]
     private lazy var activityCenter = DeviceActivityCenter(device: device)
+    private lazy var authorizationCenter = AuthorizationCenter(device: device)
+    private lazy var notificationCenter = UNUserNotificationCenter(device: device)
     /// The response an extension gave iOS (shield action), if any.
     public private(set) var response: SystemKit.ShieldActionResponse?
+    /// Where `.respond` goes besides the trace: the completion handler iOS gave a shield-action
+    /// extension (the seed's `completionHandler(.none)`). Nil = traced only.
+    public var onRespond: ((SystemKit.ShieldActionResponse) -> Void)?
 
     /// The OS's id of the extension call this process serves (traced with its answer).
     let delivery: String?
@@ -37,19 +48,46 @@ public final class LiveDevice: DevicePort {
         try context.defaults.update { d in for w in writes { d[w.key] = w.value } }
     }
 
+    public func writePrivateDefaults(_ writes: [DefaultsWrite]) throws {
+        try context.privateDefaults().update { d in for w in writes { d[w.key] = w.value } }
+    }
+
     public func post(_ name: String) throws { try context.center.post(name) }
 
-    /// `shield.applications` = these apps' tokens; nil also clears `applicationCategories`
-    /// (seed 000's `stopNativeSession` sets both to nil).
-    public func setShield(applications: [String]?) throws {
-        try shieldStore.updateShield { s in
-            if let applications {
-                s.applications = Set(applications.map(ApplicationToken.init(bundleIdentifier:)))
-            } else {
-                s.applications = nil
-                s.applicationCategories = nil
+    func store(_ name: String) -> ManagedSettingsStore {
+        if let s = shieldStores[name] { return s }
+        let s = ManagedSettingsStore(named: ManagedSettingsStore.Name(name), device: device)
+        shieldStores[name] = s
+        return s
+    }
+
+    /// The properties the write names, in one read-modify-write of the store (bundle ids and
+    /// category ids become the OS's tokens).
+    public func writeShield(_ write: ShieldWrite) throws {
+        try store(write.store).updateShield { s in
+            if let change = write.applications.change {
+                s.applications = change.map { Set($0.map(ApplicationToken.init(bundleIdentifier:))) }
+            }
+            if let change = write.applicationCategories.change {
+                s.applicationCategories = change.map(Self.policy)
+            }
+            if let change = write.webDomains.change {
+                s.webDomains = change.map { Set($0.map(WebDomainToken.init(domain:))) }
             }
         }
+    }
+
+    static func policy(_ r: CategoryPolicyRecord) -> ShieldSettings.ActivityCategoryPolicy<Application> {
+        let except = Set(r.except.map(ApplicationToken.init(bundleIdentifier:)))
+        switch r.policy {
+        case .none: return .none
+        case .all: return .all(except: except)
+        case .specific: return .specific(Set(r.categories.map(ActivityCategoryToken.init(categoryIdentifier:))), except: except)
+        }
+    }
+
+    public func clearSettings(store name: String) throws {
+        try store(name).clearAllSettingsThrowing()
     }
 
     /// An absolute interval as Apple's API takes it: full date components (year … second) in the
@@ -102,10 +140,57 @@ public final class LiveDevice: DevicePort {
     }
 
     public func respond(_ response: SystemKit.ShieldActionResponse) {
+        if let onRespond { return onRespond(response) }
         self.response = response
         var f = ["response": response.rawValue]
         if let delivery { f["delivery"] = delivery }
         context.trace.log("responded", f)
+    }
+
+    /// Blocks for the prompt's answer (bounded by the frameworks: 3600 device s, 10 s wall), then
+    /// hands it to the machine as an input; an extension, which has no run loop, only traces it.
+    public func requestAuthorization(_ request: AuthorizationRequest) {
+        let answer: AuthorizationAnswer
+        switch request {
+        case .screenTime(let member):
+            do {
+                try authorizationCenter.requestAuthorizationBlocking(for: member == "child" ? .child : .individual)
+                answer = AuthorizationAnswer(kind: request.kind, granted: true, status: "approved")
+            } catch {
+                answer = AuthorizationAnswer(kind: request.kind, granted: false, status: "\(error)")
+            }
+        case .notifications(let options):
+            do {
+                let granted = try notificationCenter.requestAuthorizationBlocking(options: UNAuthorizationOptions(names: options))
+                answer = AuthorizationAnswer(kind: request.kind, granted: granted, status: granted ? "authorized" : "denied")
+            } catch {
+                answer = AuthorizationAnswer(kind: request.kind, granted: false, status: "\(error)")
+            }
+        }
+        context.trace.log("authorization_answered", ["kind": answer.kind, "granted": String(answer.granted), "status": answer.status])
+        guard let host else { return unsupported("requestAuthorization", request.kind) }
+        host.deliverLater(.authorization(answer))
+    }
+
+    public func setNotificationCategories(_ categories: [NotificationCategoryRecord]) throws {
+        try notificationCenter.setNotificationCategoriesThrowing(categories)
+    }
+
+    public func addNotification(_ request: NotificationRequest) throws {
+        try notificationCenter.addThrowing(identifier: request.identifier, content: request.content, trigger: request.trigger)
+    }
+
+    public func removeNotifications(_ removal: NotificationRemoval) throws {
+        switch removal {
+        case .pending(let ids): notificationCenter.removePendingNotificationRequests(withIdentifiers: ids)
+        case .allPending: notificationCenter.removeAllPendingNotificationRequests()
+        case .delivered(let ids): notificationCenter.removeDeliveredNotifications(withIdentifiers: ids)
+        case .allDelivered: notificationCenter.removeAllDeliveredNotifications()
+        }
+    }
+
+    public func setBadge(_ count: Int) throws {
+        try notificationCenter.setBadgeCountThrowing(count)
     }
 
     public func trace(_ event: String, _ fields: [String: String]) { context.trace.log(event, fields) }

@@ -68,6 +68,31 @@ public final class StandInContext: @unchecked Sendable {
         }
     }
 
+    /// The process's own store (`UserDefaults.standard`): `sandboxes/<process>/Library/Preferences/standard.plist`,
+    /// opened on first use. No other process opens it; it survives kills and relaunches.
+    public func privateDefaults() throws -> SharedDefaults {
+        privateLock.lock()
+        defer { privateLock.unlock() }
+        if let d = privateStore.value { return d }
+        let d = try SharedDefaults(container: AppGroupContainer(sandboxOf: process, deviceRoot: root), suiteName: Self.privateSuite)
+        privateStore.value = d
+        return d
+    }
+
+    /// The private store as it is now; an error is traced and reads as empty.
+    public func privateSnapshot() -> [String: PropertyListValue] {
+        do { return try privateDefaults().snapshot() } catch {
+            trace.log("private_store_error", ["op": "read", "error": "\(error)"])
+            return [:]
+        }
+    }
+
+    /// The suite name of every process's private store.
+    public static let privateSuite = "standard"
+    private let privateLock = NSLock()
+    private final class Box: @unchecked Sendable { var value: SharedDefaults? }
+    private let privateStore = Box()
+
     /// Where a server role publishes its port (PROTOCOL.md §8).
     public static func portFile(runDirectory: String, service: String) -> String {
         runDirectory + "/ports/\(service).port"

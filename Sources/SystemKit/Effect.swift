@@ -1,5 +1,6 @@
 import AppGroup
 import Foundation
+import ScreenTimeModel
 
 /// One key of a shared-defaults write: `value` nil means `removeObject(forKey:)`.
 public struct DefaultsWrite: Sendable, Equatable, CustomStringConvertible {
@@ -49,15 +50,24 @@ public enum TimerFire: Sendable, Equatable {
 /// out — against the real device root in a stand-in, against an `InMemoryDevice` in tests and in
 /// crash-point exploration. A process may die between any two effects, and between any two keys
 /// of a `setDefaults(_, atomic: false)`: that is what crash-point exploration does.
+///
+/// The vocabulary covers what the five seeds' processes ask of iOS (DESIGN.md "One core, five
+/// seeds"); a pack never switches over it — the interpreter does — so a new case costs the packs
+/// nothing. Each case is documented in PROTOCOL.md §7.10 with what it does on the device.
 public enum Effect: Sendable, Equatable {
     /// Writes to the process's App Group suite. `atomic: true` = ONE multi-key write that lands
     /// entirely or not at all; `atomic: false` = separate `set`/`removeObject` calls in this order
     /// (UserDefaults in an App Group: each may be seen, or be the last before a kill, alone).
     case setDefaults([DefaultsWrite], atomic: Bool)
-    /// ManagedSettings `shield.applications` = these bundle ids (replaces any previous set).
-    case applyShields([String])
-    /// ManagedSettings `shield.applications = nil`, `shield.applicationCategories = nil`.
-    case removeShields
+    /// Writes to the process's own store (`UserDefaults.standard`, an MMKV-style file): it
+    /// survives kills and relaunches and no other process sees it (`sandboxes/<process>/`).
+    /// `atomic` as for `setDefaults`.
+    case setPrivateDefaults([DefaultsWrite], atomic: Bool)
+    /// One write to a `ManagedSettingsStore`: the properties it names are set, the others stay
+    /// (Apple: `store.shield.applications = …` changes that property only).
+    case setShield(ShieldWrite)
+    /// `ManagedSettingsStore(named:).clearAllSettings()`.
+    case clearSettings(store: String)
     /// `DeviceActivityCenter().startMonitoring(activity, during: schedule)`.
     case startMonitoring(activity: String, start: Date, end: Date, repeats: Bool)
     /// `DeviceActivityCenter().startMonitoring(activity, during: DeviceActivitySchedule(…), events:)`
@@ -76,15 +86,42 @@ public enum Effect: Sendable, Equatable {
     case postNotification(String)
     /// Call the ShieldAction completion handler with this response.
     case respond(ShieldActionResponse)
+    /// FamilyControls `AuthorizationCenter.shared.requestAuthorization(for:)` or
+    /// `UNUserNotificationCenter.requestAuthorization(options:)`: the answer comes back as
+    /// `AppInput.authorization` (a prompt waits for the scripted user, bounded).
+    case requestAuthorization(AuthorizationRequest)
+    /// `UNUserNotificationCenter.setNotificationCategories(_:)` (replaces the app's categories).
+    case setNotificationCategories([NotificationCategoryRecord])
+    /// `UNUserNotificationCenter.add(_:)`: the same identifier replaces a pending request; `trigger`
+    /// nil = deliver now. The OS shows it only when notifications are authorized.
+    case addNotification(NotificationRequest)
+    /// `removePendingNotificationRequests(withIdentifiers:)` and its siblings.
+    case removeNotifications(NotificationRemoval)
+    /// `UNUserNotificationCenter.setBadgeCount(_:)` (`applicationIconBadgeNumber = n`).
+    case setBadge(Int)
     /// Append a line to this process's trace (the harness measures and checks from these).
     case trace(String, [String: String])
 }
 
 extension Effect {
+    /// `shield.applications` of the default store = these bundle ids (seed 000's `startNativeSession`).
+    public static func applyShields(_ applications: [String]) -> Effect {
+        .setShield(ShieldWrite(applications: .set(applications)))
+    }
+
+    /// `shield.applications = nil` and `shield.applicationCategories = nil` of the default store, in
+    /// one write (seed 000's `stopNativeSession`).
+    public static var removeShields: Effect {
+        .setShield(ShieldWrite(applications: .cleared, applicationCategories: .cleared))
+    }
+
     /// Units of work a process can die between: one per effect, and one per key of a non-atomic
     /// write (a process can die between those keys, never inside an atomic write).
     public var units: Int {
-        if case .setDefaults(let writes, false) = self { return writes.count }
+        switch self {
+        case .setDefaults(let writes, false), .setPrivateDefaults(let writes, false): return writes.count
+        default: break
+        }
         return 1
     }
 }

@@ -1,6 +1,6 @@
 /// One call iOS makes into an extension process (PROTOCOL.md §7). The emulated OS starts a fresh
 /// process per call with `arguments(delivery:)`; the stand-in parses them back
-/// (`StandInKit.ExtensionCallOptions`), handles the one call, and exits.
+/// (`StandInKit.FrameworkCallOptions`), handles the one call, and exits.
 public enum ExtensionCall: Sendable, Equatable {
     /// `DeviceActivityMonitor`'s callbacks; `event` for the event callbacks only.
     case monitor(MonitorCallback, activity: String, event: String?)

@@ -53,12 +53,15 @@ public final class ManagedSettingsStore: @unchecked Sendable {
 
     /// Apple's `clearAllSettings()`: the store holds nothing; its file is deleted.
     public func clearAllSettings() {
-        do {
-            let (area, file) = try location()
-            try area.withLock { () throws(SystemFileError) in try area.remove(file, post: SystemPaths.managedSettingsChanged) }
-        } catch {
+        do { try clearAllSettingsThrowing() } catch {
             EmulatedDevice.report("ManagedSettingsStore(\(name.rawValue)).clearAllSettings()", error)
         }
+    }
+
+    /// `clearAllSettings()` with the error (stand-ins trace it).
+    @_spi(ScreenTimeHarness) public func clearAllSettingsThrowing() throws {
+        let (area, file) = try location()
+        try area.withLock { () throws(SystemFileError) in try area.remove(file, post: SystemPaths.managedSettingsChanged) }
     }
 
     /// Several shield properties in one write, with the error (stand-ins trace it).

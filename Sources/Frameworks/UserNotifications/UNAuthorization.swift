@@ -20,7 +20,7 @@ public struct UNAuthorizationOptions: OptionSet, Sendable, Hashable {
 
     var names: [String] { Self.names.filter { contains($0.0) }.map(\.1) }
 
-    init(names: [String]) {
+    @_spi(ScreenTimeHarness) public init(names: [String]) {
         self = UNAuthorizationOptions(Self.names.filter { names.contains($0.1) }.map(\.0))
     }
 }

@@ -146,13 +146,21 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     open func add(_ request: UNNotificationRequest) async throws { try addNow(request) }
 
     private func addNow(_ request: UNNotificationRequest) throws {
-        guard let file = SystemFileName.encode(request.identifier) else {
-            throw UNError(.notificationInvalidNoContent, "identifier \(String(reflecting: String(request.identifier.prefix(80)))) is empty or too long")
+        try addThrowing(
+            identifier: request.identifier, content: try RecordConversion.record(request.content), trigger: try RecordConversion.record(request.trigger))
+    }
+
+    /// `add(_:)` of a request already in its record form (a pure machine's effect), with the error.
+    @_spi(ScreenTimeHarness) public func addThrowing(
+        identifier: String, content: NotificationContentRecord, trigger: NotificationTriggerRecord?
+    ) throws {
+        guard let file = SystemFileName.encode(identifier) else {
+            throw UNError(.notificationInvalidNoContent, "identifier \(String(reflecting: String(identifier.prefix(80)))) is empty or too long")
         }
+        // The same rule RecordConversion applies to Apple-shaped triggers.
+        if let p = trigger.flatMap(NotificationTriggerRules.problem) { throw UNError(.notificationInvalidNoDate, p) }
         let device = try device.get()
-        let record = NotificationRequestRecord(
-            identifier: request.identifier, content: try RecordConversion.record(request.content), trigger: try RecordConversion.record(request.trigger),
-            addedAt: device.now(), addedBy: try writer())
+        let record = NotificationRequestRecord(identifier: identifier, content: content, trigger: trigger, addedAt: device.now(), addedBy: try writer())
         try area(SystemPaths.pendingNotifications).write(record, file, post: SystemPaths.notificationsChanged)
     }
 
@@ -230,12 +238,15 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     // MARK: Categories and badge
 
     open func setNotificationCategories(_ categories: Set<UNNotificationCategory>) {
-        do {
-            let r = NotificationCategoriesRecord(categories: categories.map(RecordConversion.record).sorted { $0.identifier < $1.identifier })
-            try area().write(r, SystemPaths.notificationCategories, post: SystemPaths.notificationsChanged)
-        } catch {
+        do { try setNotificationCategoriesThrowing(categories.map(RecordConversion.record)) } catch {
             EmulatedDevice.report("UNUserNotificationCenter.setNotificationCategories", error)
         }
+    }
+
+    /// `setNotificationCategories(_:)` of records, with the error.
+    @_spi(ScreenTimeHarness) public func setNotificationCategoriesThrowing(_ categories: [NotificationCategoryRecord]) throws {
+        let r = NotificationCategoriesRecord(categories: categories.sorted { $0.identifier < $1.identifier })
+        try area().write(r, SystemPaths.notificationCategories, post: SystemPaths.notificationsChanged)
     }
 
     open func getNotificationCategories(completionHandler: @escaping @Sendable (Set<UNNotificationCategory>) -> Void) {
@@ -258,13 +269,18 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     open func setBadgeCount(_ newBadgeCount: Int, withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
         let error: (any Error)?
         do {
-            guard newBadgeCount >= 0 else { throw UNError(.badgeInputInvalid, "badge count \(newBadgeCount) is negative") }
-            try area().write(BadgeRecord(count: newBadgeCount), SystemPaths.badge, post: SystemPaths.notificationsChanged)
+            try setBadgeCountThrowing(newBadgeCount)
             error = nil
         } catch let e {
             error = e
         }
         if let completionHandler { Self.later { completionHandler(error) } }
+    }
+
+    /// `setBadgeCount(_:)` with the error.
+    @_spi(ScreenTimeHarness) public func setBadgeCountThrowing(_ newBadgeCount: Int) throws {
+        guard newBadgeCount >= 0 else { throw UNError(.badgeInputInvalid, "badge count \(newBadgeCount) is negative") }
+        try area().write(BadgeRecord(count: newBadgeCount), SystemPaths.badge, post: SystemPaths.notificationsChanged)
     }
 
     // MARK: Responses from the OS

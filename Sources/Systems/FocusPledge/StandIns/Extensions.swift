@@ -13,62 +13,8 @@ import SystemKit
 // `FocusPledge.ShieldActionExtension`, `ShieldConfigurationExtension`). `FrameworkExtension.run`
 // makes the one call iOS makes and traces the answer.
 
-/// What a principal class needs from its process: the variant, the device clock and App Group
-/// snapshot, and a device that carries the machine's effects out — with `.respond` going to the
-/// completion handler iOS gave, as the seed's `completionHandler(.none)` does.
-final class ExtensionEnvironment {
-    let context: StandInContext
-    let variant: Variant
-    let device: LiveDevice
-
-    init(context: StandInContext, variant: Variant, delivery: String) {
-        self.context = context
-        self.variant = variant
-        device = LiveDevice(context: context, delivery: delivery)
-    }
-
-    var now: Date { context.clock.now() }
-    func store() -> [String: PropertyListValue] { context.snapshot() }
-
-    func perform(_ effects: [Effect], completionHandler: ((ManagedSettings.ShieldActionResponse) -> Void)? = nil) {
-        EffectInterpreter.perform(effects, on: RespondingDevice(device, completionHandler))
-    }
-}
-
-/// `LiveDevice`, except that `.respond` calls the completion handler (which the entry point traces).
-final class RespondingDevice: DevicePort {
-    let live: LiveDevice
-    let completionHandler: ((ManagedSettings.ShieldActionResponse) -> Void)?
-
-    init(_ live: LiveDevice, _ completionHandler: ((ManagedSettings.ShieldActionResponse) -> Void)?) {
-        self.live = live
-        self.completionHandler = completionHandler
-    }
-
-    func writeDefaults(_ writes: [DefaultsWrite]) throws { try live.writeDefaults(writes) }
-    func post(_ name: String) throws { try live.post(name) }
-    func setShield(applications: [String]?) throws { try live.setShield(applications: applications) }
-    func startMonitoring(activity: String, start: Date, end: Date, repeats: Bool) throws {
-        try live.startMonitoring(activity: activity, start: start, end: end, repeats: repeats)
-    }
-    func startMonitoring(activity: String, schedule: MonitoringSchedule, events: [String: MonitoringEvent]) throws {
-        try live.startMonitoring(activity: activity, schedule: schedule, events: events)
-    }
-    func stopMonitoring(_ activities: [String]) throws { try live.stopMonitoring(activities) }
-    func startTimer(_ name: String, _ fire: TimerFire) { live.startTimer(name, fire) }
-    func cancelTimer(_ name: String) { live.cancelTimer(name) }
-    func send(requestId: Int, _ call: HTTPCall) { live.send(requestId: requestId, call) }
-    func trace(_ event: String, _ fields: [String: String]) { live.trace(event, fields) }
-
-    func respond(_ response: SystemKit.ShieldActionResponse) {
-        guard let completionHandler else { return live.respond(response) }
-        switch response {
-        case .none: completionHandler(.none)
-        case .close: completionHandler(.close)
-        case .defer: completionHandler(.defer)
-        }
-    }
-}
+/// The core's extension environment with this pack's variants.
+typealias ExtensionEnvironment = StandInKit.ExtensionEnvironment<Variant>
 
 /// Seed 000, "DeviceActivity Monitor Extension".
 final class DeviceActivityMonitorExtension: DeviceActivityMonitor {

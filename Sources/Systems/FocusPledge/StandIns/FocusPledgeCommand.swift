@@ -40,14 +40,6 @@ public struct FocusPledgeCommand: ParsableCommand {
     }
 }
 
-/// The environment's variant as this pack's type, or exit 2 naming what is wrong.
-func variant(of context: StandInContext) -> Variant {
-    guard let v = Variant(rawValue: context.variant) else {
-        StandInContext.fail(context.process, "SCREENTIME_VARIANT must be one of \(Variant.allCases.map(\.rawValue)), not \(context.variant)")
-    }
-    return v
-}
-
 func context(_ role: String) -> StandInContext {
     do { return try StandInContext(process: role, appGroup: FocusPledgeKeys.appGroupId, suite: FocusPledgeKeys.suiteName) } catch {
         StandInContext.fail(role, "\(error)")
@@ -60,7 +52,7 @@ struct HostAppCommand: ParsableCommand {
     func run() throws {
         let ctx = context("host-app")
         do {
-            try AppRunner(context: ctx, adapter: HostAppAdapter(variant: variant(of: ctx), timeZone: { ctx.clock.timeZone })).run()
+            try AppRunner(context: ctx, adapter: HostAppAdapter(variant: ctx.variant(as: Variant.self), timeZone: { ctx.clock.timeZone })).run()
         } catch {
             StandInContext.fail("host-app", "\(error)")
         }
@@ -74,7 +66,7 @@ struct MonitorExtensionCommand: FrameworkCallCommand {
     func run() throws {
         let c = try call.call(for: .deviceActivityMonitor)
         let ctx = context("monitor-extension")
-        let env = ExtensionEnvironment(context: ctx, variant: variant(of: ctx), delivery: call.delivery)
+        let env = ExtensionEnvironment(context: ctx, delivery: call.delivery)
         FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .monitor(DeviceActivityMonitorExtension(env)))
     }
 }
@@ -86,7 +78,7 @@ struct ShieldActionExtensionCommand: FrameworkCallCommand {
     func run() throws {
         let c = try call.call(for: .shieldAction)
         let ctx = context("shield-action-extension")
-        let env = ExtensionEnvironment(context: ctx, variant: variant(of: ctx), delivery: call.delivery)
+        let env = ExtensionEnvironment(context: ctx, delivery: call.delivery)
         FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .shieldAction(ShieldActionExtension(env)))
     }
 }
@@ -99,7 +91,7 @@ struct ShieldConfigurationExtensionCommand: FrameworkCallCommand {
     func run() throws {
         let c = try call.call(for: .shieldConfiguration)
         let ctx = context("shield-configuration-extension")
-        let env = ExtensionEnvironment(context: ctx, variant: variant(of: ctx), delivery: call.delivery)
+        let env = ExtensionEnvironment(context: ctx, delivery: call.delivery)
         FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .shieldConfiguration(ShieldConfigurationExtension(env)))
     }
 }

@@ -58,6 +58,10 @@ public final class HostAppAdapter: AppAdapter {
             return .httpReply(requestId: id, reply)
         case .effectFailed(let failure):
             return .effectFailed(failure)
+        default:
+            // Seed 000's host reacts to none of iOS's other messages (lifecycle, deep links,
+            // notification responses, time changes, prompts): it polls (README, A9).
+            return nil
         }
     }
 }

@@ -313,8 +313,7 @@ extension HostApp {
         case .stopMonitoring(let names):
             fields["op"] = "stopMonitoring"
             fields["activities"] = names.joined(separator: ",")
-        case .applyShields: fields["op"] = "applyShields"
-        case .removeShields: fields["op"] = "removeShields"
+        case .setShield(let write): fields["op"] = write.applications == .cleared ? "removeShields" : "applyShields"
         case .setDefaults: fields["op"] = "setDefaults"
         case .postNotification(let name):
             fields["op"] = "postNotification"
