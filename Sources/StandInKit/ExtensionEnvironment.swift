@@ -32,16 +32,8 @@ public final class ExtensionEnvironment<Variant: RawRepresentable & CaseIterable
 
     /// Carries `effects` out in order; a `.respond` among them calls `completionHandler` (when
     /// given) instead of only being traced.
-    public func perform(_ effects: [Effect], completionHandler: ((ManagedSettings.ShieldActionResponse) -> Void)? = nil) {
-        device.onRespond = completionHandler.map { handler in
-            { response in
-                switch response {
-                case .none: handler(.none)
-                case .close: handler(.close)
-                case .defer: handler(.defer)
-                }
-            }
-        }
+    public func perform(_ effects: [Effect], completionHandler: ((ShieldActionResponse) -> Void)? = nil) {
+        device.onRespond = completionHandler
         defer { device.onRespond = nil }
         EffectInterpreter.perform(effects, on: device)
     }

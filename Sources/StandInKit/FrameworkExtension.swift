@@ -37,7 +37,7 @@ public enum ShieldSubject: Sendable, Equatable {
 /// vocabulary) converts to it; the frameworks' path adds web-domain and category shields.
 public enum FrameworkCall: Sendable, Equatable {
     case monitor(MonitorCallback, activity: String, event: String?)
-    case shieldAction(SystemKit.ShieldAction, subject: ShieldSubject)
+    case shieldAction(ShieldAction, subject: ShieldSubject)
     case shieldConfiguration(ShieldSubject)
 
     public init(_ call: ExtensionCall) {
@@ -118,7 +118,7 @@ public enum FrameworkExtensionOutcome: Sendable, Equatable {
     /// A monitor callback returned.
     case called
     /// A shield action's completion handler was called with this response.
-    case responded(SystemKit.ShieldActionResponse)
+    case responded(ShieldActionResponse)
     /// A shield configuration was returned.
     case configuration(ShieldConfigurationSummary)
     /// The completion handler was not called within the bound.
@@ -157,9 +157,9 @@ public enum FrameworkExtension {
             }
             return .called
         case (.shieldAction(let action, let subject), .shieldAction(let d)):
-            let a: ManagedSettings.ShieldAction = action == .primaryButtonPressed ? .primaryButtonPressed : .secondaryButtonPressed
+            let a = action
             let box = ResponseBox()
-            let done: (ManagedSettings.ShieldActionResponse) -> Void = { box.set($0) }
+            let done: (ShieldActionResponse) -> Void = { box.set($0) }
             switch subject {
             case .application(let b, _): d.handle(action: a, for: ApplicationToken(bundleIdentifier: b), completionHandler: done)
             case .webDomain(let w, _): d.handle(action: a, for: WebDomainToken(domain: w), completionHandler: done)
@@ -227,7 +227,7 @@ public struct FrameworkCallOptions: ParsableArguments {
     @Option(help: "DeviceActivityMonitor callback, e.g. intervalDidStart.") public var callback: MonitorCallback?
     @Option(help: "The DeviceActivityName of a monitor callback.") public var activity: String?
     @Option(help: "The DeviceActivityEvent.Name of an event callback.") public var event: String?
-    @Option(help: "Shield action: primaryButtonPressed or secondaryButtonPressed.") public var action: SystemKit.ShieldAction?
+    @Option(help: "Shield action: primaryButtonPressed or secondaryButtonPressed.") public var action: ShieldAction?
     @Option(help: "The shielded application (bundle id).") public var app: String?
     @Option(name: .customLong("web-domain"), help: "The shielded web domain.") public var webDomain: String?
     @Option(help: "The category of the shielded app or site, or the shielded category (shield action).") public var category: String?
@@ -249,7 +249,7 @@ public struct FrameworkCallOptions: ParsableArguments {
             o.callback = nil
         }
         if let v = values["--action"] {
-            guard let a = SystemKit.ShieldAction(argument: v) else { return nil }
+            guard let a = ShieldAction(argument: v) else { return nil }
             o.action = a
         } else {
             o.action = nil
@@ -302,16 +302,16 @@ extension FrameworkCallCommand {
 /// The one response a completion handler gives, across threads.
 private final class ResponseBox: @unchecked Sendable {
     private let cond = NSCondition()
-    private var value: ManagedSettings.ShieldActionResponse?
+    private var value: ShieldActionResponse?
 
-    func set(_ r: ManagedSettings.ShieldActionResponse) {
+    func set(_ r: ShieldActionResponse) {
         cond.lock()
         if value == nil { value = r }  // Apple: the first call counts.
         cond.signal()
         cond.unlock()
     }
 
-    func wait(seconds: Double) -> ManagedSettings.ShieldActionResponse? {
+    func wait(seconds: Double) -> ShieldActionResponse? {
         let deadline = Date().addingTimeInterval(seconds)
         cond.lock()
         defer { cond.unlock() }
@@ -322,7 +322,7 @@ private final class ResponseBox: @unchecked Sendable {
 
 extension MonitorCallback: ExpressibleByArgument {}
 
-extension SystemKit.ShieldAction: ExpressibleByArgument {
+extension ShieldAction: ExpressibleByArgument {
     public init?(argument: String) {
         switch argument {
         case "primary": self = .primaryButtonPressed

@@ -31,10 +31,10 @@ public final class LiveDevice: DevicePort {
     private lazy var authorizationCenter = AuthorizationCenter(device: device)
     private lazy var notificationCenter = UNUserNotificationCenter(device: device)
     /// The response an extension gave iOS (shield action), if any.
-    public private(set) var response: SystemKit.ShieldActionResponse?
+    public private(set) var response: ShieldActionResponse?
     /// Where `.respond` goes besides the trace: the completion handler iOS gave a shield-action
     /// extension (the seed's `completionHandler(.none)`). Nil = traced only.
-    public var onRespond: ((SystemKit.ShieldActionResponse) -> Void)?
+    public var onRespond: ((ShieldActionResponse) -> Void)?
 
     /// The OS's id of the extension call this process serves (traced with its answer).
     let delivery: String?
@@ -139,7 +139,7 @@ public final class LiveDevice: DevicePort {
         host.send(requestId: requestId, call)
     }
 
-    public func respond(_ response: SystemKit.ShieldActionResponse) {
+    public func respond(_ response: ShieldActionResponse) {
         if let onRespond { return onRespond(response) }
         self.response = response
         var f = ["response": response.rawValue]

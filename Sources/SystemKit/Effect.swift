@@ -25,13 +25,10 @@ public struct DefaultsWrite: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Apple's `ShieldActionResponse`: `.close` closes the shielded app, `.defer` redraws the shield,
-/// `.none` does nothing.
-public enum ShieldActionResponse: String, Sendable, Equatable, Codable, CaseIterable {
-    case none
-    case close
-    case `defer`
-}
+/// Apple's `ShieldAction` and `ShieldActionResponse`: ScreenTimeModel's, the same types as
+/// `ManagedSettings`'.
+public typealias ShieldAction = ScreenTimeModel.ShieldAction
+public typealias ShieldActionResponse = ScreenTimeModel.ShieldActionResponse
 
 /// When a timer fires, in device time.
 public enum TimerFire: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import ScreenTimeModel
+
 /// One call iOS makes into an extension process (PROTOCOL.md §7). The emulated OS starts a fresh
 /// process per call with `arguments(delivery:)`; the stand-in parses them back
 /// (`StandInKit.FrameworkCallOptions`), handles the one call, and exits.
@@ -63,8 +65,4 @@ public enum MonitorCallback: String, Sendable, Codable, CaseIterable {
     case eventWillReachThresholdWarning
 }
 
-/// Apple's `ShieldAction`.
-public enum ShieldAction: String, Sendable, Codable, CaseIterable {
-    case primaryButtonPressed
-    case secondaryButtonPressed
-}
+

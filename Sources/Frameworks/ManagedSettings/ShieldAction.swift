@@ -1,13 +1,7 @@
-/// Apple's `ShieldAction`: which shield button the user pressed.
-public enum ShieldAction: String, Sendable, Equatable, CaseIterable {
-    case primaryButtonPressed
-    case secondaryButtonPressed
-}
+import ScreenTimeModel
 
-/// Apple's `ShieldActionResponse`: `.close` closes the shielded app, `.defer` redraws the shield
-/// (the extension may have changed its configuration), `.none` does nothing.
-public enum ShieldActionResponse: String, Sendable, Equatable, CaseIterable {
-    case none
-    case close
-    case `defer`
-}
+/// Apple's `ShieldAction` (which shield button the user pressed) and `ShieldActionResponse`
+/// (`.close` closes the shielded app, `.defer` redraws the shield, `.none` does nothing): the one
+/// definition in ScreenTimeModel, so app code, extension calls and pure machines share the type.
+public typealias ShieldAction = ScreenTimeModel.ShieldAction
+public typealias ShieldActionResponse = ScreenTimeModel.ShieldActionResponse

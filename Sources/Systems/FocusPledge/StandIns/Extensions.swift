@@ -68,14 +68,14 @@ final class ShieldActionExtension: ShieldActionDelegate {
     }
 
     override func handle(
-        action: ManagedSettings.ShieldAction, for application: ApplicationToken,
-        completionHandler: @escaping (ManagedSettings.ShieldActionResponse) -> Void
+        action: ShieldAction, for application: ApplicationToken,
+        completionHandler: @escaping (ShieldActionResponse) -> Void
     ) {
         // User tapped on a shielded app
         // Log violation with app token (can be mapped to bundle ID)
         var machine = FocusPledge.ShieldActionExtension(variant: env.variant)
         let effects = machine.handle(.handle(
-            action: action == .primaryButtonPressed ? .primaryButtonPressed : .secondaryButtonPressed,
+            action: action,
             appBundleId: Application(token: application).bundleIdentifier,  // if available (nil outside a configuration extension)
             now: env.now, store: env.store()))
 

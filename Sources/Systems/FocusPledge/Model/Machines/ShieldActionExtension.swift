@@ -6,11 +6,8 @@ import Foundation
 public struct ShieldActionExtension: Sendable {
     public typealias Snapshot = [String: PropertyListValue]
 
-    /// Apple's `ShieldAction`.
-    public enum Action: String, Sendable, Equatable, Codable {
-        case primaryButtonPressed
-        case secondaryButtonPressed
-    }
+    /// Apple's `ShieldAction` (the one type, `SystemKit.ShieldAction`).
+    public typealias Action = ShieldAction
 
     public enum Event: Sendable, Equatable {
         /// `handle(action:for application:completionHandler:)`. `appBundleId` is what the seed's
