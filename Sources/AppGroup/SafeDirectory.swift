@@ -242,7 +242,13 @@ public final class SafeDirectory: @unchecked Sendable {
 
     /// Writes `bytes` to `name` as temp + (fsync) + rename: a SIGKILL at any instruction leaves
     /// either the old file or the new one, never a torn one.
-    public func writeAtomically(_ name: String, bytes: UnsafeRawBufferPointer, fsync doSync: Bool, tempTag: String? = nil) throws {
+    /// `mode`: the file's mode when not the protocol's 0600 (a user's output file); `beforeRename`:
+    /// a last check of the target, after the bytes are down (`OutputFile` refuses a FIFO or symlink
+    /// that appeared meanwhile).
+    public func writeAtomically(
+        _ name: String, bytes: UnsafeRawBufferPointer, fsync doSync: Bool, tempTag: String? = nil, mode: mode_t? = nil,
+        beforeRename: (() throws -> Void)? = nil
+    ) throws {
         try Self.validate(component: name)
         let tmp = Self.tempName(for: name, tag: tempTag)
         let f = sth_openat(fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
@@ -250,6 +256,11 @@ public final class SafeDirectory: @unchecked Sendable {
         var ok = false
         defer {
             if !ok { unlinkat(fd, tmp, 0) }
+        }
+        if let mode, fchmod(f, mode) != 0 {
+            let e = errno
+            close(f)
+            throw AppGroupError.io(operation: "chmod", path: child(tmp), errno: e)
         }
         var off = 0
         while off < bytes.count {
@@ -267,15 +278,19 @@ public final class SafeDirectory: @unchecked Sendable {
             close(f)
             throw AppGroupError.io(operation: "fsync", path: child(tmp), errno: e)
         }
-        close(f)
+        // close(2) reports a deferred write error (NFS, a full disk without fsync): never renamed.
+        if close(f) != 0 && errno != EINTR { throw AppGroupError.io(operation: "close", path: child(tmp), errno: errno) }
+        try beforeRename?()
         if renameat(fd, tmp, fd, name) != 0 {
             throw AppGroupError.io(operation: "rename", path: child(name), errno: errno)
         }
         ok = true
     }
 
-    public func writeAtomically(_ name: String, bytes: [UInt8], fsync doSync: Bool, tempTag: String? = nil) throws {
-        try bytes.withUnsafeBytes { try writeAtomically(name, bytes: $0, fsync: doSync, tempTag: tempTag) }
+    public func writeAtomically(
+        _ name: String, bytes: [UInt8], fsync doSync: Bool, tempTag: String? = nil, mode: mode_t? = nil, beforeRename: (() throws -> Void)? = nil
+    ) throws {
+        try bytes.withUnsafeBytes { try writeAtomically(name, bytes: $0, fsync: doSync, tempTag: tempTag, mode: mode, beforeRename: beforeRename) }
     }
 
     /// lstat-style metadata (never follows a symlink), or nil when absent.

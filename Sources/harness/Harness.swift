@@ -1,6 +1,7 @@
 import AppGroup
 import ArgumentParser
 import Foundation
+import HarnessKit
 
 #if canImport(Glibc)
 import Glibc
@@ -29,9 +30,10 @@ struct Harness: ParsableCommand {
         do {
             var command = try parseAsRoot()
             try command.run()
-            Glibc.exit(0)
+            Glibc.exit(HarnessExit.flushedStandardOutput() ?? 0)
         } catch {
-            Glibc.exit(HarnessExit.report(error))
+            let code = HarnessExit.report(error)
+            Glibc.exit(HarnessExit.flushedStandardOutput() ?? code)
         }
     }
 }
@@ -60,7 +62,7 @@ enum HarnessExit {
         let ns = error as NSError
         var text: String
         if ns.domain == NSCocoaErrorDomain || ns.domain == NSPOSIXErrorDomain {
-            text = ns.localizedDescription
+            text = OneLineError.describe(error)
         } else if let e = error as? CustomStringConvertible, !(String(reflecting: type(of: error)).hasPrefix("ArgumentParser.")) {
             text = e.description
         } else {
@@ -86,6 +88,19 @@ enum HarnessExit {
 
     static func oneLine(_ text: String) -> String {
         text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: "; ")
+    }
+
+    /// What a verb printed reaches standard output whole, or the verb says it did not: `harness plan
+    /// > /dev/full` (a full disk, a closed pipe) exits 2 with one line, not 0 with the plan lost.
+    /// nil when everything was written (or stdout was never used); else the exit code, after the line.
+    static func flushedStandardOutput() -> Int32? {
+        errno = 0
+        let flushed = fflush(standardOutputStream) == 0
+        let e = errno
+        guard !flushed || ferror(standardOutputStream) != 0 else { return nil }
+        // An earlier buffer's failure leaves only the error flag: its errno is gone.
+        fail("cannot write standard output: " + (flushed || e == 0 ? "a write failed" : String(cString: strerror(e))))
+        return undecided
     }
 
     /// Prints `error: <message>` (one line) to stderr.

@@ -47,7 +47,8 @@ struct NotifyCommand: ParsableCommand {
             let center = try NotifyCommand.center(root)
             let sem = DispatchSemaphore(value: 0)
             try center.addObserver(name) { n in
-                FileHandle.standardOutput.write(Data("\(n) generation \(center.lastDelivered(n) ?? 0)\n".utf8))
+                print("\(n) generation \(center.lastDelivered(n) ?? 0)")
+                fflush(HarnessExit.standardOutputStream)
                 sem.signal()
             }
             let deadline = DispatchTime.now() + timeout

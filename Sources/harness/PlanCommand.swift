@@ -22,6 +22,8 @@ struct PlanCommand: ParsableCommand {
             }
             override = .seconds(s)
         }
-        FileHandle.standardOutput.write(try ScenarioPlan.make(scenario: sc, seed: seed, durationOverride: override).jsonData() + Data([0x0A]))
+        try Preflight.timeline([(scenario, sc)], durationOverride: override)
+        // Through stdio: `Harness.main` flushes it and reports a failed write (a full disk) as one line.
+        print(String(decoding: try ScenarioPlan.make(scenario: sc, seed: seed, durationOverride: override).jsonData(), as: UTF8.self))
     }
 }

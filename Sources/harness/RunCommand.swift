@@ -92,6 +92,7 @@ struct RunCommand: ParsableCommand {
             }
             guard !cases.isEmpty else { throw InputError("\(file.path): no run left\(variant.map { " with --variant \($0)" } ?? "")") }
         }
+        try Preflight.timeline(cases.map { ($0.scenarioPath, $0.scenario) }, durationOverride: durationOverride)
         let bin = Executables.directory
         for name in Set(cases.flatMap { $0.scenario.system.descriptor.roles.map(\.executable) }).sorted() {
             guard FileManager.default.isExecutableFile(atPath: bin + "/" + name) else {
@@ -101,6 +102,7 @@ struct RunCommand: ParsableCommand {
         let outDir = try Preflight.outputDirectory(out)
         if let junit { try Preflight.writableFile(junit, what: "--junit") }
         let root = try Preflight.runDeviceRoot(flag: deviceRoot, cases: cases.count)
+        if let root { try Preflight.writableDeviceRoot(root, source: deviceRoot?.isEmpty == false ? "--device-root" : DeviceRoot.environmentVariable) }
         return (cases, durationOverride, outDir, root, gate)
     }
 
@@ -126,8 +128,8 @@ struct RunCommand: ParsableCommand {
             print("   history: \(r.outcome.runDirectory)/history.jsonl")
         }
         if let junit {
-            do { try SuiteRunner.junit(results, suiteName: "ScreenTimeHarness").write(toPath: junit) } catch {
-                HarnessExit.fail("cannot write JUnit report \(junit): \(error)")
+            do { try SuiteRunner.junit(results, suiteName: "ScreenTimeHarness").write(toPath: junit, what: "--junit") } catch {
+                HarnessExit.fail(error.description)
                 throw ExitCode(2)
             }
         }
@@ -175,15 +177,9 @@ enum Preflight {
 
     /// A file the harness will write at the end: its directory must exist and be writable, and
     /// the path must not be a directory — found now, not after the run.
+    /// Absent or a regular file (never a device, FIFO, socket or symlink: `OutputFile`).
     static func writableFile(_ path: String, what: String) throws {
-        var st = stat()
-        if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR { throw InputError("\(what) \(path) is a directory; name a file") }
-        let dir = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
-        guard stat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
-            throw InputError("\(what) \(path): directory \(dir) does not exist")
-        }
-        guard access(dir, W_OK | X_OK) == 0 else { throw InputError("\(what) \(path): cannot write in \(dir) (\(String(cString: strerror(errno))))") }
-        if access(path, F_OK) == 0 && access(path, W_OK) != 0 { throw InputError("\(what) \(path): not writable (\(String(cString: strerror(errno))))") }
+        do { try OutputFile.check(path, what: what) } catch { throw InputError(error.description) }
     }
 
     /// `--device-root` (or `$SCREENTIME_DEVICE_ROOT`) for `run`: a root of the user's, kept after

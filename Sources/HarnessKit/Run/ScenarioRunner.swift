@@ -182,7 +182,7 @@ public final class ScenarioRunner: UserDevice {
             report = RunJudgement.judge(pack, merged.events)
             try writeReport(report!)
         } catch {
-            setupError = "\(error)"
+            setupError = OneLineError.describe(error)
             shutdownAll()
         }
         stream.stop()
@@ -231,7 +231,7 @@ public final class ScenarioRunner: UserDevice {
         try center.addObserver(SystemPaths.authorizationChanged) { _ in osDirty.set() }
 
         plan = ScenarioPlan.make(scenario: o.scenario, seed: o.seed, durationOverride: o.durationOverride)
-        try plan.jsonData().write(to: URL(fileURLWithPath: runDir + "/schedule.json"), options: .atomic)
+        try OutputFile.write(plan.jsonData(), to: runDir + "/schedule.json", what: "the run's schedule")
 
         envBase = ProcessInfo.processInfo.environment
         envBase[DeviceRoot.environmentVariable] = deviceRootPath
@@ -858,7 +858,7 @@ public final class ScenarioRunner: UserDevice {
         }
         rec.record("run_finished", finished)
         let merged = try HistoryMerge.merge(runDirectory: runDir)
-        try merged.jsonl.write(to: URL(fileURLWithPath: runDir + "/history.jsonl"), options: .atomic)
+        try OutputFile.write(merged.jsonl, to: runDir + "/history.jsonl", what: "the run's history")
         if merged.tornLines > 0 { o.progress("note: \(merged.tornLines) torn trace line(s) of killed processes skipped") }
         return merged
     }
@@ -866,7 +866,7 @@ public final class ScenarioRunner: UserDevice {
     func writeReport(_ r: CheckReport) throws {
         let enc = JSONEncoder()
         enc.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try enc.encode(r).write(to: URL(fileURLWithPath: runDir + "/report.json"), options: .atomic)
+        try OutputFile.write(enc.encode(r), to: runDir + "/report.json", what: "the run's report")
     }
 }
 

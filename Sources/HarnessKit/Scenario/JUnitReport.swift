@@ -1,3 +1,4 @@
+import AppGroup
 import Foundation
 
 #if canImport(Glibc)
@@ -154,14 +155,11 @@ public struct JUnitReport: Sendable, Equatable {
 
     // MARK: - Writing
 
-    /// Writes `xml()` to `path` atomically (Foundation's temp + fsync + rename), so a CI reader
-    /// (or a killed harness) never sees half a report. A user-chosen path: symlinks are fine here.
-    public func write(toPath path: String) throws(JUnitWriteError) {
-        do {
-            try Data(xml().utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw JUnitWriteError(path: path, operation: "atomic write", errno: posixCode(of: error))
-        }
+    /// Writes `xml()` to `path` (`OutputFile`: a regular file only, temp + fsync + rename), so a CI
+    /// reader (or a killed harness) never sees half a report, and a device, FIFO or symlink at the
+    /// path is refused, never replaced. `what` names the file in the one-line error.
+    public func write(toPath path: String, what: String = "JUnit report") throws(OutputFile.Failure) {
+        try OutputFile.write(Array(xml().utf8), to: path, what: what)
     }
 }
 
@@ -177,22 +175,5 @@ func posixCode(of error: Error) -> Int32 {
     case .fileWriteNoPermission, .fileReadNoPermission: return EACCES
     case .fileWriteOutOfSpace: return ENOSPC
     default: return EIO
-    }
-}
-
-/// A report that could not be written; says which system call failed and why.
-public struct JUnitWriteError: Error, CustomStringConvertible, Equatable, Sendable {
-    public var path: String
-    public var operation: String
-    public var errno: Int32
-
-    public init(path: String, operation: String, errno: Int32) {
-        self.path = path
-        self.operation = operation
-        self.errno = errno
-    }
-
-    public var description: String {
-        "\(path): cannot write JUnit report: \(operation): \(String(cString: strerror(errno)))"
     }
 }

@@ -163,6 +163,12 @@ struct NodeReader {
             name: name, system: system, variants: variants, clock: clock, durationSeconds: durationSeconds,
             settleSeconds: settleSeconds, nemesis: nemesis, configuration: configuration)
         scenario.os = os
+        // Dates and offsets the run could not keep: found here, not as a hang or UNDECIDED later.
+        if let (key, message) = ScenarioTimeline.problem(scenario, durationSeconds: durationSeconds) {
+            let parts = key.split(separator: ".").map(String.init)
+            let section = parts.count == 2 ? (try? fields(top[parts[0]] ?? root, path: parts[0], allowed: nil)) : nil
+            throw error(section?[parts[1]] ?? top["duration"], "\(key): \(message)")
+        }
         return scenario
     }
 
@@ -181,12 +187,13 @@ struct NodeReader {
         }
         if let value = section["start"] {
             // Unquoted, YAML resolves an ISO date to a timestamp; quoted, to a string: take either's text.
-            guard case .scalar(let scalar) = value, [.str, .timestamp].contains(value.tagName),
-                  let date = Self.parseDate(scalar.string)
-            else {
+            guard case .scalar(let scalar) = value, [.str, .timestamp].contains(value.tagName) else {
                 throw error(value, "clock.start: expected an ISO 8601 time with a zone like \"2026-02-17T08:00:00Z\", got \(describe(value))")
             }
-            clock.start = date
+            switch ScenarioTimeline.parseDate(scalar.string) {
+            case .success(let date): clock.start = date
+            case .failure(let why): throw error(value, "clock.start: \(why.reason)")
+            }
         }
         if let value = section["timeZone"] {
             let identifier = try string(value, "clock.timeZone")
@@ -338,9 +345,13 @@ struct NodeReader {
 
     func double(_ node: Node, _ path: String) throws(ScenarioError) -> Double {
         guard case .scalar(let scalar) = node, node.tagName == .int || node.tagName == .float,
-              let value = Double(scalar.string), value.isFinite
+              let value = Double(scalar.string)
         else {
             throw error(node, "\(path): expected a number, got \(describe(node))")
+        }
+        // 1e400 is a YAML number, but no 64-bit float: say so, not "expected a number".
+        guard value.isFinite else {
+            throw error(node, "\(path): \(Excerpt.quoted(scalar.string)) is out of range for a number (at most about 1.8e308)")
         }
         return value
     }
@@ -352,6 +363,9 @@ struct NodeReader {
     }
 
     func positiveDouble(_ node: Node, _ path: String, maximum: Double) throws(ScenarioError) -> Double {
+        if case .scalar(let scalar) = node, node.tagName == .float, let v = Double(scalar.string), v == .infinity {
+            throw error(node, "\(path): must be greater than 0 and at most \(maximum), got \(Excerpt.quoted(scalar.string, limit: 24))")
+        }
         let value = try double(node, path)
         guard value >= 0 else { throw error(node, "\(path): must not be negative, got \(value)") }
         guard value > 0, value <= maximum else {
@@ -380,14 +394,6 @@ struct NodeReader {
         }
         guard seconds > 0 else { throw error(node, "\(path): must be longer than 0 seconds") }
         return seconds
-    }
-
-    static func parseDate(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
     }
 
     // MARK: - Lists

@@ -1,3 +1,4 @@
+import AppGroup
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
@@ -150,7 +151,7 @@ struct JUnitReportTests {
         #expect {
             try sample().write(toPath: "/nonexistent-dir-for-junit/junit.xml")
         } throws: { error in
-            (error as? JUnitWriteError)?.description.hasPrefix("/nonexistent-dir-for-junit/junit.xml: cannot write JUnit report: atomic write: No such file or directory") == true
+            (error as? OutputFile.Failure)?.description == "JUnit report /nonexistent-dir-for-junit/junit.xml: directory /nonexistent-dir-for-junit does not exist"
         }
     }
 }
