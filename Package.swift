@@ -148,8 +148,17 @@ let package = Package(
             path: "Sources/Systems/FocusPledge/Executables/sth-focuspledge-server"
         ),
 
+        // MARK: Systems — Rally (the example pack; README "Adding a seed system")
+        .target(name: "Rally", dependencies: ["AppGroup", "SystemKit"], path: "Sources/Systems/Rally/Model"),
+        .target(
+            name: "RallyStandIns",
+            dependencies: ["Rally", "StandInKit", "SystemKit", "AppGroup", "ManagedSettings", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sources/Systems/Rally/StandIns"),
+        .target(name: "RallyPack", dependencies: ["Rally", "HarnessKit", "History", "ScreenTimeShims", "SystemKit"], path: "Sources/Systems/Rally/Pack"),
+        .executableTarget(name: "sth-rally", dependencies: ["RallyStandIns"], path: "Sources/Systems/Rally/Executables/sth-rally"),
+
         // MARK: Systems — the registry
-        .target(name: "SystemRegistry", dependencies: ["HarnessKit", "FocusPledgePack"], path: "Sources/Systems/Registry"),
+        .target(name: "SystemRegistry", dependencies: ["HarnessKit", "FocusPledgePack", "RallyPack"], path: "Sources/Systems/Registry"),
 
         // MARK: Seed code — the seeds' Swift blocks compiled against the frameworks (Tests/SeedCode, EDITS.md)
         // Stand-ins for what the seeds' apps link besides Screen Time (UIKit's app lifecycle, Flutter,
@@ -220,6 +229,9 @@ let package = Package(
             ],
             path: "Tests/Fuzz", exclude: ["Corpus"]
         ),
+        .testTarget(
+            name: "RallyTests", dependencies: ["Rally", "RallyPack", "HarnessKit", "History", "SystemKit", "AppGroup", "Supervision", "sth-rally"],
+            path: "Tests/Systems/RallyTests"),
         .testTarget(
             name: "FocusPledgePackTests",
             dependencies: ["FocusPledgePack", "FocusPledge", "FocusPledgeServer", "HarnessKit", "History", "Supervision", "SystemRegistry"],

@@ -1,10 +1,12 @@
 import FocusPledgePack
 import HarnessKit
+import RallyPack
 
 /// Every seed system the harness ships. A new pack adds one line here (and its targets in
 /// Package.swift); nothing in the core changes.
 public enum SystemRegistry {
     public static let catalog = SystemCatalog([
         AnySystemPack(FocusPledgePack()),
+        AnySystemPack(RallyPack()),
     ])
 }
