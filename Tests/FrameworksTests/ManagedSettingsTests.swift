@@ -5,7 +5,7 @@ import ScreenTimeOS
 import ScreenTimeShims
 import Testing
 
-@Suite struct ManagedSettingsTests {
+@Suite(.timeLimit(.minutes(1))) struct ManagedSettingsTests {
     @Test func aStoreWriteIsVisibleToTheHarnessAsBundleIds() throws {
         let t = try TestDevice()
         let store = ManagedSettingsStore(device: t.device)

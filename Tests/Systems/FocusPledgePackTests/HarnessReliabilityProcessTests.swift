@@ -9,7 +9,7 @@ import Glibc
 
 /// The issue "The harness must never lose a run, hang, or judge wrongly", points 1, 5 and 6, as a
 /// user meets them: a real `harness` process, real signals, a real device root.
-@Suite(.serialized) struct HarnessReliabilityProcessTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct HarnessReliabilityProcessTests {
     /// Long enough that a signal always lands mid-run.
     static func scenario(mode: String = "virtual", duration: String = "100h") -> String {
         """

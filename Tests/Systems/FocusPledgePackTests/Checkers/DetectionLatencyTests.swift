@@ -3,7 +3,7 @@ import HarnessKit
 import History
 import Testing
 
-@Suite("FocusPledgeChecker: detection latency")
+@Suite("FocusPledgeChecker: detection latency", .timeLimit(.minutes(1)))
 struct DetectionLatencyTests {
     @Test func nearestRankOverKnownSamples() {
         let stats = DetectionLatency(samplesNanos: (1...100).reversed().map { Int64($0) * 1000 })

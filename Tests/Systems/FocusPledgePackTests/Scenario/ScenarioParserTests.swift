@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import HarnessKit
 
-@Suite("Scenario files")
+@Suite("Scenario files", .timeLimit(.minutes(1)))
 struct ScenarioParserTests {
     @Test("the bundled focuspledge.yaml parses to what it says")
     func bundledScenario() throws {
@@ -101,7 +101,7 @@ struct ScenarioParserTests {
     }
 }
 
-@Suite("Scenario file errors carry file:line:column")
+@Suite("Scenario file errors carry file:line:column", .timeLimit(.minutes(1)))
 struct ScenarioErrorLocationTests {
     @Test("unknown top-level key")
     func unknownTopLevelKey() throws {
