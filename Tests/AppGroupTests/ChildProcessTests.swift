@@ -9,7 +9,7 @@ import Glibc
 /// Supervision's promises (Sources/Supervision): children die with us (PR_SET_PDEATHSIG), a whole
 /// process group can be killed, exit statuses are what the kernel said, waits are bounded.
 /// Here (not in a target of their own) because these tests start the same helper executable.
-@Suite struct ChildProcessTests {
+@Suite(.timeLimit(.minutes(3))) struct ChildProcessTests {
     /// Alive and not a zombie (an orphan killed but not yet reaped by its new parent is dead).
     static func isAlive(_ pid: pid_t) -> Bool {
         guard kill(pid, 0) == 0 else { return false }

@@ -17,7 +17,7 @@ enum PythonParticipant {
         .appendingPathComponent("Conformance/participant.py").path
 }
 
-@Suite(.serialized, .enabled(if: PythonParticipant.python != nil, "python3 is not installed: the Python participant cannot run"))
+@Suite(.serialized, .enabled(if: PythonParticipant.python != nil, "python3 is not installed: the Python participant cannot run"), .timeLimit(.minutes(3)))
 struct ConformanceTests {
     static func participant(_ args: [String]) throws -> ChildProcess {
         try ChildProcess.spawn(PythonParticipant.python!, [PythonParticipant.script] + args)

@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 /// Real processes, real signals: the store under concurrent writers and SIGKILL.
-@Suite struct CrossProcessDefaultsTests {
+@Suite(.timeLimit(.minutes(3))) struct CrossProcessDefaultsTests {
     @Test func threeProcessesIncrementWithoutLosingAnUpdate() throws {
         let t = try TestRoot()
         let perProcess = 2000

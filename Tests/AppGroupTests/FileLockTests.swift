@@ -9,7 +9,7 @@ import Glibc
 
 /// PROTOCOL.md §1: "Waiting for a lock is bounded (default 5 s); a holder that is SIGSTOPped turns
 /// into a `lockTimeout` error, never a hang" — and never a write made without the lock.
-@Suite struct FileLockTests {
+@Suite(.timeLimit(.minutes(3))) struct FileLockTests {
     /// A helper that holds the suite lock and `notify/.lock`, then is SIGSTOPped: it never lets go.
     /// A watchdog SIGKILLs it after `watchdogSeconds`, so a lock that waits forever ends the test
     /// (as a failure) instead of hanging the suite.

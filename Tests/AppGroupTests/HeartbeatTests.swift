@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 
-@Suite struct HeartbeatClassifierTests {
+@Suite(.timeLimit(.minutes(1))) struct HeartbeatClassifierTests {
     func record(_ seq: UInt64, at t: Double, launch: String = "L1", interval: Double = 1) -> HeartbeatRecord {
         HeartbeatRecord(writer: "w", pid: 1, launchId: launch, sequence: seq, wallTime: t, monotonicTime: t, intervalSeconds: interval)
     }
@@ -117,7 +117,7 @@ import Glibc
     }
 }
 
-@Suite struct HeartbeatProcessTests {
+@Suite(.timeLimit(.minutes(3))) struct HeartbeatProcessTests {
     /// A SIGKILLed writer is reported dead within threshold + one interval (+ one monitor poll).
     @Test(arguments: [HeartbeatDetector.fixed(thresholdSeconds: 1.0), .phiAccrual(threshold: 8, lateThreshold: 3, minStdDevSeconds: 0.05, window: 100)])
     func killedWriterIsDeclaredDeadInTime(detector: HeartbeatDetector) throws {
@@ -192,7 +192,7 @@ import Glibc
     }
 }
 
-@Suite struct DeviceClockTests {
+@Suite(.timeLimit(.minutes(3))) struct DeviceClockTests {
     @Test func realTimeWithoutAClockFile() throws {
         let t = try TestRoot()
         let c = DeviceClock(deviceRoot: t.root)

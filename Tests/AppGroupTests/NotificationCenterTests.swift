@@ -7,7 +7,7 @@ import Testing
 import Glibc
 #endif
 
-@Suite struct NotificationCenterTests {
+@Suite(.timeLimit(.minutes(3))) struct NotificationCenterTests {
     @Test func posterItselfAndOtherObserversGetCallbacks() throws {
         let t = try TestRoot()
         let a = try DarwinNotificationCenter(deviceRoot: t.root)

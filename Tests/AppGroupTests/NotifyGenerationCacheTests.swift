@@ -8,7 +8,7 @@ import Glibc
 
 /// `generation(_:)` caches records while `notify/.lock`'s landed header matches its high-water
 /// (PROTOCOL.md §4.2): it must never return a generation older than the last landed write.
-@Suite struct NotifyGenerationCacheTests {
+@Suite(.timeLimit(.minutes(3))) struct NotifyGenerationCacheTests {
     /// Words 0-2 of `notify/.lock`: high-water, landed high-water, landed sequence.
     func header(_ t: TestRoot) throws -> [UInt64] {
         let d = try Data(contentsOf: URL(fileURLWithPath: t.path + "/notify/.lock"))

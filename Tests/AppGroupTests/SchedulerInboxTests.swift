@@ -8,7 +8,7 @@ import Glibc
 
 /// The harness's end of the scheduler FIFO (PROTOCOL.md §9): whole lines only, in order, a line
 /// split across writes is joined, garbage is counted and dropped, never a hang.
-@Suite struct SchedulerInboxTests {
+@Suite(.timeLimit(.minutes(3))) struct SchedulerInboxTests {
     func rawWriter(_ t: TestRoot) throws -> Int32 {
         let fd = open(t.path + "/system/scheduler", O_WRONLY | O_NONBLOCK | O_CLOEXEC)
         try #require(fd >= 0)

@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 
-@Suite struct SharedDefaultsTests {
+@Suite(.timeLimit(.minutes(3))) struct SharedDefaultsTests {
     @Test func roundTripsEveryPropertyListType() throws {
         let t = try TestRoot()
         let d = try t.defaults()

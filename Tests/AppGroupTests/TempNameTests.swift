@@ -5,7 +5,7 @@ import Testing
 /// (`DarwinNotificationCenter` learns a post's generation from it). A parser that drifted from the
 /// writer would not break any notify test — observers would silently fall back to reading the
 /// file — so the round trip is pinned here.
-@Suite struct TempNameTests {
+@Suite(.timeLimit(.minutes(1))) struct TempNameTests {
     @Test(arguments: ["plain", "com.focuspledge.failure", "a.b.c.d.e", "system.inbox.host-app"])
     func tagRoundTrips(name: String) {
         let t = SafeDirectory.tempName(for: name, tag: "g42")

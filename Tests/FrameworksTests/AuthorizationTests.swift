@@ -19,7 +19,7 @@ func fakeOS(_ seconds: Double = 3, answer: @escaping @Sendable () throws -> Bool
     return t
 }
 
-@Suite struct AuthorizationTests {
+@Suite(.timeLimit(.minutes(1))) struct AuthorizationTests {
     @Test func familyControlsRequestIsAnsweredByTheOS() async throws {
         let t = try TestDevice()
         let center = AuthorizationCenter(device: t.device)

@@ -3,7 +3,7 @@ import AppGroup
 import Foundation
 import Testing
 
-@Suite struct CFDarwinNotifyTests {
+@Suite(.timeLimit(.minutes(3))) struct CFDarwinNotifyTests {
     @Test func aPostThroughCoreFoundationReachesDarwinObservers() throws {
         let t = try TestDevice()
         let cf = CFNotificationCenter(darwinCenter: t.device.center)

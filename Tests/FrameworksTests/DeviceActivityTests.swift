@@ -7,7 +7,7 @@ import ScreenTimeShims
 import SystemFiles
 import Testing
 
-@Suite struct DeviceActivityTests {
+@Suite(.timeLimit(.minutes(3))) struct DeviceActivityTests {
     typealias MonitoringError = DeviceActivity.DeviceActivityCenter.MonitoringError
 
     func schedule(_ h1: Int, _ m1: Int, _ h2: Int, _ m2: Int, repeats: Bool = true) -> DeviceActivity.DeviceActivitySchedule {

@@ -38,7 +38,7 @@ final class Shield: ShieldConfigurationDataSource, @unchecked Sendable {
     }
 }
 
-@Suite struct ExtensionEntryTests {
+@Suite(.timeLimit(.minutes(3))) struct ExtensionEntryTests {
     @Test func monitorCallbacksReachTheSubclass() {
         let m = Monitor()
         #expect(FrameworkExtension.perform(FrameworkCall(.monitor(.intervalDidStart, activity: "a", event: nil)), on: .monitor(m)) == .called)

@@ -3,7 +3,7 @@ import Testing
 
 /// The app-facing modules are what app code links: they may not reach the harness's side
 /// (readers, the runner, the stand-in kit), so app code cannot either.
-@Suite struct LayeringTests {
+@Suite(.timeLimit(.minutes(3))) struct LayeringTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     @Test func frameworksImportNothingHarnessSide() throws {

@@ -13,7 +13,7 @@ final class RecordingDelegate: NSObject, UNUserNotificationCenterDelegate, @unch
     }
 }
 
-@Suite struct NotificationTests {
+@Suite(.timeLimit(.minutes(3))) struct NotificationTests {
     func content(_ title: String) -> UNMutableNotificationContent {
         let c = UNMutableNotificationContent()
         c.title = title

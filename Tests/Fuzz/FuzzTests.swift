@@ -10,7 +10,7 @@ import Testing
 /// Every format that crosses a process boundary, fuzzed within a bound (`Fuzz.iterations` per
 /// property): round trips from generated values, and mutated corpus files and random bytes that
 /// must come out as a value or an error — never a crash, a hang, or a value that breaks a bound.
-@Suite struct FuzzTests {
+@Suite(.timeLimit(.minutes(3))) struct FuzzTests {
     // MARK: Plist codec (PROTOCOL.md §3)
 
     /// Property-list values, nested up to `depth`, with every string hazard the XML has.

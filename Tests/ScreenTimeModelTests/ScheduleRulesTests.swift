@@ -2,7 +2,7 @@ import Foundation
 import ScreenTimeModel
 import Testing
 
-@Suite struct ScheduleRulesTests {
+@Suite(.timeLimit(.minutes(1))) struct ScheduleRulesTests {
     let berlin = Zone("Europe/Berlin")
     let utc = Zone("UTC")
 

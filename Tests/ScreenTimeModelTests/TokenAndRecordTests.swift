@@ -2,7 +2,7 @@ import Foundation
 import ScreenTimeModel
 import Testing
 
-@Suite struct TokenAndRecordTests {
+@Suite(.timeLimit(.minutes(1))) struct TokenAndRecordTests {
     @Test func tokensAreBase64OfKindAndIdentifier() throws {
         let t = OpaqueToken.encode(.application, "com.social.feed")
         #expect(t == Data("app:com.social.feed".utf8).base64EncodedString())

@@ -19,10 +19,20 @@ public final class DeviceRootLease: @unchecked Sendable {
     /// Bound on the entries one sweep looks at.
     static let maxEntries = 10_000
 
-    /// `<base>/runs`: where `harness run` puts its device roots (the base is the default device
-    /// root's parent, e.g. `/dev/shm/screentime-harness-<uid>`).
-    public static var managedRunsDirectory: String {
-        (DeviceRoot.resolvePath(environment: [:]) as NSString).deletingLastPathComponent + "/runs"
+    /// Names the directory of leased device roots instead of the default (PROTOCOL.md §8). Two
+    /// harnesses with different ones never sweep each other's roots: the test suite gives a test
+    /// that watches a dead root its own, so a harness another test starts meanwhile cannot
+    /// remove that root first (the flaky `aKilledHarness…IsSwept`).
+    public static let runsDirectoryVariable = "SCREENTIME_RUNS_DIRECTORY"
+
+    /// Where `harness run` puts its device roots and what `harness clean` sweeps:
+    /// `$SCREENTIME_RUNS_DIRECTORY`, else `<base>/runs` (the base is the default device root's
+    /// parent, e.g. `/dev/shm/screentime-harness-<uid>`).
+    public static var managedRunsDirectory: String { managedRunsDirectory() }
+
+    static func managedRunsDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let dir = environment[runsDirectoryVariable], !dir.isEmpty { return dir }
+        return (DeviceRoot.resolvePath(environment: [:]) as NSString).deletingLastPathComponent + "/runs"
     }
 
     public struct Busy: Error, CustomStringConvertible {

@@ -151,8 +151,7 @@ public final class ScenarioRunner: UserDevice {
         let stamp = Int(Date().timeIntervalSince1970)
         runDir = "\(options.outputDirectory)/\(options.scenario.name)-\(options.variant.rawValue)-seed\(options.seed)-\(stamp)-\(getpid())"
         // The device root lives on tmpfs when there is one: notify round trips are ~4x faster.
-        let base = DeviceRoot.resolvePath(environment: [:])
-        deviceRootPath = options.deviceRoot ?? (base as NSString).deletingLastPathComponent + "/runs/\(UUID().uuidString.prefix(12))"
+        deviceRootPath = options.deviceRoot ?? DeviceRootLease.managedRunsDirectory + "/\(UUID().uuidString.prefix(12))"
         paths = RunPaths(runDirectory: runDir, deviceRoot: deviceRootPath)
         stepped = options.scenario.clock.mode == .virtual
         table = ProcessTable(

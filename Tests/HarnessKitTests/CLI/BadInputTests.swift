@@ -12,7 +12,7 @@ import Glibc
 /// the exit code and that stderr is exactly one line holding the expected words.
 /// docs/BAD-INPUTS.md is generated from this table (`STH_UPDATE_DOCS=1 swift test --filter BadInputTests`)
 /// and checked against it.
-@Suite(.serialized) struct BadInputTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct BadInputTests {
     struct Row: Sendable, CustomTestStringConvertible {
         var verb: String
         var arguments: [String]
@@ -133,6 +133,8 @@ import Glibc
             path = NSTemporaryDirectory() + "sth-bad-inputs-\(getpid())"
             try? fm.removeItem(atPath: path)
             try fm.createDirectory(atPath: path, withIntermediateDirectories: true)
+            // Removed when the test process exits, so a whole-suite run leaves nothing behind.
+            atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "sth-bad-inputs-\(getpid())") }
             let good = """
                 name: s
                 system: focuspledge

@@ -3,7 +3,7 @@ import History
 import Testing
 
 /// The core checker rules and the pieces every pack's rules judge with, on hand-made histories.
-@Suite struct CheckerKitTests {
+@Suite(.timeLimit(.minutes(1))) struct CheckerKitTests {
     static func harness(_ mono: Int64, _ event: String, _ fields: [String: String] = [:]) -> HistoryEvent {
         HistoryEvent(mono: mono, t: 1_771_315_200 + Double(mono) / 1000, process: HistoryEvent.harnessProcessName, pid: 1, event: event, fields: fields)
     }

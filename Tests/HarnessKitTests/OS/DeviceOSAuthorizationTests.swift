@@ -5,7 +5,7 @@ import SystemKit
 import Testing
 
 /// Authorization, notifications, refusals and time zones in the pure OS (PROTOCOL.md §10).
-@Suite struct DeviceOSAuthorizationTests {
+@Suite(.timeLimit(.minutes(1))) struct DeviceOSAuthorizationTests {
     static let t0 = DeviceOSTests.t0
 
     static func os(familyControls: String? = nil, notifications: String? = nil, faults: [FieldFault] = []) -> DeviceOS {
@@ -110,7 +110,7 @@ import Testing
 }
 
 /// `at: "23:50"` + `every: day` as device offsets, across DST and time-zone changes.
-@Suite struct LocalTimeScheduleTests {
+@Suite(.timeLimit(.minutes(1))) struct LocalTimeScheduleTests {
     static let start = Date(timeIntervalSince1970: DeviceOSTests.t0)  // 09:00 Berlin
 
     @Test func aDailyLocalTimeBecomesOffsetsInTheScenariosZone() {

@@ -5,7 +5,7 @@ import SystemKit
 import Testing
 
 /// The emulated iOS's rules, one test each, without processes: events in, effects out.
-@Suite struct DeviceOSTests {
+@Suite(.timeLimit(.minutes(1))) struct DeviceOSTests {
     /// 2026-02-17 08:00:00 UTC = 09:00 in Berlin.
     static let t0 = 1_771_315_200.0
     static let berlin = "Europe/Berlin"

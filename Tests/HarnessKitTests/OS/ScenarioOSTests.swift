@@ -3,7 +3,7 @@ import HarnessKit
 import Testing
 
 /// The `os:` section's new keys, and their errors (one line, file:line, what to fix).
-@Suite struct ScenarioOSTests {
+@Suite(.timeLimit(.minutes(1))) struct ScenarioOSTests {
     static func parse(_ os: String, probe: String = "  steps: [{ at: 1m, do: read }]", duration: String = "1h") throws(ScenarioError) -> Scenario {
         try Scenario.parse(yaml: """
             name: t

@@ -3,7 +3,7 @@ import HarnessKit
 import History
 import Testing
 
-@Suite struct HistoryMergeTests {
+@Suite(.timeLimit(.minutes(1))) struct HistoryMergeTests {
     func line(_ mono: Int64, _ process: String, _ event: String) -> String {
         HistoryEvent(mono: mono, t: 0, process: process, pid: 1, event: event).jsonLine()
     }

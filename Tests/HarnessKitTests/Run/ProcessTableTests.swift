@@ -2,7 +2,7 @@ import HarnessKit
 import Testing
 
 /// Supervision and the nemesis as plain data: every decision checked without a process.
-@Suite struct ProcessTableTests {
+@Suite(.timeLimit(.minutes(1))) struct ProcessTableTests {
     static let ms: Int64 = 1_000_000
 
     func table() -> ProcessTable {

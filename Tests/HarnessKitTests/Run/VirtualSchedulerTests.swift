@@ -3,7 +3,7 @@ import AppGroup
 import HarnessKit
 import Testing
 
-@Suite struct VirtualSchedulerTests {
+@Suite(.timeLimit(.minutes(1))) struct VirtualSchedulerTests {
     func report(_ pid: Int32, seq: UInt64 = 1, next: Double? = nil, http: [String: Int] = [:], consumed: [String: UInt64] = [:]) -> SchedulerReport {
         SchedulerReport(pid: pid, seq: seq, nextUnixSeconds: next, http: http, consumed: consumed)
     }

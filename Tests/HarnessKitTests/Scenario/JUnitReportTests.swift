@@ -37,7 +37,7 @@ final class ParsedJUnit: NSObject, XMLParserDelegate {
     }
 }
 
-@Suite("JUnit report")
+@Suite("JUnit report", .timeLimit(.minutes(1)))
 struct JUnitReportTests {
     static let nasty = "he said \"<stop>\" & 'left' \u{1B}[31mred\u{1B}[0m\u{0}\ttab\r\nnext"
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The core knows systems only through `SystemPack`: no core source imports a pack's module.
-@Suite struct NoCoreImportsAPackTests {
+@Suite(.timeLimit(.minutes(3))) struct NoCoreImportsAPackTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

@@ -7,7 +7,7 @@ import Testing
 /// The emulated iOS's rules end to end (PROTOCOL.md §10): real processes written against the
 /// Apple-named frameworks (OSProbePack), run through `ScenarioRunner` under virtual time. Each
 /// test asserts the history lines that show the rule, at their device times.
-@Suite(.serialized) struct OSProbeTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct OSProbeTests {
     static let catalog = SystemCatalog([AnySystemPack(OSProbePack())])
     /// 2026-02-17 08:00:00 UTC = 09:00 in Berlin.
     static let t0 = 1_771_315_200.0

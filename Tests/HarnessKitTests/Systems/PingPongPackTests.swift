@@ -5,7 +5,7 @@ import Supervision
 import Testing
 
 /// The pack interface, proven by a system the core has never heard of.
-@Suite(.serialized) struct PingPongPackTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct PingPongPackTests {
     static let catalog = SystemCatalog([AnySystemPack(PingPongPack())])
 
     static func scenario(_ extra: String = "") throws -> Scenario {
@@ -23,6 +23,7 @@ import Testing
     static func run(_ scenario: Scenario, variant: ScenarioVariant, seed: UInt64 = 1) throws -> (ScenarioRunner.Outcome, [HistoryEvent]) {
         let out = NSTemporaryDirectory() + "sth-pingpong-\(getpid())-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: out) }  // the suite leaves nothing in the temp dir
         let runner = ScenarioRunner(options: .init(
             scenario: scenario, scenarioPath: "rally.yaml", variant: variant, seed: seed, durationOverride: nil,
             outputDirectory: out, binDirectory: Executables.directory, progress: { _ in }))

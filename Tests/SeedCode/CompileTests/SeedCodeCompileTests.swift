@@ -12,7 +12,7 @@ import Testing
 // no SCREENTIME_DEVICE_ROOT, and the env-based device is opened once per process). `@testable`:
 // the seeds declare everything internal, as app code does.
 
-@Suite struct Seed000Code {
+@Suite(.timeLimit(.minutes(3))) struct Seed000Code {
     @Test func appGroupStorage() { #expect(Seed000.AppGroupStorage.self == Seed000.AppGroupStorage.self) }
     @Test func requestAuthorization() { let f: (@escaping FlutterResult) -> Void = Seed000.requestAuthorization(result:); _ = f }
     @Test func getAuthorizationStatus() { let f: (FlutterResult) -> Void = Seed000.getAuthorizationStatus(result:); _ = f }
@@ -30,7 +30,7 @@ import Testing
     @Test func shieldActionExtension() { #expect(Seed000.ShieldActionExtension() is ShieldActionDelegate) }
 }
 
-@Suite struct Seed002Code {
+@Suite(.timeLimit(.minutes(3))) struct Seed002Code {
     let manager = Seed002NotificationManager(store: Foundation.UserDefaults(suiteName: "sth-seed002-\(UUID().uuidString)")!)
 
     @Test func notificationManagerInterface() { #expect((any Seed002.NotificationManager).self == (any Seed002.NotificationManager).self) }
@@ -67,7 +67,7 @@ import Testing
     @Test func deliveryTracking() { let f: (Seed002NotificationManager) -> (String) -> Void = Seed002NotificationManager.notificationDelivered; _ = f }
 }
 
-@Suite struct Seed003Code {
+@Suite(.timeLimit(.minutes(3))) struct Seed003Code {
     @Test func monitorExtension() {
         let m = UntilDeviceActivityMonitor()
         m.intervalDidStart(for: DeviceActivityName("untilMonitoring"))  // prints only
@@ -86,7 +86,7 @@ import Testing
     }
 }
 
-@Suite struct Seed004Code {
+@Suite(.timeLimit(.minutes(3))) struct Seed004Code {
     @Test func sharedStorageAccess() { let f: (Int) -> Void = seed004SharedStorageAccess; _ = f }
     @Test func clarityToShield() { #expect(Seed004ClarityShield() is ShieldConfigurationDataSource) }
     @Test func shieldAction() { #expect(Seed004ShieldActionExtension() is ShieldActionDelegate) }

@@ -9,7 +9,7 @@ import Glibc
 
 /// The issue "The harness must never lose a run, hang, or judge wrongly", points 1, 5 and 6, as a
 /// user meets them: a real `harness` process, real signals, a real device root.
-@Suite(.serialized) struct HarnessReliabilityProcessTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct HarnessReliabilityProcessTests {
     /// Long enough that a signal always lands mid-run.
     static func scenario(mode: String = "virtual", duration: String = "100h") -> String {
         """
@@ -56,9 +56,10 @@ import Glibc
     }
 
     /// Starts `harness run` in the background and waits until it has delivered an extension call.
-    static func startLongRun(_ d: Dir, mode: String = "virtual") throws -> (ChildProcess, run: String, deviceRoot: String) {
+    static func startLongRun(_ d: Dir, mode: String = "virtual", environment: [String: String]? = nil) throws -> (ChildProcess, run: String, deviceRoot: String) {
         let scenario = try d.write("long.yaml", Self.scenario(mode: mode))
-        let h = try ChildProcess.spawn(try Executables.path(of: "harness"), ["run", scenario, "--variant", "hardened", "--out", d.path + "/out"])
+        let h = try ChildProcess.spawn(
+            try Executables.path(of: "harness"), ["run", scenario, "--variant", "hardened", "--out", d.path + "/out"], environment: environment)
         let deadline = ContinuousClock.now.advanced(by: .seconds(60))
         while ContinuousClock.now < deadline {
             if let run = d.runDirectories().first, let data = FileManager.default.contents(atPath: run + "/trace/harness.jsonl") {
@@ -110,7 +111,13 @@ import Glibc
     /// root is swept by `harness clean` (and by the next `harness run`).
     @Test func aKilledHarnessLeavesAHistoryThatCheckJudgesAndARootThatIsSwept() throws {
         let d = try Dir()
-        let (h, run, root) = try Self.startLongRun(d)
+        // Its own directory of leased roots: in the shared default one, any `harness run` started
+        // meanwhile (another test, another checkout's suite on this machine) sweeps the dead root
+        // before this test looks — it failed 2 runs in 3 that way.
+        var env = ProcessInfo.processInfo.environment
+        env["SCREENTIME_RUNS_DIRECTORY"] = d.path + "/roots"
+        let (h, run, root) = try Self.startLongRun(d, environment: env)
+        #expect(root.hasPrefix(d.path + "/roots/"), "\(root)")
         defer { h.killAndReap() }
         usleep(300_000)  // a few pumps of the history stream
         #expect(h.signal(SIGKILL))
@@ -123,7 +130,12 @@ import Glibc
         #expect(check.stdout.contains("could not decide — interrupted"), "\(check.stdout)")
         #expect(check.stdout.contains("trace/*.jsonl"))
         #expect(FileManager.default.fileExists(atPath: root))
-        let clean = try Self.harness(["clean", "--verbose"])
+        // A harness with the default directory leaves this one alone; the one named sweeps it.
+        var other = ProcessInfo.processInfo.environment
+        other["SCREENTIME_RUNS_DIRECTORY"] = nil
+        #expect(try Self.harness(["clean", "--verbose"], environment: other).status == .exited(0))
+        #expect(FileManager.default.fileExists(atPath: root))
+        let clean = try Self.harness(["clean", "--verbose"], environment: env)
         #expect(clean.status == .exited(0))
         #expect(clean.stdout.contains(root), "\(clean.stdout)")
         #expect(!FileManager.default.fileExists(atPath: root))

@@ -9,7 +9,7 @@ import Glibc
 #endif
 
 /// `harness run` as a user runs it: a real harness process starting real stand-ins.
-@Suite(.serialized) struct HarnessRunProcessTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct HarnessRunProcessTests {
     static let shortScenario = """
         name: short
         system: focuspledge

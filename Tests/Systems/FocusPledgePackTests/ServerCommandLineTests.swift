@@ -5,7 +5,7 @@ import Testing
 
 /// The settlement server reads the command line the pack writes for it without ArgumentParser,
 /// every option as the pack meant it; anything else is left to ArgumentParser.
-@Suite struct ServerCommandLineTests {
+@Suite(.timeLimit(.minutes(3))) struct ServerCommandLineTests {
     @Test func thePacksServerCommandLineIsReadWhole() throws {
         let pack = FocusPledgePack()
         let role = try #require(pack.descriptor.role("settlement-server"))

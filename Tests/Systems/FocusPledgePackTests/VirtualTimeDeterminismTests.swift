@@ -10,7 +10,7 @@ import Glibc
 
 /// Virtual time: the same scenario, seed and build give the same history — apart from wall
 /// stamps, pids and paths — with the nemesis on, in both variants.
-@Suite(.serialized) struct VirtualTimeDeterminismTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct VirtualTimeDeterminismTests {
     static let scenario = """
         name: determinism
         system: focuspledge

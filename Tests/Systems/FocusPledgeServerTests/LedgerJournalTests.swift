@@ -4,7 +4,7 @@ import Testing
 import FocusPledge
 
 /// Durability and replay of the settlement journal, including what a SIGKILL mid-write leaves.
-@Suite struct LedgerJournalTests {
+@Suite(.timeLimit(.minutes(3))) struct LedgerJournalTests {
     let t0 = Date(timeIntervalSince1970: 1_700_000_000)
 
     /// Writes a small history through the journal and returns the ledger that wrote it.

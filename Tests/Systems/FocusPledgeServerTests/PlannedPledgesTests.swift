@@ -3,7 +3,7 @@ import Testing
 @testable import FocusPledgeServer
 
 /// The server reads only `sessions` of the run's plan file.
-@Suite struct PlannedPledgesTests {
+@Suite(.timeLimit(.minutes(1))) struct PlannedPledgesTests {
     @Test func readsTheSessionsAndSkipsTheRestOfThePlan() throws {
         let plan = Data("""
             {"deviceDurationSeconds": 86400, "faults": [{"kind": "stop", "target": "host-app", "atDeviceOffsetMillis": 5}],

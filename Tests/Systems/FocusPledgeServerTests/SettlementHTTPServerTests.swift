@@ -19,7 +19,7 @@ final class ManualClock: @unchecked Sendable {
 }
 
 /// The HTTP API, routed in-process (no socket), plus the trace it leaves.
-@Suite struct SettlementHTTPServerTests {
+@Suite(.timeLimit(.minutes(3))) struct SettlementHTTPServerTests {
     struct Reply {
         var status: HTTPResponse.Status
         var json: [String: Any]

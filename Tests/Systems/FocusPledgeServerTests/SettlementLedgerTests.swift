@@ -4,7 +4,7 @@ import Testing
 import FocusPledge
 
 /// The rules of seed 000's `resolveSession` and its stale job, on the pure ledger (no I/O).
-@Suite struct SettlementLedgerTests {
+@Suite(.timeLimit(.minutes(1))) struct SettlementLedgerTests {
     let t0 = Date(timeIntervalSince1970: 1_700_000_000)
     func at(_ seconds: Double) -> Date { t0.addingTimeInterval(seconds) }
 

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// The as-written variant must reproduce the seed's bugs, each from its own text.
-@Suite struct AsWrittenHostAppTests {
+@Suite(.timeLimit(.minutes(1))) struct AsWrittenHostAppTests {
     @Test func aCleanSessionStillSettlesSuccessOnceWhenNothingGoesWrong() {
         var rig = Rig(.asWritten)
         rig.start("s1", minutes: 15)

@@ -6,7 +6,7 @@ import Testing
 
 /// `sth-focuspledge`'s plain-form start-up path reads exactly what ArgumentParser reads, and
 /// leaves every other command line to it.
-@Suite struct CommandLineTests {
+@Suite(.timeLimit(.minutes(3))) struct CommandLineTests {
     static let calls: [(role: String, call: ExtensionCall)] = [
         ("monitor-extension", .monitor(.intervalDidStart, activity: "focuspledge_s-1-1", event: nil)),
         ("monitor-extension", .monitor(.eventDidReachThreshold, activity: "a b", event: "limit")),

@@ -7,7 +7,7 @@ import Testing
 /// Kills the hardened host after every unit of its effects (each effect, each key of a
 /// non-atomic write), relaunches it — and, for the violation scenario, kills the relaunched
 /// process at every point too — and checks the seed's promises every time.
-@Suite struct CrashPointTests {
+@Suite(.timeLimit(.minutes(1))) struct CrashPointTests {
     enum Scenario: String, CaseIterable, Sendable {
         case violation, clean
     }

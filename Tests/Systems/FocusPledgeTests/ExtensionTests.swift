@@ -4,7 +4,7 @@ import FocusPledge
 import Foundation
 import Testing
 
-@Suite struct ExtensionTests {
+@Suite(.timeLimit(.minutes(1))) struct ExtensionTests {
     static let t0 = Date(timeIntervalSince1970: 1_750_000_000)
 
     /// A suite with session s1 running from t0 for 30 minutes (hardened layout).

@@ -7,7 +7,7 @@ import Testing
 /// The hardened protocol keeps the seed's promises: every violation during a session ends in
 /// exactly one FAILURE of that session, a clean session in exactly one SUCCESS, shields come off
 /// only after the server confirmed, and a relaunch finishes what a dead host left.
-@Suite struct HardenedHostAppTests {
+@Suite(.timeLimit(.minutes(1))) struct HardenedHostAppTests {
     /// Session keys that must all be gone once a session is closed.
     static let sessionKeys = FocusPledgeKeys.allKeys.filter { $0 != FocusPledgeKeys.blockedAppsTokens }
 

@@ -4,7 +4,7 @@ import HarnessKit
 import History
 import Testing
 
-@Suite("FocusPledgeChecker: whole runs")
+@Suite("FocusPledgeChecker: whole runs", .timeLimit(.minutes(1)))
 struct FocusPledgeCheckerTests {
     @Test func cleanHardenedRunPasses() {
         let report = FocusPledgeChecker.check(CheckerFixture.cleanHardenedRun())

@@ -3,7 +3,7 @@ import HarnessKit
 import History
 import Testing
 
-@Suite("FocusPledgeChecker: each invariant fires")
+@Suite("FocusPledgeChecker: each invariant fires", .timeLimit(.minutes(1)))
 struct InvariantRuleTests {
     typealias I = FocusPledgeInvariant
 

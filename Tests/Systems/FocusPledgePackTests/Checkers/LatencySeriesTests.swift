@@ -4,7 +4,7 @@ import HarnessKit
 import History
 import Testing
 
-@Suite("FocusPledgeChecker: the violation-to-host latency series")
+@Suite("FocusPledgeChecker: the violation-to-host latency series", .timeLimit(.minutes(1)))
 struct LatencySeriesTests {
     @Test func nearestRankOverKnownSamples() throws {
         let stats = LatencySeries(name: "x", what: "", samplesNanos: (1...100).reversed().map { Int64($0) * 1000 })

@@ -4,7 +4,7 @@ import History
 import Testing
 
 /// One history that breaks each seed promise added for issue 7 (part 5), and one that keeps it.
-@Suite struct SeedPromiseRuleTests {
+@Suite(.timeLimit(.minutes(1))) struct SeedPromiseRuleTests {
     static func check(_ events: [HistoryEvent]) -> CheckReport { FocusPledgeChecker.check(events) }
 
     // MARK: start-enforced

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import HarnessKit
 
-@Suite("Scenario files")
+@Suite("Scenario files", .timeLimit(.minutes(1)))
 struct ScenarioParserTests {
     @Test("the bundled focuspledge.yaml parses to what it says")
     func bundledScenario() throws {
@@ -93,6 +93,32 @@ struct ScenarioParserTests {
         #expect(throws: ScenarioError.self) { try scenario.variant(named: "softened") }
     }
 
+    /// `[min, max]` allows `min == max` ("always 100 ms"): a `<` where `<=` belongs refused it.
+    @Test("an equal-bound range [n, n] is a range of one value, in the core's sections and the pack's")
+    func equalBoundRange() throws {
+        let yaml = """
+            name: tiny
+            system: focuspledge
+            duration: 2h
+            workload:
+              blockedApps: [com.social.feed]
+              sessions: { durationMinutes: [20, 20], gapMinutes: [0, 0] }
+            nemesis:
+              intervalMillis: [100, 100]
+              stopMillis: [0, 0]
+              restartDelayMillis: [250, 250]
+            """
+        let scenario = try ScenarioParser.parse(yaml: yaml, file: "t")
+        #expect(scenario.nemesis.intervalMillis == 100...100)
+        #expect(scenario.nemesis.stopMillis == 0...0)
+        #expect(scenario.nemesis.restartDelayMillis == 250...250)
+        #expect(scenario.workload.sessionDurationMinutes == 20...20)
+        #expect(scenario.workload.gapMinutes == 0...0)
+        // …and one past it is still refused, naming both bounds.
+        let error = parseError(yaml.replacingOccurrences(of: "[100, 100]", with: "[101, 100]"))
+        #expect(error?.description.contains("nemesis.intervalMillis: min 101 is greater than max 100") == true, "\(String(describing: error))")
+    }
+
     @Test("an error is one line: file:line:column: message")
     func errorFormat() {
         let error = ScenarioError(file: "a.yaml", line: 3, column: 7, message: "bad\nthing")
@@ -101,7 +127,7 @@ struct ScenarioParserTests {
     }
 }
 
-@Suite("Scenario file errors carry file:line:column")
+@Suite("Scenario file errors carry file:line:column", .timeLimit(.minutes(1)))
 struct ScenarioErrorLocationTests {
     @Test("unknown top-level key")
     func unknownTopLevelKey() throws {

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import HarnessKit
 
-@Suite("Seeded scenario plans")
+@Suite("Seeded scenario plans", .timeLimit(.minutes(1)))
 struct ScenarioPlanTests {
     static let wallSpanMillis = 12_000
 
