@@ -38,6 +38,14 @@ public enum Excerpt {
         return cut ? "\"\(out)…\" (\(text.utf8.count) bytes)" : "\"\(out)\""
     }
 
+    /// `quoted` without the quotes and the byte count, for messages that quote with '…': at
+    /// most `limit` characters, escaped, "…" when cut.
+    public static func inner(_ text: String, limit: Int = Excerpt.limit) -> String {
+        let q = quoted(text, limit: limit)
+        guard q.hasSuffix(" bytes)"), let end = q.range(of: "…\" (", options: .backwards) else { return String(q.dropFirst().dropLast()) }
+        return String(q[q.index(after: q.startIndex)..<end.lowerBound]) + "…"
+    }
+
     /// The first bytes of a file or argument that may not be text: its UTF-8 decoding (invalid
     /// bytes as U+FFFD, shown `\u{fffd}`) through `quoted`.
     public static func quoted(bytes: some Collection<UInt8>, limit: Int = Excerpt.limit) -> String {

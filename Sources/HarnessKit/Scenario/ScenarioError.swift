@@ -14,9 +14,14 @@ public struct ScenarioError: Error, CustomStringConvertible, Equatable, Sendable
         self.message = message
     }
 
+    public static let maximumMessageCharacters = 400
+
     public var description: String {
         // One line, always: a message carrying a newline would break `file:line: message` tooling.
-        let oneLine = message.split(whereSeparator: \.isNewline).joined(separator: " ")
+        // A backstop for messages built elsewhere (a pack's section reader): values in them are
+        // meant to be excerpts already; no message is longer than `maximumMessageCharacters`.
+        var oneLine = message.split(whereSeparator: \.isNewline).joined(separator: " ")
+        if oneLine.count > Self.maximumMessageCharacters { oneLine = String(oneLine.prefix(Self.maximumMessageCharacters)) + "…" }
         switch (line, column) {
         case let (line?, column?): return "\(file):\(line):\(column): \(oneLine)"
         case let (line?, nil): return "\(file):\(line): \(oneLine)"

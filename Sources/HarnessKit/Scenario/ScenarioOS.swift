@@ -31,6 +31,7 @@
 //         roles: [host]              stale_defaults, torn_write: whose processes; = every device role
 //       (stale_defaults and torn_write act inside the processes, on the App Group: callbacks and
 //        activity do not apply; torn_write's maxCount defaults to 1)
+import AppGroup
 import Foundation
 import SystemKit
 import Yams
@@ -95,7 +96,7 @@ extension NodeReader {
         if let v = section["authorization"] {
             let answer = try string(v, "os.authorization")
             guard ["approved", "denied"].contains(answer) else {
-                throw error(v, "os.authorization: expected approved or denied, got '\(answer)'")
+                throw error(v, "os.authorization: expected approved or denied, got '\(Excerpt.inner(answer))'")
             }
             settings.authorization = answer
         }
@@ -108,7 +109,7 @@ extension NodeReader {
         if let v = section["notifications"] {
             let answer = try string(v, "os.notifications")
             guard ["authorized", "denied", "provisional"].contains(answer) else {
-                throw error(v, "os.notifications: expected authorized, denied or provisional, got '\(answer)'")
+                throw error(v, "os.notifications: expected authorized, denied or provisional, got '\(Excerpt.inner(answer))'")
             }
             settings.notifications = answer
         }
@@ -120,7 +121,7 @@ extension NodeReader {
                 let toNode = try f.required("to")
                 let zone = try string(toNode, "\(path).to")
                 guard TimeZone(identifier: zone) != nil else {
-                    throw error(toNode, "\(path).to: unknown time zone '\(zone)'; use an IANA identifier such as America/New_York")
+                    throw error(toNode, "\(path).to: unknown time zone '\(Excerpt.inner(zone))'; use an IANA identifier such as America/New_York")
                 }
                 settings.timeZoneChanges.append(Scenario.TimeZoneChange(atSeconds: at, timeZone: zone))
             }
@@ -159,11 +160,11 @@ extension NodeReader {
             let text = try string(untilNode, "\(path).until")
             let parts = text.split(separator: ":").map { Int($0) }
             guard parts.count == 2, let h = parts[0], let m = parts[1], (0..<24).contains(h), (0..<60).contains(m) else {
-                throw error(untilNode, "\(path).until: expected a local time \"HH:MM\", got '\(text)'")
+                throw error(untilNode, "\(path).until: expected a local time \"HH:MM\", got '\(Excerpt.inner(text))'")
             }
             kind = .batchUntil(hour: h, minute: m)
         default:
-            throw error(kindNode, "\(path).kind: unknown fault '\(name)'; known: \(Self.faultKinds.joined(separator: ", "))")
+            throw error(kindNode, "\(path).kind: unknown fault '\(Excerpt.inner(name))'; known: \(Self.faultKinds.joined(separator: ", "))")
         }
         let onlyFor = ["delay": "delay", "until": "batch", "stale": "stale_defaults"]
         for (key, owner) in onlyFor.sorted(by: { $0.key < $1.key }) where f[key] != nil && name != owner {
@@ -179,7 +180,7 @@ extension NodeReader {
             let names = try stringList(v, "\(path).callbacks", nonEmpty: true)
             let known = Set(ExtensionCall.callbackNames)
             for n in names where !known.contains(n) {
-                throw error(v, "\(path).callbacks: unknown callback '\(n)'; known: \(ExtensionCall.callbackNames.joined(separator: ", "))")
+                throw error(v, "\(path).callbacks: unknown callback '\(Excerpt.inner(n))'; known: \(ExtensionCall.callbackNames.joined(separator: ", "))")
             }
             rule.callbacks = Set(names)
         }
@@ -201,7 +202,7 @@ extension NodeReader {
         if let v = f["roles"] {
             let names = try stringList(v, "\(path).roles", nonEmpty: true)
             for n in names where !roles.isEmpty && !roles.contains(n) {
-                throw error(v, "\(path).roles: unknown role '\(n)'; this system's device roles: \(roles.joined(separator: ", "))")
+                throw error(v, "\(path).roles: unknown role '\(Excerpt.inner(n))'; this system's device roles: \(roles.joined(separator: ", "))")
             }
             rule.roles = Set(names)
         }

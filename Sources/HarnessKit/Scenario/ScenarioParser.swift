@@ -51,19 +51,48 @@ public enum ScenarioParser {
 
     /// Reads and parses the scenario at `path`; errors name `path`.
     public static func load(path: String, systems: SystemCatalog) throws(ScenarioError) -> Scenario {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw ScenarioError(file: path, message: "cannot read scenario file: \(String(cString: strerror(posixCode(of: error)))) (a scenario is a .yaml file; see docs/SCENARIOS.md)")
-        }
-        guard data.count <= maximumFileBytes else {
-            throw ScenarioError(file: path, message: "scenario file is larger than \(maximumFileBytes) bytes")
-        }
+        let data = try readFile(path)
         guard let yaml = String(data: data, encoding: .utf8) else {
             throw ScenarioError(file: path, message: "scenario file is not UTF-8")
         }
         return try parse(yaml: yaml, file: path, systems: systems)
+    }
+
+    /// The bytes of the scenario file at `path`: a regular file only (a directory, FIFO, socket or
+    /// device is "not a regular file" — a FIFO is opened non-blocking, so no writer is waited for),
+    /// at most `maximumFileBytes`. A symlink is followed: the user named it.
+    static func readFile(_ path: String) throws(ScenarioError) -> Data {
+        let usage = "(a scenario is a .yaml file; see docs/SCENARIOS.md)"
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw ScenarioError(file: path, message: "cannot read scenario file: \(String(cString: strerror(errno))) \(usage)") }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw ScenarioError(file: path, message: "cannot read scenario file: \(String(cString: strerror(errno))) \(usage)") }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw ScenarioError(file: path, message: "not a regular file (a directory) \(usage)")
+        case S_IFIFO: throw ScenarioError(file: path, message: "not a regular file (a FIFO) \(usage)")
+        case S_IFCHR: throw ScenarioError(file: path, message: "not a regular file (a character device) \(usage)")
+        case S_IFBLK: throw ScenarioError(file: path, message: "not a regular file (a block device) \(usage)")
+        case S_IFSOCK: throw ScenarioError(file: path, message: "not a regular file (a socket) \(usage)")
+        default: throw ScenarioError(file: path, message: "not a regular file \(usage)")
+        }
+        guard st.st_size <= maximumFileBytes else {
+            throw ScenarioError(file: path, message: "scenario file is larger than \(maximumFileBytes) bytes")
+        }
+        var bytes = [UInt8](repeating: 0, count: maximumFileBytes + 1)
+        var total = 0
+        while total < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + total, $0.count - total) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ScenarioError(file: path, message: "cannot read scenario file: \(String(cString: strerror(errno))) \(usage)")
+            }
+            if n == 0 { break }
+            total += n
+        }
+        guard total <= maximumFileBytes else { throw ScenarioError(file: path, message: "scenario file is larger than \(maximumFileBytes) bytes") }
+        return Data(bytes[..<total])
     }
 
     /// Parses scenario YAML; `file` is only used to label errors.
@@ -78,6 +107,11 @@ public enum ScenarioParser {
         }
         guard let root else {
             throw ScenarioError(file: file, line: 1, column: 1, message: "scenario file is empty")
+        }
+        // Not a mapping: most likely not a scenario at all (a symlink to /etc/passwd, a token
+        // file). Say what it is, never what it holds.
+        guard case .mapping = root else {
+            throw ScenarioError(file: file, line: 1, column: 1, message: "not a scenario: a scenario is a mapping of keys (name, system, duration, …), this file is \(NodeReader.kind(root)) (see docs/SCENARIOS.md)")
         }
         return try NodeReader(file: file).scenario(root, systems: systems)
     }
@@ -103,7 +137,7 @@ extension ScenarioError {
             let detail = context.map { "\($0.text): " } ?? ""
             self.init(file: file, line: mark.line, column: mark.column, message: "invalid YAML: \(detail)\(problem)")
         case let .duplicatedKeysInMapping(duplicates, context):
-            let keys = duplicates.sorted().map { "'\($0)'" }.joined(separator: ", ")
+            let keys = duplicates.sorted().map { "'\(Excerpt.inner($0))'" }.joined(separator: ", ")
             self.init(
                 file: file, line: context.mark.line, column: context.mark.column,
                 message: "duplicate key \(keys) in one mapping"
@@ -130,14 +164,14 @@ struct NodeReader {
         let systemNode = try keys.required("system")
         let systemId = try string(systemNode, "system")
         guard let system = systems.pack(systemId) else {
-            throw error(systemNode, "system: unknown system '\(systemId)'; known: \(systems.ids.joined(separator: ", "))")
+            throw error(systemNode, "system: unknown system \(Excerpt.quoted(systemId)); known: \(systems.ids.joined(separator: ", "))")
         }
         let top = try fields(root, path: "", allowed: ScenarioParser.commonKeys + system.descriptor.scenarioKeys)
         let nameNode = try top.required("name")
         let name = try string(nameNode, "name")
         let nameCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
         guard !name.isEmpty, name.count <= 100, name.allSatisfy({ nameCharacters.contains($0) }) else {
-            throw error(nameNode, "name: '\(name)' must be 1...100 characters of A-Z a-z 0-9 . _ -")
+            throw error(nameNode, "name: \(Excerpt.quoted(name)) must be 1...100 characters of A-Z a-z 0-9 . _ -")
         }
 
         let known = system.descriptor.variants
@@ -145,7 +179,7 @@ struct NodeReader {
         if let node = top["variants"] {
             let listed = try stringList(node, "variants", nonEmpty: true)
             for (variant, variantNode) in zip(listed, node.array()) where !known.contains(variant) {
-                throw error(variantNode, "variants: unknown variant '\(variant)'; \(system.id) has: \(known.joined(separator: ", "))")
+                throw error(variantNode, "variants: unknown variant '\(Excerpt.inner(variant))'; \(system.id) has: \(known.joined(separator: ", "))")
             }
             variants = listed.map(ScenarioVariant.init(rawValue:))
         }
@@ -198,7 +232,7 @@ struct NodeReader {
         if let value = section["timeZone"] {
             let identifier = try string(value, "clock.timeZone")
             guard TimeZone(identifier: identifier) != nil else {
-                throw error(value, "clock.timeZone: unknown time zone '\(identifier)' (use an IANA name like Europe/Berlin)")
+                throw error(value, "clock.timeZone: unknown time zone '\(Excerpt.inner(identifier))' (use an IANA name like Europe/Berlin)")
             }
             clock.timeZone = identifier
         }
@@ -241,7 +275,7 @@ struct NodeReader {
         if let value = section["targets"] {
             let targets = try stringList(value, "nemesis.targets", nonEmpty: nemesis.enabled)
             for (target, targetNode) in zip(targets, value.array()) where !known.contains(target) {
-                throw error(targetNode, "nemesis.targets: unknown target '\(target)'; this system's targets: \(known.joined(separator: ", "))")
+                throw error(targetNode, "nemesis.targets: unknown target '\(Excerpt.inner(target))'; this system's targets: \(known.joined(separator: ", "))")
             }
             nemesis.targets = targets
         }
@@ -281,7 +315,7 @@ struct NodeReader {
             guard case .scalar(let key) = keyNode, keyNode.tagName == .str else {
                 throw error(keyNode, "keys must be plain names, got \(describe(keyNode))")
             }
-            let qualified = path.isEmpty ? key.string : "\(path).\(key.string)"
+            let qualified = Excerpt.quoted(path.isEmpty ? key.string : "\(path).\(key.string)", limit: 60).dropFirst().dropLast()
             if let allowed, !allowed.contains(key.string) {
                 throw error(keyNode, "unknown key '\(qualified)'; expected one of: \(allowed.joined(separator: ", "))")
             }
@@ -295,6 +329,18 @@ struct NodeReader {
 
     // MARK: - Scalars
 
+    /// What a node is, without its contents (for a file that is not a scenario at all).
+    static func kind(_ node: Node) -> String {
+        switch node {
+        case .mapping: return "a mapping"
+        case .sequence: return "a list"
+        case .alias: return "an alias"
+        case .scalar(let scalar): return "a single value of \(scalar.string.utf8.count) bytes"
+        }
+    }
+
+    /// What a node is, with at most an 80-character escaped excerpt of a value (issue 27: an
+    /// error never echoes a whole value or file).
     func describe(_ node: Node) -> String {
         switch node {
         case .mapping: return "a mapping"
@@ -303,9 +349,9 @@ struct NodeReader {
         case .scalar(let scalar):
             switch node.tagName {
             case .null: return "null"
-            case .bool: return "the boolean \(scalar.string)"
-            case .int, .float: return "the number \(scalar.string)"
-            default: return "the string '\(scalar.string)'"
+            case .bool: return "the boolean \(Excerpt.quoted(scalar.string).dropFirst().dropLast())"
+            case .int, .float: return "the number \(Excerpt.quoted(scalar.string).dropFirst().dropLast())"
+            default: return "the string \(Excerpt.quoted(scalar.string))"
             }
         }
     }
@@ -387,10 +433,10 @@ struct NodeReader {
         }
         let text = scalar.string.trimmingWhitespace()
         if text.hasPrefix("-") {
-            throw error(node, "\(path): a duration must not be negative, got '\(text)'")
+            throw error(node, "\(path): a duration must not be negative, got '\(Excerpt.inner(text))'")
         }
         guard let seconds = ScenarioDuration.seconds(from: text) else {
-            throw error(node, "\(path): bad duration '\(text)' (\(usage); at most \(ScenarioDuration.maximumSeconds)s)")
+            throw error(node, "\(path): bad duration '\(Excerpt.inner(text))' (\(usage); at most \(ScenarioDuration.maximumSeconds)s)")
         }
         guard seconds > 0 else { throw error(node, "\(path): must be longer than 0 seconds") }
         return seconds
@@ -427,7 +473,7 @@ struct NodeReader {
         for item in items {
             let value = try string(item, path)
             guard !value.isEmpty else { throw error(item, "\(path): empty string") }
-            guard !values.contains(value) else { throw error(item, "\(path): '\(value)' is listed twice") }
+            guard !values.contains(value) else { throw error(item, "\(path): '\(Excerpt.inner(value))' is listed twice") }
             values.append(value)
         }
         return values
@@ -441,7 +487,7 @@ struct NodeReader {
             throw error(node, "\(path): expected one of \(known), got \(describe(node))")
         }
         guard let value = Value(rawValue: scalar.string) else {
-            throw error(node, "\(path): unknown \(what) '\(scalar.string)'; known: \(known)")
+            throw error(node, "\(path): unknown \(what) '\(Excerpt.inner(scalar.string))'; known: \(known)")
         }
         return value
     }

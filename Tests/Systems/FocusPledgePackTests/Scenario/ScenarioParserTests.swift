@@ -184,7 +184,7 @@ struct ScenarioErrorLocationTests {
     func stringForBool() throws {
         let error = try #require(parseError(minimalScenarioYAML + "\nnemesis:\n  enabled: maybe"))
         #expect(error.line == 7)
-        #expect(error.message.contains("nemesis.enabled: expected true or false, got the string 'maybe'"))
+        #expect(error.message.contains("nemesis.enabled: expected true or false, got the string \"maybe\""))
     }
 
     @Test("bad duration")
@@ -256,7 +256,7 @@ struct ScenarioErrorLocationTests {
         let error = try #require(parseError(yaml))
         #expect(error.line == 2)
         #expect(error.column == 9)
-        #expect(error.message.contains("unknown system 'screenzen'; known: focuspledge"))
+        #expect(error.message.contains("unknown system \"screenzen\"; known: focuspledge"))
     }
 
     @Test("unknown variant, violation kind and target")
@@ -333,7 +333,11 @@ struct ScenarioErrorLocationTests {
         #expect(empty.message.contains("empty"))
         let list = try #require(parseError("- a\n- b\n"))
         #expect(list.line == 1)
-        #expect(list.message.contains("expected a mapping"))
+        #expect(list.message.contains("not a scenario: a scenario is a mapping of keys"))
+        // Issue 27: a file that is no scenario at all is described, never echoed.
+        let secret = try #require(parseError("password=hunter2 token=sk-live-123\n"))
+        #expect(secret.message.contains("a single value of 34 bytes"))
+        #expect(!secret.message.contains("hunter2"))
     }
 
     @Test("a missing file is an error naming the path")
