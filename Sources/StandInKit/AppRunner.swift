@@ -15,7 +15,15 @@ import Glibc
 public protocol AppAdapter: AnyObject {
     /// Darwin notifications the app observes while it runs.
     var observedNotifications: [String] { get }
+    /// True for an app written against the frameworks, whose own code hands iOS's messages to
+    /// `UNUserNotificationCenter.receive(inboxAction:fields:)` (its delegate): it gets them as
+    /// `.user` messages, untouched. False (the default): they arrive typed (`AppInput`).
+    var takesOSMessagesRaw: Bool { get }
     func handle(_ input: AppInput, now: Date, store: () -> [String: PropertyListValue]) -> [Effect]
+}
+
+extension AppAdapter {
+    public var takesOSMessagesRaw: Bool { false }
 }
 
 /// The imperative shell of every app stand-in: one thread feeds inputs (user taps from the inbox,
@@ -243,7 +251,7 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
             guard httpInFlight.removeValue(forKey: id) != nil else { return }
         case .user(let m):
             // iOS's own messages (PROTOCOL.md §7.7) reach the machine typed, never as a tap.
-            if let typed = osInput(m) {
+            if !adapter.takesOSMessagesRaw, let typed = osInput(m) {
                 guard let typed else { return }
                 return feed(typed)
             }
@@ -263,8 +271,8 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
             do {
                 let p = try NotificationResponseMessage.parse(m.fields)
                 let request = p.notification.request
-                context.trace.log("notification_response", [
-                    "seq": String(m.seq), "identifier": request.identifier, "actionIdentifier": p.actionIdentifier,
+                context.trace.log("os_input", [
+                    "action": m.action, "seq": String(m.seq), "identifier": request.identifier, "actionIdentifier": p.actionIdentifier,
                 ])
                 return .some(.notificationResponse(NotificationResponse(
                     identifier: request.identifier, actionIdentifier: p.actionIdentifier,

@@ -83,6 +83,9 @@ final class ProbeHost: AppAdapter, @unchecked Sendable {
         notifications.delegate = delegate
     }
 
+    /// Written against the frameworks: its delegate takes notification responses.
+    var takesOSMessagesRaw: Bool { true }
+
     func handle(_ input: AppInput, now: Date, store: () -> [String: PropertyListValue]) -> [Effect] {
         switch input {
         case .launched:

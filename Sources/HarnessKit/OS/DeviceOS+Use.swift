@@ -63,6 +63,8 @@ extension DeviceOS {
             out.append(.record("host_state", ["state": "notRunning", "why": "force quit"]))
         case .tapNotification(let identifier, let action, let foreground):
             tapNotification(identifier, action: action, foreground: foreground, &out)
+        case .openURL(let url):
+            openURL(url, &out)
         }
     }
 

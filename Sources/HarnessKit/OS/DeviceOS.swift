@@ -35,6 +35,8 @@ public struct DeviceOS: Sendable {
         /// The user's answer to notification prompts (`authorized` | `denied` | `provisional`);
         /// nil = prompts stay unanswered (and nothing is shown: the status stays `notDetermined`).
         public var notifications: String?
+        /// What the host's code hears from iOS besides taps (its role's `notices`).
+        public var hostNotices: AppNotices = .none
 
         public init(
             timeZone: String, extensionPoints: Set<ExtensionPoint>, backgroundGraceSeconds: Double = 10, hostLifecycle: Bool = true,
@@ -124,7 +126,9 @@ public struct DeviceOS: Sendable {
                 return [.record("os_clock_refused", ["now": String(now), "asked": String(t)])]
             }
             accountUsage(until: t, &out)
+            let crossedMidnight = localDay(t) != localDay(now)
             now = t
+            if crossedMidnight { tellSignificantTimeChange(&out) }
             releaseHeld(&out)
             fireDueNotifications(&out)
             hostTick(&out)
@@ -147,6 +151,7 @@ public struct DeviceOS: Sendable {
             host = .foreground
             frontmost = .host
             out.append(.record("host_state", ["state": "foreground"]))
+            tellLifecycle(active: true, &out)
         case .reboot:
             reboot(&out)
         case .timeZone(let identifier):
@@ -157,6 +162,7 @@ public struct DeviceOS: Sendable {
             timeZone = tz
             rescheduleNotifications()
             out.append(.record("time_zone", ["timeZone": identifier]))
+            tellSignificantTimeChange(&out)
         case .harnessCall(let call, let label):
             makeCall(call, label: label, &out)
         case .boot:
@@ -189,6 +195,7 @@ public struct DeviceOS: Sendable {
         candidates += held.map(\.releaseAt)
         candidates += pendingNotifications.values.compactMap(\.nextFire)
         if configuration.hostLifecycle, case .background(let since) = host { candidates.append(since + configuration.backgroundGraceSeconds) }
+        if configuration.hostNotices.significantTimeChange, host != .notRunning, let midnight = nextLocalMidnight() { candidates.append(midnight) }
         return candidates.filter { $0 > now }.min()
     }
 

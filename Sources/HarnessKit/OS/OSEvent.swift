@@ -58,6 +58,8 @@ public enum UserEvent: Sendable, Equatable {
     case leaveHost
     /// Swipes the host away: it is terminated and not relaunched until opened.
     case forceQuitHost
+    /// Opens a URL (a link elsewhere, a deep link): the host opens it if it registered the scheme.
+    case openURL(String)
     /// Taps a delivered notification (`action` = `com.apple.UNNotificationDefaultActionIdentifier`)
     /// or one of its actions. `foreground`: the action brings the app to the foreground (the
     /// notification itself and actions with the `.foreground` option do); else iOS runs the app in
@@ -90,4 +92,7 @@ public enum OSEffect: Sendable, Equatable {
     case discardNotification(identifier: String)
     /// Hand the user's response to the host (removed from Notification Center, sent to its inbox).
     case notificationResponse(identifier: String, action: String)
+    /// One of iOS's own messages to the host (`OSMessages`: lifecycle, a URL, a time change),
+    /// written to its inbox (PROTOCOL.md §7.7).
+    case tellHost(action: String, fields: [String: String])
 }

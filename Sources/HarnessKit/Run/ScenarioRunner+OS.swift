@@ -17,12 +17,12 @@ extension ScenarioRunner {
 
     func makeOS(start: Double) -> DeviceOS {
         let s = o.scenario.os
-        return DeviceOS(
-            configuration: .init(
-                timeZone: o.scenario.clock.timeZone, extensionPoints: Self.extensionPoints(of: pack.descriptor),
-                backgroundGraceSeconds: Double(s.backgroundGraceSeconds), hostLifecycle: s.hostLifecycle, appCategories: s.appCategories,
-                faults: s.faults, seed: o.seed, familyControls: s.authorization, notifications: s.notifications),
-            now: start)
+        var configuration = DeviceOS.Configuration(
+            timeZone: o.scenario.clock.timeZone, extensionPoints: Self.extensionPoints(of: pack.descriptor),
+            backgroundGraceSeconds: Double(s.backgroundGraceSeconds), hostLifecycle: s.hostLifecycle, appCategories: s.appCategories,
+            faults: s.faults, seed: o.seed, familyControls: s.authorization, notifications: s.notifications)
+        configuration.hostNotices = pack.descriptor.roles.first { $0.lifetime == .app }?.notices ?? .none
+        return DeviceOS(configuration: configuration, now: start)
     }
 
     /// The host app: the system's first app role (iOS's lifecycle applies to it).
@@ -161,6 +161,9 @@ extension ScenarioRunner {
                 }
             case .notificationResponse(let identifier, let action):
                 respond(toNotification: identifier, action: action)
+            case .tellHost(let action, let fields):
+                // iOS's own message: written to the inbox however the host runs (read at launch).
+                if let host = hostRole { sendToInbox(host, AppMessage(action: action, fields: fields)) }
             }
         }
         osDeadline = os.nextDeadline()

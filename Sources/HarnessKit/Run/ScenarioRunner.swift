@@ -452,6 +452,8 @@ public final class ScenarioRunner: UserDevice {
 
     public func forceQuitHost() { osApply(.user(.forceQuitHost)) }
 
+    public func openURL(_ url: String) { osApply(.user(.openURL(url))) }
+
     public func tapNotification(_ identifier: String, action: String) {
         osScanNotifications()
         osApply(.user(.tapNotification(identifier: identifier, action: action, foreground: notificationActionForegrounds(identifier, action: action))))

@@ -98,11 +98,14 @@ public struct ProcessRole: Sendable, Codable, Equatable {
     public var participatesInVirtualTime: Bool
     /// One line for `harness systems`.
     public var summary: String
+    /// An app role: what its code hears from iOS besides taps (PROTOCOL.md §7.7).
+    public var notices: AppNotices
 
     public init(
         name: String, lifetime: Lifetime, executable: String, arguments: [String] = [], nemesisTarget: Bool = true,
-        readiness: Readiness? = nil, participatesInVirtualTime: Bool = true, summary: String
+        readiness: Readiness? = nil, participatesInVirtualTime: Bool = true, summary: String, notices: AppNotices = .none
     ) {
+        self.notices = notices
         self.participatesInVirtualTime = participatesInVirtualTime
         self.name = name
         self.lifetime = lifetime
@@ -147,4 +150,26 @@ public struct LatencySeriesDescriptor: Sendable, Codable, Equatable {
     public func series(samplesNanos: [Int64], excluded: [String: Int] = [:]) -> LatencySeries {
         LatencySeries(name: name, what: what, samplesNanos: samplesNanos, excluded: excluded)
     }
+}
+
+/// What an app's code hears from iOS besides the user's taps, as its Info.plist and observers
+/// declare it. iOS tells every app of its lifecycle and of time changes, but an app whose code
+/// does not observe them cannot tell the difference — so a role declares what its seed observes,
+/// and the emulated iOS delivers (and the app traces) only that. URL schemes are the app's
+/// `CFBundleURLTypes`: a URL of another scheme does not open it.
+public struct AppNotices: Sendable, Codable, Equatable {
+    /// `didBecomeActive` / `didEnterBackground` (React Native's `AppState`, Flutter's lifecycle).
+    public var lifecycle: Bool
+    /// `significantTimeChangeNotification`: local midnight, a time-zone or DST change.
+    public var significantTimeChange: Bool
+    /// Schemes it opens (`pushin` for `pushin://workout`).
+    public var urlSchemes: [String]
+
+    public init(lifecycle: Bool = false, significantTimeChange: Bool = false, urlSchemes: [String] = []) {
+        self.lifecycle = lifecycle
+        self.significantTimeChange = significantTimeChange
+        self.urlSchemes = urlSchemes
+    }
+
+    public static let none = AppNotices()
 }

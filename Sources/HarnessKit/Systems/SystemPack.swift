@@ -138,6 +138,10 @@ public protocol UserDevice: AnyObject {
     func openHost()
     /// The user goes to the home screen: the host goes to the background (suspended after the grace).
     func leaveHost()
+    /// The user opens a URL (a link, a notification's deep link): the host opens it when its role
+    /// registered the scheme (`AppNotices.urlSchemes`), launched or foregrounded, and is told
+    /// `open_url`; any other scheme is recorded as not handled.
+    func openURL(_ url: String)
     /// The user swipes the host away: terminated until opened again.
     func forceQuitHost()
     /// The user taps a delivered notification (`action`: `com.apple.UNNotificationDefaultActionIdentifier`)
