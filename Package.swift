@@ -52,6 +52,9 @@ let package = Package(
         // MARK: Core
         .systemLibrary(name: "CInotifyTools", path: "Sources/CInotifyTools"),
         .target(name: "CSystemShims", path: "Sources/CSystemShims"),
+        // Date() in app code is device time: clock_gettime(CLOCK_REALTIME) interposed for the
+        // threads that run app code (StandInKit.DeviceTime); linked into stand-ins only.
+        .target(name: "CDeviceTime", path: "Sources/CDeviceTime", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("m")]),
         .target(name: "AppGroup", dependencies: ["CInotifyTools", "CSystemShims"], path: "Sources/AppGroup"),
         .target(name: "History", path: "Sources/History"),
         .target(name: "SystemKit", dependencies: ["AppGroup", "ScreenTimeModel"], path: "Sources/SystemKit"),
@@ -62,7 +65,7 @@ let package = Package(
         .target(
             name: "StandInKit",
             dependencies: [
-                "AppGroup", "History", "ScreenTimeModel", "ScreenTimeShims", "SystemKit", "CSystemShims",
+                "AppGroup", "History", "ScreenTimeModel", "ScreenTimeShims", "SystemKit", "CSystemShims", "CDeviceTime",
                 "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "SystemFiles", "UserNotifications",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

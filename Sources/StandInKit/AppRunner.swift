@@ -102,6 +102,7 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
         }
         scheduler = context.clock.isStepped ? SchedulerChannel.open(deviceRoot: context.root) : nil
         device.host = self
+        DeviceTime.install(context.clock)
     }
 
     func enqueue(_ i: AppInput?, consumed: (String, UInt64)? = nil) {
@@ -297,7 +298,9 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
     }
 
     func feed(_ input: AppInput) {
-        let effects = adapter.handle(input, now: context.clock.now(), store: { self.context.snapshot() })
+        // The adapter runs the app's code (a pure machine, or a seed's own Swift): `Date()` in it
+        // is device time (DeviceTime).
+        let effects = DeviceTime.asAppCode { adapter.handle(input, now: context.clock.now(), store: { self.context.snapshot() }) }
         let outcome = EffectInterpreter.perform(effects, on: device)
         // One level deep: a failure while handling a failure is traced only, so a machine that
         // retries at once cannot loop.

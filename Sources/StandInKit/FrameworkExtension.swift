@@ -142,17 +142,18 @@ public enum FrameworkExtension {
         switch (call, principal) {
         case (.monitor(let callback, let activity, let event), .monitor(let m)):
             let a = DeviceActivityName(activity)
-            switch callback {
-            case .intervalDidStart: m.intervalDidStart(for: a)
-            case .intervalDidEnd: m.intervalDidEnd(for: a)
-            case .intervalWillStartWarning: m.intervalWillStartWarning(for: a)
-            case .intervalWillEndWarning: m.intervalWillEndWarning(for: a)
-            case .eventDidReachThreshold, .eventWillReachThresholdWarning:
-                guard let event else { return .mismatch("\(callback.rawValue) needs an event name") }
-                if callback == .eventDidReachThreshold {
-                    m.eventDidReachThreshold(DeviceActivityEvent.Name(event), activity: a)
-                } else {
-                    m.eventWillReachThresholdWarning(DeviceActivityEvent.Name(event), activity: a)
+            if [.eventDidReachThreshold, .eventWillReachThresholdWarning].contains(callback), event == nil {
+                return .mismatch("\(callback.rawValue) needs an event name")
+            }
+            // The principal's code is the app's: `Date()` in it is device time (DeviceTime).
+            DeviceTime.asAppCode {
+                switch callback {
+                case .intervalDidStart: m.intervalDidStart(for: a)
+                case .intervalDidEnd: m.intervalDidEnd(for: a)
+                case .intervalWillStartWarning: m.intervalWillStartWarning(for: a)
+                case .intervalWillEndWarning: m.intervalWillEndWarning(for: a)
+                case .eventDidReachThreshold: m.eventDidReachThreshold(DeviceActivityEvent.Name(event ?? ""), activity: a)
+                case .eventWillReachThresholdWarning: m.eventWillReachThresholdWarning(DeviceActivityEvent.Name(event ?? ""), activity: a)
                 }
             }
             return .called
@@ -160,10 +161,12 @@ public enum FrameworkExtension {
             let a = action
             let box = ResponseBox()
             let done: (ShieldActionResponse) -> Void = { box.set($0) }
-            switch subject {
-            case .application(let b, _): d.handle(action: a, for: ApplicationToken(bundleIdentifier: b), completionHandler: done)
-            case .webDomain(let w, _): d.handle(action: a, for: WebDomainToken(domain: w), completionHandler: done)
-            case .category(let c): d.handle(action: a, for: ActivityCategoryToken(categoryIdentifier: c), completionHandler: done)
+            DeviceTime.asAppCode {
+                switch subject {
+                case .application(let b, _): d.handle(action: a, for: ApplicationToken(bundleIdentifier: b), completionHandler: done)
+                case .webDomain(let w, _): d.handle(action: a, for: WebDomainToken(domain: w), completionHandler: done)
+                case .category(let c): d.handle(action: a, for: ActivityCategoryToken(categoryIdentifier: c), completionHandler: done)
+                }
             }
             guard let r = box.wait(seconds: completionWallCapSeconds) else { return .completionNotCalled(waitedSeconds: completionWallCapSeconds) }
             switch r {
@@ -178,12 +181,14 @@ public enum FrameworkExtension {
             switch subject {
             case .application(let b, let c):
                 let app = Application(bundleIdentifier: b, token: ApplicationToken(bundleIdentifier: b), localizedDisplayName: nil)
-                if let cat = category(c) { return .configuration(ShieldConfigurationSummary(s.configuration(shielding: app, in: cat))) }
-                return .configuration(ShieldConfigurationSummary(s.configuration(shielding: app)))
+                let cat = category(c)
+                let config = DeviceTime.asAppCode { cat.map { s.configuration(shielding: app, in: $0) } ?? s.configuration(shielding: app) }
+                return .configuration(ShieldConfigurationSummary(config))
             case .webDomain(let w, let c):
                 let site = WebDomain(domain: w, token: WebDomainToken(domain: w))
-                if let cat = category(c) { return .configuration(ShieldConfigurationSummary(s.configuration(shielding: site, in: cat))) }
-                return .configuration(ShieldConfigurationSummary(s.configuration(shielding: site)))
+                let cat = category(c)
+                let config = DeviceTime.asAppCode { cat.map { s.configuration(shielding: site, in: $0) } ?? s.configuration(shielding: site) }
+                return .configuration(ShieldConfigurationSummary(config))
             case .category:
                 return .mismatch("a shield configuration is for an app or a web domain, not a category")
             }
@@ -199,6 +204,7 @@ public enum FrameworkExtension {
         var begin = call.traceFields
         begin["callback"] = call.callbackName
         begin["delivery"] = delivery
+        DeviceTime.install(context.clock)
         context.trace.log("callback_begin", begin)
         let outcome = perform(call, on: principal)
         var code: Int32 = 0

@@ -223,7 +223,8 @@ final class ProbeMonitor: DeviceActivityMonitor {
     init(context: StandInContext) { self.context = context }
 
     func note(_ callback: String, _ activity: DeviceActivityName, _ event: DeviceActivityEvent.Name? = nil) {
-        var f = ["callback": callback, "activity": activity.rawValue]
+        // `date`: what the app's own `Date()` says here — the device's time (StandInKit.DeviceTime).
+        var f = ["callback": callback, "activity": activity.rawValue, "date": String(Date().timeIntervalSince1970)]
         if let event { f["eventName"] = event.rawValue }  // `event` is a trace line's own key
         context.trace.log("monitor_callback", f)
         context.defaults.set("\(callback) \(activity.rawValue)", forKey: "lastCallback")

@@ -69,6 +69,10 @@ import Testing
         ])
         // repeats: false ends after its first interval.
         #expect(Self.callbacks(h, "once") == ["intervalDidStart @120", "intervalDidEnd @140"])
+        // The extension's own `Date()` is the device's time, not the host's (a day and more away).
+        let calls = Self.lines(h, "monitor", "monitor_callback")
+        #expect(!calls.isEmpty)
+        for c in calls { #expect(abs((c["date"].flatMap(Double.init) ?? 0) - c.t) < 1, "Date() in app code: \(c["date"] ?? "-") at device time \(c.t)") }
     }
 
     @Test func stoppingAnOngoingIntervalDeliversIntervalDidEnd() throws {
