@@ -14,6 +14,7 @@ public enum AppGroupError: Error, CustomStringConvertible, Equatable, Sendable {
     case invalidNotificationName(String, reason: String)
     case notAPropertyListValue(key: String, type: String)
     case valueTooLarge(key: String, bytes: Int, limitBytes: Int)
+    case valueTooDeep(key: String, nesting: Int, limit: Int)
     case suiteTooLarge(suite: String, bytes: Int, limitBytes: Int)
     case lockTimeout(path: String, waitedMilliseconds: Int)
     case malformedFile(path: String, reason: String)
@@ -32,6 +33,8 @@ public enum AppGroupError: Error, CustomStringConvertible, Equatable, Sendable {
         case .invalidNotificationName(let n, let r): return "invalid notification name \(String(reflecting: String(n.prefix(80)))): \(r)"
         case .notAPropertyListValue(let k, let t): return "value for key \(String(reflecting: k)) is a \(t), not a property-list type"
         case .valueTooLarge(let k, let b, let l): return "value for key \(String(reflecting: k)) is \(b) bytes encoded; the limit is \(l) bytes"
+        case .valueTooDeep(let k, let n, let l):
+            return "value for key \(String(reflecting: String(k.prefix(80)))) nests \(n) levels deep; the limit is \(l) (a deeper suite could not be read back)"
         case .suiteTooLarge(let s, let b, let l): return "suite \(s) would be \(b) bytes; the limit is \(l) bytes"
         case .lockTimeout(let p, let ms): return "could not take the lock \(p) within \(ms) ms (is its holder stopped?)"
         case .malformedFile(let p, let r): return "malformed file \(p): \(r)"

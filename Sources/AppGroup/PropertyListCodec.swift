@@ -120,6 +120,19 @@ public enum PropertyListCodec {
         return d
     }
 
+    /// How deeply a value may nest (containers inside containers) and still be read back: the
+    /// parser refuses a suite nested `Parser.maxDepth` deep, and a suite's root `<dict>` is one level.
+    public static let maxValueNesting = Parser.maxDepth - 2
+
+    /// The nesting of `v`: 0 for a scalar, 1 + the deepest element for an array or dictionary.
+    public static func nesting(_ v: PropertyListValue) -> Int {
+        switch v {
+        case .array(let a): return 1 + (a.map(nesting).max() ?? 0)
+        case .dictionary(let d): return 1 + (d.values.map(nesting).max() ?? 0)
+        default: return 0
+        }
+    }
+
     struct Parser {
         let bytes: [UInt8]
         var i = 0

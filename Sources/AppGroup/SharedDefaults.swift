@@ -305,6 +305,11 @@ public final class SharedDefaults: @unchecked Sendable {
         for (k, v) in next where cache[k] != v {
             let size = PropertyListCodec.encodedSize(v)
             if size > Self.maxValueBytes { throw AppGroupError.valueTooLarge(key: k, bytes: size, limitBytes: Self.maxValueBytes) }
+            // Written deeper than every reader parses, the whole suite would be quarantined.
+            let nesting = PropertyListCodec.nesting(v)
+            if nesting > PropertyListCodec.maxValueNesting {
+                throw AppGroupError.valueTooDeep(key: k, nesting: nesting, limit: PropertyListCodec.maxValueNesting)
+            }
         }
         let bytes = PropertyListCodec.encode(next)
         if bytes.count > Self.maxSuiteBytes {

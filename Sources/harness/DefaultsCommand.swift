@@ -77,7 +77,8 @@ struct DefaultsCommand: ParsableCommand {
         @Flag(help: "Remove every key of the suite.") var all = false
 
         func run() throws {
-            guard (key != nil) != all else { throw InputError("name one KEY, or pass --all to empty the suite") }
+            if key != nil && all { throw InputError("pass KEY or --all, not both (--all empties the whole suite)") }
+            guard key != nil || all else { throw InputError("name one KEY, or pass --all to empty the suite") }
             let d = try target.open()
             let existed = try d.update { suite -> Bool in
                 if all {
@@ -99,7 +100,7 @@ enum DefaultsText {
     static let types = ["string", "int", "float", "bool", "date", "data", "json"]
 
     static func parse(_ text: String, type: String) throws -> PropertyListValue {
-        func bad(_ expected: String) -> InputError { InputError("\(String(reflecting: text)) is not \(expected) (--type \(type))") }
+        func bad(_ expected: String) -> InputError { InputError("\(Excerpt.quoted(text)) is not \(expected) (--type \(type))") }
         switch type {
         case "string": return .string(text)
         case "int": guard let v = Int64(text) else { throw bad("a 64-bit integer") }; return .integer(v)
@@ -113,6 +114,14 @@ enum DefaultsText {
         case "date": guard let d = ISO8601DateFormatter().date(from: text) else { throw bad("an ISO 8601 date like 2026-02-17T08:00:00Z") }; return .date(d)
         case "data": guard let d = Data(base64Encoded: text) else { throw bad("base64") }; return .data(d)
         case "json":
+            // Nesting first: JSONDecoder gives up at 512 levels, the suite's reader at 62.
+            let depth = JSONScan.maxNesting(text)
+            guard depth <= PropertyListCodec.maxValueNesting else {
+                throw bad("JSON nested at most \(PropertyListCodec.maxValueNesting) levels deep (it nests \(depth); a suite nested deeper cannot be read back)")
+            }
+            if let big = JSONScan.integerBeyondInt64(text) {
+                throw InputError("\(Excerpt.quoted(big)) in --type json does not fit a 64-bit integer (-9223372036854775808...9223372036854775807); write it as a string, or as a float with a '.' or an exponent")
+            }
             guard let v = try? JSONDecoder().decode(JSONPlist.self, from: Data(text.utf8)).value else { throw bad("JSON without nulls") }
             return v
         default: throw InputError("--type \(String(reflecting: type)): use one of \(types.joined(separator: ", "))")

@@ -28,6 +28,7 @@ struct Harness: ParsableCommand {
     /// other error, with a multi-line dump).
     static func main() {
         do {
+            try HarnessExit.requireUTF8Arguments()
             var command = try parseAsRoot()
             try command.run()
             Glibc.exit(HarnessExit.flushedStandardOutput() ?? 0)
@@ -88,6 +89,18 @@ enum HarnessExit {
 
     static func oneLine(_ text: String) -> String {
         text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: "; ")
+    }
+
+    /// Every argument must be UTF-8: Swift's `CommandLine.arguments` repairs invalid bytes to
+    /// U+FFFD, so `notify post $'\xff\xfe'` posted a name nobody typed (issue 27). One line naming
+    /// the argument and its first bytes, exit 2.
+    static func requireUTF8Arguments() throws {
+        for i in 1..<Int(CommandLine.argc) {
+            guard let arg = CommandLine.unsafeArgv[i], String(validatingCString: arg) == nil else { continue }
+            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(arg).assumingMemoryBound(to: UInt8.self), count: strlen(arg))
+            let hex = bytes.prefix(16).map { String($0, radix: 16) }.joined(separator: " ") + (bytes.count > 16 ? " …" : "")
+            throw InputError("argument \(i) is not UTF-8 text (bytes \(hex)); names, keys and values are UTF-8")
+        }
     }
 
     /// What a verb printed reaches standard output whole, or the verb says it did not: `harness plan

@@ -1,6 +1,7 @@
 import AppGroup
 import ArgumentParser
 import Foundation
+import Synchronization
 
 /// `harness notify post|wait|state NAME`: macOS's `notifyutil` against a device root (a live run's,
 /// or a kept one), so a person can poke the protocol by hand.
@@ -46,7 +47,15 @@ struct NotifyCommand: ParsableCommand {
             try NotifyName.validate(name)
             let center = try NotifyCommand.center(root)
             let sem = DispatchSemaphore(value: 0)
+            // A callback can come between the last wait and `shutdown`: print only `count` of them.
+            let printed = Mutex(0)
             try center.addObserver(name) { n in
+                let mine = printed.withLock { p -> Bool in
+                    guard p < count else { return false }
+                    p += 1
+                    return true
+                }
+                guard mine else { return }
                 print("\(n) generation \(center.lastDelivered(n) ?? 0)")
                 fflush(HarnessExit.standardOutputStream)
                 sem.signal()
@@ -65,13 +74,14 @@ struct NotifyCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print NAME's 64-bit state and generation (notifyutil -g), or set the state (-s).")
         @OptionGroup var root: DeviceRootOptions
         @Argument(help: "The notification name.") var name: String
-        @Option(help: "Set the state to this unsigned 64-bit number (no post).") var set: String?
+        // Unconditional: `--set -1` reaches the check below instead of being read as an option.
+        @Option(parsing: .unconditional, help: "Set the state to this unsigned 64-bit number (no post).") var set: String?
 
         func run() throws {
             try NotifyName.validate(name)
             var value: UInt64?
             if let set {
-                guard let v = UInt64(set) else { throw InputError("--set \(String(reflecting: set)): use an unsigned 64-bit number, 0...\(UInt64.max)") }
+                guard let v = UInt64(set) else { throw InputError("--set \(Excerpt.quoted(set)): use an unsigned 64-bit number, 0...\(UInt64.max)") }
                 value = v
             }
             let center = try NotifyCommand.center(root)

@@ -134,7 +134,11 @@ struct RunCommand: ParsableCommand {
             }
         }
         if let signal = RunInterruption.signal {
-            print("\ninterrupted by \(RunInterruption.name(of: signal)): \(results.count) of \(cases.count) run(s) done; the last one's partial history is judged undecided (harness check <run-dir> judges it again).")
+            // The run the signal cut short is in `results` too, but it did not finish.
+            let finished = results.filter { $0.outcome.report?.interruption == nil }.count
+            let cut = results.count - finished
+            print("\ninterrupted by \(RunInterruption.name(of: signal)): \(finished) of \(cases.count) run(s) finished"
+                + (cut > 0 ? "; the one it cut short is judged undecided from its partial history (harness check <run-dir> judges it again)." : "."))
             throw ExitCode(RunInterruption.exitCode(for: signal))
         }
         let considered = gate.map { g in results.filter { g.contains($0.case.variant.rawValue) } } ?? results

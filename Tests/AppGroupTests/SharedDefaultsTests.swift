@@ -87,6 +87,37 @@ import Glibc
         #expect(st.st_mode & 0o777 == 0o700)
     }
 
+    /// Issue 27: the clock file is one of the device root's files, 0600 like the rest (PROTOCOL.md §1).
+    @Test func theClockFileIs0600() throws {
+        let t = try TestRoot()
+        _ = try DeviceClock.write(.stepped(at: 1_771_315_200, timeZone: "UTC"), to: t.root)
+        var st = stat()
+        #expect(stat(t.path + "/clock", &st) == 0)
+        #expect(st.st_mode & 0o777 == 0o600)
+    }
+
+    /// Issue 27: a value nested deeper than every reader parses made the whole suite quarantined
+    /// at the next read (`defaults write --type json` 2000 levels deep). It is refused, the suite kept.
+    @Test func aValueNestedDeeperThanReadersParseIsRefusedAndTheSuiteKept() throws {
+        let t = try TestRoot()
+        let d = try t.defaults()
+        d.set("kept", forKey: "other")
+        func nested(_ levels: Int) -> PropertyListValue {
+            var v = PropertyListValue.integer(1)
+            for _ in 0..<levels { v = .array([v]) }
+            return v
+        }
+        let limit = PropertyListCodec.maxValueNesting
+        try d.update { $0["deep"] = nested(limit) }
+        #expect(try t.defaults().dictionaryRepresentation()["deep"] != nil, "a value at the limit must read back")
+        #expect(throws: AppGroupError.valueTooDeep(key: "deeper", nesting: limit + 1, limit: limit)) {
+            try d.update { $0["deeper"] = nested(limit + 1) }
+        }
+        let fresh = try t.defaults()
+        #expect(fresh.string(forKey: "other") == "kept")
+        #expect(fresh.object(forKey: "deeper") == nil)
+    }
+
     @Test(arguments: ["garbage", "", "<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>a</key><integer>1</integer>"])
     func corruptOrTruncatedSuiteIsQuarantined(content: String) throws {
         let t = try TestRoot()

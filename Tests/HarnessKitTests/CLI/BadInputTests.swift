@@ -111,6 +111,8 @@ import Glibc
         row("notify", ["notify", "wait", "x", "--timeout", "0.2", "--device-root", "$D/root"], 1, "no post of x within 0.2 s"),
         row("notify", ["notify", "state", "x", "--set", "abc", "--device-root", "$D/root"], 2, "--set \"abc\": use an unsigned 64-bit number"),
         row("notify", ["notify", "bogus", "x"], 2, "unexpected arguments", "harness notify --help"),
+        row("notify", ["notify", "state", "x", "--set", "-1", "--device-root", "$D/root"], 2, "--set \"-1\": use an unsigned 64-bit number"),
+        row("notify", ["notify", "post", "$'\\xff\\xfe'", "--device-root", "$D/root"], 2, "argument 3 is not UTF-8 text (bytes ff fe)"),
         // defaults
         row("defaults", ["defaults", "read", "group.test", "--device-root", "$D/missing"], 2, "no device root at $D/missing"),
         row("defaults", ["defaults", "read", "not-a-group", "--device-root", "$D/root"], 2, "\"not-a-group\" is not an app group id", "--group"),
@@ -123,6 +125,11 @@ import Glibc
         row("defaults", ["defaults", "write", "group.test", "k", "--device-root", "$D/root"], 2, "Missing expected argument '<value>'"),
         row("defaults", ["defaults", "delete", "group.test", "absent", "--device-root", "$D/root"], 1, "the key \"absent\" does not exist"),
         row("defaults", ["defaults", "delete", "group.test", "--device-root", "$D/root"], 2, "name one KEY, or pass --all"),
+        row("defaults", ["defaults", "delete", "group.test", "k", "--all", "--device-root", "$D/root"], 2, "pass KEY or --all, not both"),
+        row("defaults", ["defaults", "write", "group.test", "k", String(repeating: "[", count: 100) + String(repeating: "]", count: 100), "--type", "json", "--device-root", "$D/root"], 2,
+            "is not JSON nested at most 62 levels deep (it nests 100", never: [String(repeating: "[", count: 81)]),
+        row("defaults", ["defaults", "write", "group.test", "k", "[123456789012345678901234567890]", "--type", "json", "--device-root", "$D/root"], 2,
+            "\"123456789012345678901234567890\" in --type json does not fit a 64-bit integer"),
     ]
 
     /// The fixtures every row may name as `$D/...`, made once per test run.
@@ -252,9 +259,17 @@ import Glibc
         // No SCREENTIME_DEVICE_ROOT from the caller's shell: rows name their roots.
         var env = ProcessInfo.processInfo.environment
         env["SCREENTIME_DEVICE_ROOT"] = nil
-        let p = try ChildProcess.spawn(
-            try Executables.path(of: "harness"), row.arguments.map(f.expand), environment: env, captureStdout: true, stderrTo: fd,
-            workingDirectory: f.path)
+        // An argument written $'…' (bash's ANSI-C quoting) holds bytes a Swift String cannot (not
+        // UTF-8): such a row runs through bash, every other argument single-quoted.
+        let harness = try Executables.path(of: "harness")
+        let arguments = row.arguments.map(f.expand)
+        let p: ChildProcess
+        if arguments.contains(where: { $0.hasPrefix("$'") }) {
+            let line = (["exec", harness] + arguments).map { $0.hasPrefix("$'") ? $0 : "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+            p = try ChildProcess.spawn("/bin/bash", ["-c", line.joined(separator: " ")], environment: env, captureStdout: true, stderrTo: fd, workingDirectory: f.path)
+        } else {
+            p = try ChildProcess.spawn(harness, arguments, environment: env, captureStdout: true, stderrTo: fd, workingDirectory: f.path)
+        }
         while p.readLine(timeout: .seconds(60)) != nil {}
         let status = p.wait(timeout: .seconds(30)) ?? p.killAndReap()
         return Outcome(status: status, stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
@@ -296,6 +311,14 @@ import Glibc
             regular file, `filelink` a symlink to it, `passwd-link` a symlink to a passwd-like file, `fifo` a FIFO, `sock` a socket, `full` a non-empty directory, `root` an empty device root, `missing` and `nowhere`
             absent paths, `nostart.jsonl` a history without `run_started`.
 
+            A message quotes a value or a file at most as an escaped 80-character excerpt, and never
+            shows what a file holds that is not a scenario (rows 6-11). What a verb writes goes to a
+            regular file only, whole or not at all (`--junit` rows; a full disk: OutputTargetTests).
+            Not bad inputs, but once misleading (issue 27): `notify wait --count N` prints exactly N
+            callbacks; an interrupted run's summary counts only the runs that finished; the clock file
+            is 0600 like every protocol file; `scripts/test` and `scripts/harness` run Swift with a
+            TMPDIR of their own (every SwiftPM or swiftc start leaves an empty `TemporaryDirectory.*`).
+
             | # | input | exit | message (stderr) |
             | ---: | --- | ---: | --- |
 
@@ -316,7 +339,7 @@ import Glibc
             case .signalled(let s)?: code = "signal \(s)"
             case nil: code = "hung"
             }
-            let input = "harness " + row.arguments.map { $0.contains(" ") || $0.isEmpty ? "'\($0)'" : $0 }.joined(separator: " ")
+            let input = "harness " + row.arguments.map { ($0.contains(" ") || $0.isEmpty) && !$0.hasPrefix("$'") ? "'\($0)'" : $0 }.joined(separator: " ")
             doc += "| \(i + 1) | `\(input.replacingOccurrences(of: "|", with: "\\|"))` | \(code) | \(message.replacingOccurrences(of: "|", with: "\\|")) |\n"
         }
         if ProcessInfo.processInfo.environment["STH_UPDATE_DOCS"] == "1" {
