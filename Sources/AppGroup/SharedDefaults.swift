@@ -33,6 +33,10 @@ public final class SharedDefaults: @unchecked Sendable {
     public var onError: (@Sendable (AppGroupError) -> Void)?
     /// Called when a harness-armed fault (`DefaultsFaults`) acts: `stale_read` or `torn_write`.
     public var onFault: (@Sendable (String, [String: String]) -> Void)?
+    /// Told of every write that landed: the keys it changed and their new values (nil = removed),
+    /// after the rename. Stand-ins trace it when the harness asks (PROTOCOL.md §3), so a seed's
+    /// own code shows in the history what it wrote.
+    public var onWrite: (@Sendable ([String: PropertyListValue?]) -> Void)?
     /// The harness's faults for this process (`DefaultsFaults.current`); nil = none.
     public var faults: DefaultsFaults? = DefaultsFaults.current
     private lazy var faultClock = DeviceClock(deviceRoot: container.deviceRoot)
@@ -318,6 +322,12 @@ public final class SharedDefaults: @unchecked Sendable {
         try tearIfArmed(next)
         try directory.writeAtomically(fileName, bytes: bytes, fsync: durable)
         fileLock.writeCounter(fileLock.readCounter() &+ 1)
+        if let onWrite {
+            var changed: [String: PropertyListValue?] = [:]
+            for (k, v) in next where cache[k] != v { changed[k] = .some(v) }
+            for k in cache.keys where next[k] == nil { changed[k] = .some(nil) }
+            onWrite(changed)
+        }
         cache = next
         cacheStamp = try currentStamp()
         return result

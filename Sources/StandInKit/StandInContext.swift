@@ -58,6 +58,42 @@ public final class StandInContext: @unchecked Sendable {
         self.trace = trace
         // A harness-armed defaults fault (PROTOCOL.md §3, §10.5) shows in the history where it acted.
         defaults.onFault = { kind, fields in trace.log("defaults_fault", fields.merging(["kind": kind]) { a, _ in a }) }
+        if env[Self.traceDefaultsVariable] == "1" {
+            defaults.onWrite = { changes in trace.log("defaults_set", Self.traceFields(suite: suite ?? appGroup, changes)) }
+        }
+    }
+
+    /// `1`: every write to the process's App Group suite is traced as `defaults_set` (PROTOCOL.md
+    /// §3): what a seed's own code wrote, for checkers that judge writes (a key registry, a flag).
+    public static let traceDefaultsVariable = "SCREENTIME_TRACE_DEFAULTS"
+    /// Values longer than this are cut in the trace (the suite has the whole value).
+    static let tracedValueCharacters = 80
+
+    /// `suite`, `keys` (sorted, comma-separated) and `v.<key>` per key: the value as one short
+    /// line, `<removed>` for a removal.
+    static func traceFields(suite: String, _ changes: [String: PropertyListValue?]) -> [String: String] {
+        var f = ["suite": suite, "keys": changes.keys.sorted().joined(separator: ",")]
+        for (k, v) in changes {
+            let text = v.map(plain) ?? "<removed>"
+            let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+            f["v." + k] = line.count > tracedValueCharacters ? String(line.prefix(tracedValueCharacters)) + "…" : line
+        }
+        return f
+    }
+
+    /// A value as a person reads it: `true`, `42`, `1.5`, `text`, `[a, b]`, data as its UTF-8 text
+    /// when it is some (JSON, as seed 003 writes), else `<N bytes>`.
+    static func plain(_ v: PropertyListValue) -> String {
+        switch v {
+        case .string(let s): return s
+        case .integer(let i): return String(i)
+        case .real(let d): return String(d)
+        case .bool(let b): return String(b)
+        case .date(let d): return String(d.timeIntervalSince1970)
+        case .data(let d): return String(data: d, encoding: .utf8) ?? "<\(d.count) bytes>"
+        case .array(let a): return "[" + a.map(plain).joined(separator: ", ") + "]"
+        case .dictionary(let d): return "{" + d.sorted { $0.key < $1.key }.map { "\($0.key): \(plain($0.value))" }.joined(separator: ", ") + "}"
+        }
     }
 
     /// The suite as it is now; a store error is traced and reads as empty (the app would see nil).

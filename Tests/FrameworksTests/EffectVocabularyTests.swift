@@ -70,13 +70,13 @@ import Testing
     // MARK: Live, on a device root
 
     /// A stand-in's context on `t`'s device root, as the harness starts one.
-    static func context(_ t: TestDevice, process: String = "host-app") throws -> (StandInContext, String) {
+    static func context(_ t: TestDevice, process: String = "host-app", extra: [String: String] = [:]) throws -> (StandInContext, String) {
         let run = "\(t.path)-run"
         try FileManager.default.createDirectory(atPath: run + "/trace", withIntermediateDirectories: true)
         let env = [
             DeviceRoot.environmentVariable: t.path, StandInContext.runDirectoryVariable: run, StandInContext.variantVariable: "hardened",
             Entitlements.environmentVariable: "group.test.vocabulary",
-        ]
+        ].merging(extra) { _, new in new }
         return (try StandInContext(process: process, appGroup: "group.test.vocabulary", environment: env), run)
     }
 
@@ -146,5 +146,32 @@ import Testing
         #expect(e.reason.contains("active or background"))
         #expect(OSMessage.input(for: AppMessage(seq: 2, action: OSMessage.openURL, fields: [:], list: [])).map { (try? $0.get()) == nil } == true)
         #expect(OSMessage.input(for: AppMessage(seq: 3, action: "start_session", fields: [:], list: [])) == nil)
+    }
+
+    // MARK: What a seed's own code wrote
+
+    @Test func everyWriteIsTracedWhenTheHarnessAsksAndOnlyThen() throws {
+        let t = try TestDevice()
+        let (traced, run) = try Self.context(t, process: "monitor-extension", extra: [StandInContext.traceDefaultsVariable: "1"])
+        defer { try? FileManager.default.removeItem(atPath: run) }
+        // Seed-style: one `set` per key, then a removal.
+        traced.defaults.set(true, forKey: "focuspledge_session_failed")
+        traced.defaults.set("app_opened", forKey: "focuspledge_failure_reason")
+        traced.defaults.set(String(repeating: "x", count: 200), forKey: "long")
+        traced.defaults.removeObject(forKey: "focuspledge_failure_reason")
+        try traced.defaults.setValues(["a": 1, "b": 2])
+        traced.defaults.set(true, forKey: "focuspledge_session_failed")  // unchanged: no write, no line
+        let (quiet, _) = try Self.context(t, process: "host-app")
+        quiet.defaults.set(1, forKey: "untraced")
+        let lines = (try String(contentsOfFile: run + "/trace/monitor-extension.jsonl", encoding: .utf8)).split(separator: "\n")
+            .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["event"] as? String == "defaults_set" }
+        #expect(lines.map { $0["keys"] as? String } == ["focuspledge_session_failed", "focuspledge_failure_reason", "long", "focuspledge_failure_reason", "a,b"])
+        #expect(lines[0]["v.focuspledge_session_failed"] as? String == "true")
+        #expect(lines[0]["suite"] as? String == "group.test.vocabulary")
+        #expect((lines[2]["v.long"] as? String)?.count == 81, "long values are cut")
+        #expect(lines[3]["v.focuspledge_failure_reason"] as? String == "<removed>")
+        #expect(!FileManager.default.fileExists(atPath: run + "/trace/host-app.jsonl")
+            || !((try? String(contentsOfFile: run + "/trace/host-app.jsonl", encoding: .utf8)) ?? "").contains("defaults_set"))
     }
 }

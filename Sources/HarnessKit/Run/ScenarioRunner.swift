@@ -297,6 +297,7 @@ public final class ScenarioRunner: UserDevice {
         defer { if fd >= 0 { close(fd) } }
         var env = envBase
         if let spec = defaultsFaultEnvironment[role.name] { env[DefaultsFaults.environmentVariable] = spec }
+        if role.tracesDefaultsWrites { env["SCREENTIME_TRACE_DEFAULTS"] = "1" }  // PROTOCOL.md §3, traced writes
         let child = try ChildProcess.spawn(
             o.binDirectory + "/" + role.executable, role.arguments + extra, environment: env, captureStdout: false,
             stdoutTo: fd, stderrTo: fd)

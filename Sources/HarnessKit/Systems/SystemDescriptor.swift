@@ -100,12 +100,17 @@ public struct ProcessRole: Sendable, Codable, Equatable {
     public var summary: String
     /// An app role: what its code hears from iOS besides taps (PROTOCOL.md §7.7).
     public var notices: AppNotices
+    /// Its process traces every App Group write that landed (`defaults_set`, PROTOCOL.md §3):
+    /// for a seed's own code, whose writes the checkers judge.
+    public var tracesDefaultsWrites: Bool
 
     public init(
         name: String, lifetime: Lifetime, executable: String, arguments: [String] = [], nemesisTarget: Bool = true,
-        readiness: Readiness? = nil, participatesInVirtualTime: Bool = true, summary: String, notices: AppNotices = .none
+        readiness: Readiness? = nil, participatesInVirtualTime: Bool = true, summary: String, notices: AppNotices = .none,
+        tracesDefaultsWrites: Bool = false
     ) {
         self.notices = notices
+        self.tracesDefaultsWrites = tracesDefaultsWrites
         self.participatesInVirtualTime = participatesInVirtualTime
         self.name = name
         self.lifetime = lifetime
