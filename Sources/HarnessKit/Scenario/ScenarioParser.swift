@@ -61,13 +61,14 @@ public enum ScenarioParser {
     /// The bytes of the scenario file at `path`: a regular file only (a directory, FIFO, socket or
     /// device is "not a regular file" — a FIFO is opened non-blocking, so no writer is waited for),
     /// at most `maximumFileBytes`. A symlink is followed: the user named it.
-    static func readFile(_ path: String) throws(ScenarioError) -> Data {
-        let usage = "(a scenario is a .yaml file; see docs/SCENARIOS.md)"
+    static func readFile(
+        _ path: String, what: String = "scenario file", usage: String = "(a scenario is a .yaml file; see docs/SCENARIOS.md)"
+    ) throws(ScenarioError) -> Data {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw ScenarioError(file: path, message: "cannot read scenario file: \(String(cString: strerror(errno))) \(usage)") }
+        guard fd >= 0 else { throw ScenarioError(file: path, message: "cannot read \(what): \(String(cString: strerror(errno))) \(usage)") }
         defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw ScenarioError(file: path, message: "cannot read scenario file: \(String(cString: strerror(errno))) \(usage)") }
+        guard fstat(fd, &st) == 0 else { throw ScenarioError(file: path, message: "cannot read \(what): \(String(cString: strerror(errno))) \(usage)") }
         switch st.st_mode & S_IFMT {
         case S_IFREG: break
         case S_IFDIR: throw ScenarioError(file: path, message: "not a regular file (a directory) \(usage)")
@@ -78,7 +79,7 @@ public enum ScenarioParser {
         default: throw ScenarioError(file: path, message: "not a regular file \(usage)")
         }
         guard st.st_size <= maximumFileBytes else {
-            throw ScenarioError(file: path, message: "scenario file is larger than \(maximumFileBytes) bytes")
+            throw ScenarioError(file: path, message: "\(what) is larger than \(maximumFileBytes) bytes")
         }
         var bytes = [UInt8](repeating: 0, count: maximumFileBytes + 1)
         var total = 0
@@ -86,17 +87,30 @@ public enum ScenarioParser {
             let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + total, $0.count - total) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw ScenarioError(file: path, message: "cannot read scenario file: \(String(cString: strerror(errno))) \(usage)")
+                throw ScenarioError(file: path, message: "cannot read \(what): \(String(cString: strerror(errno))) \(usage)")
             }
             if n == 0 { break }
             total += n
         }
-        guard total <= maximumFileBytes else { throw ScenarioError(file: path, message: "scenario file is larger than \(maximumFileBytes) bytes") }
+        guard total <= maximumFileBytes else { throw ScenarioError(file: path, message: "\(what) is larger than \(maximumFileBytes) bytes") }
         return Data(bytes[..<total])
     }
 
     /// Parses scenario YAML; `file` is only used to label errors.
     public static func parse(yaml: String, file: String, systems: SystemCatalog) throws(ScenarioError) -> Scenario {
+        let root = try compose(yaml: yaml, file: file, what: "scenario file")
+        // Not a mapping: most likely not a scenario at all (a symlink to /etc/passwd, a token
+        // file). Say what it is, never what it holds.
+        guard case .mapping = root else {
+            throw ScenarioError(file: file, line: 1, column: 1, message: "not a scenario: a scenario is a mapping of keys (name, system, duration, …), this file is \(NodeReader.kind(root)) (see docs/SCENARIOS.md)")
+        }
+        return try NodeReader(file: file).scenario(root, systems: systems)
+    }
+}
+
+extension ScenarioParser {
+    /// The YAML's root node; invalid YAML and an empty file are errors at their place.
+    static func compose(yaml: String, file: String, what: String) throws(ScenarioError) -> Node {
         let root: Node?
         do {
             root = try Yams.compose(yaml: yaml)
@@ -105,15 +119,8 @@ public enum ScenarioParser {
         } catch {
             throw ScenarioError(file: file, message: "invalid YAML: \(error)")
         }
-        guard let root else {
-            throw ScenarioError(file: file, line: 1, column: 1, message: "scenario file is empty")
-        }
-        // Not a mapping: most likely not a scenario at all (a symlink to /etc/passwd, a token
-        // file). Say what it is, never what it holds.
-        guard case .mapping = root else {
-            throw ScenarioError(file: file, line: 1, column: 1, message: "not a scenario: a scenario is a mapping of keys (name, system, duration, …), this file is \(NodeReader.kind(root)) (see docs/SCENARIOS.md)")
-        }
-        return try NodeReader(file: file).scenario(root, systems: systems)
+        guard let root else { throw ScenarioError(file: file, line: 1, column: 1, message: "\(what) is empty") }
+        return root
     }
 }
 

@@ -40,16 +40,7 @@ public struct SuiteFile: Sendable, Equatable {
 
     /// Reads and checks the suite at `path`; every problem names `path` (and line:column).
     public static func load(path: String) throws(ScenarioError) -> SuiteFile {
-        var st = stat()
-        guard stat(path, &st) == 0 else {
-            throw ScenarioError(file: path, message: "cannot read the suite file: \(String(cString: strerror(errno)))")
-        }
-        guard (st.st_mode & S_IFMT) == S_IFREG else {
-            throw ScenarioError(file: path, message: "the suite is not a regular file (a suite is a .yaml file; see README \"The suite\")")
-        }
-        guard st.st_size <= ScenarioParser.maximumFileBytes, let data = FileManager.default.contents(atPath: path) else {
-            throw ScenarioError(file: path, message: "the suite file is unreadable or larger than \(ScenarioParser.maximumFileBytes) bytes")
-        }
+        let data = try ScenarioParser.readFile(path, what: "suite file", usage: "(a suite is a .yaml file; see README \"The suite\")")
         guard let yaml = String(data: data, encoding: .utf8) else { throw ScenarioError(file: path, message: "the suite file is not UTF-8") }
         let directory = (path as NSString).deletingLastPathComponent
         return try parse(yaml: yaml, file: path, directory: directory.isEmpty ? "." : directory)
@@ -57,15 +48,7 @@ public struct SuiteFile: Sendable, Equatable {
 
     /// Parses suite YAML; relative `scenarios:` patterns are resolved against `directory`.
     public static func parse(yaml: String, file: String, directory: String) throws(ScenarioError) -> SuiteFile {
-        let root: Node?
-        do {
-            root = try Yams.compose(yaml: yaml)
-        } catch let error as YamlError {
-            throw ScenarioError(yaml: error, file: file)
-        } catch {
-            throw ScenarioError(file: file, message: "invalid YAML: \(error)")
-        }
-        guard let root else { throw ScenarioError(file: file, line: 1, column: 1, message: "the suite file is empty") }
+        let root = try ScenarioParser.compose(yaml: yaml, file: file, what: "the suite file")
         let reader = NodeReader(file: file)
         let top = ScenarioSection(fields: try reader.fields(root, path: "", allowed: keys))
         var entries: [Entry] = []
