@@ -1,3 +1,4 @@
+import AppGroup
 @_spi(ScreenTimeHarness) import FamilyControls
 import Foundation
 import ScreenTimeModel
@@ -54,6 +55,42 @@ func fakeOS(_ seconds: Double = 3, answer: @escaping @Sendable () throws -> Bool
         }
         await #expect(throws: FamilyControlsError.authorizationCanceled) { try await center.requestAuthorization(for: .individual) }
         #expect(center.authorizationStatus == .denied)
+    }
+
+    /// The status on disk answers a request only when it names that request: an earlier denial
+    /// is not the answer to the app's next prompt.
+    @Test func anAnswerToAnEarlierRequestDoesNotAnswerTheNextOne() async throws {
+        let t = try TestDevice()
+        let os = t.device
+        try FamilyControlsAuthority.setStatus("denied", answering: "an-earlier-request", on: os)
+        let center = AuthorizationCenter(device: t.device)
+        #expect(center.authorizationStatus == .denied)
+        center.answerWallCapSeconds = 20
+        _ = fakeOS(10) {
+            guard let r = try FamilyControlsAuthority.openRequest(on: os) else { return false }
+            try FamilyControlsAuthority.setStatus("approved", answering: r.id, on: os)
+            return true
+        }
+        try await center.requestAuthorization(for: .individual)
+        #expect(center.authorizationStatus == .approved)
+    }
+
+    /// No answer ends at whichever bound comes first: here device time (a fast clock), long
+    /// before the wall cap.
+    @Test func anUnansweredPromptEndsAtItsDeviceTimeBound() throws {
+        let t = try TestDevice()
+        try DeviceClock.write(DeviceClock.Configuration(epochUnixSeconds: 1_772_438_400, rate: 3600), to: t.device.root)
+        let center = AuthorizationCenter(device: t.device)
+        center.answerDeviceSeconds = 1800  // half a device hour: 0.5 s of wall time at 3600x
+        center.answerWallCapSeconds = 30
+        let started = ContinuousClock.now
+        do {
+            try center.requestAuthorizationBlocking(for: .individual)
+            Issue.record("an unanswered prompt returned")
+        } catch SystemFileError.noAnswer(_, let device, let wall) {
+            #expect(device >= 1800 && wall < 10, "device \(device) s, wall \(wall) s")
+        }
+        #expect(ContinuousClock.now - started < .seconds(10))
     }
 
     @Test func notificationAuthorizationIsAskedOnceThenRemembered() async throws {

@@ -60,6 +60,17 @@ import Testing
         #expect(blockers(stopped: [1]).isEmpty, "a stopped participant holds nothing")
     }
 
+    /// A long-lived role signalled to die holds time until it is reaped: its exit is an event of
+    /// this instant, recorded before anything else happens — even when every participant is quiet.
+    @Test func aRoleThatIsExitingHoldsTimeFirst() {
+        var s = VirtualScheduler()
+        s.spawned(pid: 1, role: "app")
+        s.received(report(1, consumed: [:]))
+        #expect(s.blockers(now: 100, generation: { _ in 0 }, stopped: [], stoppedServices: [], runningCalls: []).isEmpty)
+        let b = s.blockers(now: 100, generation: { _ in 0 }, stopped: [], stoppedServices: [], runningCalls: ["monitor"], exiting: ["host-app"])
+        #expect(b == ["host-app is exiting", "monitor call running"])
+    }
+
     @Test func deadlinesWakesAndExits() {
         var s = VirtualScheduler()
         s.spawned(pid: 1, role: "app")

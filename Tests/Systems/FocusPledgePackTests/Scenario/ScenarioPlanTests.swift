@@ -232,6 +232,44 @@ struct ScenarioPlanTests {
         }
     }
 
+    /// The streams of one seed are different sequences: the workload's and the nemesis's draws
+    /// must not be the same numbers (a fault would land on every user action's beat).
+    @Test("one seed, two streams: different sequences; an equal-bound range always gives its value")
+    func streamsDifferAndEqualBoundsHold() {
+        var workload = SeededGenerator(seed: 9, stream: ScenarioPlan.workloadStream)
+        var nemesis = SeededGenerator(seed: 9, stream: ScenarioPlan.nemesisStream)
+        let a = (0..<8).map { _ in workload.next() }
+        let b = (0..<8).map { _ in nemesis.next() }
+        #expect(Set(a).isDisjoint(with: b))
+        var g = SeededGenerator(seed: 3)
+        #expect((0..<50).allSatisfy { _ in g.int(in: 100...100) == 100 })
+        #expect((0..<50).allSatisfy { _ in g.weightedIndex([0, 2, 0]) == 1 })
+        #expect(g.weightedIndex([0, 0]) == nil)
+        #expect((0..<50).allSatisfy { _ in !g.chance(0) && g.chance(1) })
+    }
+
+    /// Under virtual time the nemesis's wall-millisecond settings are scaled by the clock rate to
+    /// device milliseconds: the same fault density per device hour as at that fixed rate. (Gaps
+    /// have no upper bound: a draw whose target is busy is skipped.)
+    @Test("virtual time: faults in device milliseconds, spaced by the settings times the rate")
+    func virtualFaultsAreScaledByTheRate() throws {
+        var scenario = try busy()
+        scenario.clock.mode = .virtual
+        scenario.durationSeconds = 3 * 3600
+        let rate = scenario.clock.rate
+        let plan = ScenarioPlan.make(scenario: scenario, seed: 4)
+        #expect(plan.wallSpanMillis == 0)
+        #expect(plan.faults.count > 10)
+        var previous = 0
+        for fault in plan.faults {
+            #expect(fault.timeBase == .device)
+            let gap = fault.atOffsetMillis - previous
+            #expect(Double(gap) >= Double(scenario.nemesis.intervalMillis.lowerBound) * rate - 1, "gap \(gap)")
+            previous = fault.atOffsetMillis
+        }
+        #expect(plan.faults.last.map { $0.atOffsetMillis + $0.holdMillis <= 3 * 3600 * 1000 } == true)
+    }
+
     @Test("fault kinds follow the weights: a zero weight never appears")
     func faultWeights() throws {
         var scenario = try busy()
