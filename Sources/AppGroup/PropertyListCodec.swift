@@ -124,6 +124,31 @@ public enum PropertyListCodec {
     /// parser refuses a suite nested `Parser.maxDepth` deep, and a suite's root `<dict>` is one level.
     public static let maxValueNesting = Parser.maxDepth - 2
 
+    /// Whether XML 1.0 can hold `scalar` (its `Char` production): tab, newline, carriage return,
+    /// and U+0020 … U+10FFFF without the surrogates, U+FFFE and U+FFFF. The encoder writes any
+    /// other as `&#N;`, which this parser reads but XML 1.0 parsers (Python's) refuse, so writers
+    /// of suites refuse them (PROTOCOL.md §3).
+    public static func isXMLCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x09, 0x0A, 0x0D: return true
+        case 0x20...0xD7FF, 0xE000...0xFFFD, 0x10000...0x10FFFF: return true
+        default: return false
+        }
+    }
+
+    /// The first character of a string or dictionary key in `v` that XML 1.0 cannot hold, or nil.
+    public static func firstNonXMLCharacter(_ v: PropertyListValue) -> Unicode.Scalar? {
+        func inString(_ s: String) -> Unicode.Scalar? { s.unicodeScalars.first { !isXMLCharacter($0) } }
+        switch v {
+        case .string(let s): return inString(s)
+        case .array(let a): return a.lazy.compactMap(firstNonXMLCharacter).first
+        case .dictionary(let d):
+            for (k, e) in d { if let c = inString(k) ?? firstNonXMLCharacter(e) { return c } }
+            return nil
+        default: return nil
+        }
+    }
+
     /// The nesting of `v`: 0 for a scalar, 1 + the deepest element for an array or dictionary.
     public static func nesting(_ v: PropertyListValue) -> Int {
         switch v {

@@ -193,6 +193,31 @@ def read_suite(dir_fd, name):
     return suite
 
 
+INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def is_xml_char(c):
+    o = ord(c)
+    return o in (0x9, 0xA, 0xD) or 0x20 <= o <= 0xD7FF or 0xE000 <= o <= 0xFFFD or 0x10000 <= o <= 0x10FFFF
+
+
+def check_writable(value, key="suite"):
+    """§3: integers are signed 64-bit; strings and keys hold only XML 1.0 characters."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int) and not INT64[0] <= value <= INT64[1]:
+        raise ProtocolError("%s: integer %d is outside the signed 64-bit range" % (key, value))
+    if isinstance(value, str) and not all(is_xml_char(c) for c in value):
+        raise ProtocolError("%s: a string holds a character XML 1.0 cannot hold" % key)
+    if isinstance(value, dict):
+        for k, v in value.items():
+            check_writable(k, key)
+            check_writable(v, k)
+    if isinstance(value, list):
+        for v in value:
+            check_writable(v, key)
+
+
 def update_suite(root, group, suite, change):
     prefs = "containers/%s/Library/Preferences" % group
     dir_fd = open_dir(root, prefs)
@@ -209,6 +234,7 @@ def update_suite(root, group, suite, change):
                 record_quarantine(root, prefs + "/" + name, prefs + "/" + aside, str(e))
                 current = {}
             result = change(current)
+            check_writable(current)
             data = plistlib.dumps(current, fmt=plistlib.FMT_XML, sort_keys=True)
             if len(data) > MAX_SUITE_BYTES:
                 raise ProtocolError("suite would be %d bytes; the limit is %d" % (len(data), MAX_SUITE_BYTES))
@@ -407,6 +433,11 @@ def main():
                 return s[a.key]
             last = update_suite(a.root, a.group, a.suite, bump)
         print("done %d" % last, flush=True)
+    elif a.command == "set-int":
+        def put(s):
+            s[a.key] = a.state
+        update_suite(a.root, a.group, a.suite, put)
+        print("done", flush=True)
     elif a.command == "read":
         prefs = open_dir(a.root, "containers/%s/Library/Preferences" % a.group)
         v = read_suite(prefs, a.suite + ".plist").get(a.key)
