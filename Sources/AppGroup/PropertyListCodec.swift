@@ -100,15 +100,7 @@ public enum PropertyListCodec {
         }
     }
 
-    static func iso8601(_ d: Date) -> String {
-        // Whole seconds, UTC, as Apple writes plist dates.
-        let t = time_t(floor(d.timeIntervalSince1970))
-        var tmv = tm()
-        var tt = t
-        gmtime_r(&tt, &tmv)
-        func p2(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "\(tmv.tm_year + 1900)-\(p2(tmv.tm_mon + 1))-\(p2(tmv.tm_mday))T\(p2(tmv.tm_hour)):\(p2(tmv.tm_min)):\(p2(tmv.tm_sec))Z"
-    }
+    static func iso8601(_ d: Date) -> String { ISO8601Date.format(d) }
 
     // MARK: Decoding
 
@@ -296,7 +288,7 @@ public enum PropertyListCodec {
                 return .data(d)
             case "date":
                 let t = try text(until: "date").trimmingCharacters(in: .whitespaces)
-                guard let d = ISO8601DateFormatter().date(from: t) else { throw fail("bad date \(String(reflecting: t))") }
+                guard case .success(let d) = ISO8601Date.parse(t) else { throw fail("bad date \(String(reflecting: String(t.prefix(40))))") }
                 return .date(d)
             case "array":
                 var out: [PropertyListValue] = []
