@@ -15,6 +15,7 @@ public enum AppGroupError: Error, CustomStringConvertible, Equatable, Sendable {
     case notAPropertyListValue(key: String, type: String)
     case valueTooLarge(key: String, bytes: Int, limitBytes: Int)
     case valueTooDeep(key: String, nesting: Int, limit: Int)
+    case notXMLText(key: String, scalar: UInt32)
     case suiteTooLarge(suite: String, bytes: Int, limitBytes: Int)
     case lockTimeout(path: String, waitedMilliseconds: Int)
     case malformedFile(path: String, reason: String)
@@ -35,6 +36,9 @@ public enum AppGroupError: Error, CustomStringConvertible, Equatable, Sendable {
         case .valueTooLarge(let k, let b, let l): return "value for key \(String(reflecting: k)) is \(b) bytes encoded; the limit is \(l) bytes"
         case .valueTooDeep(let k, let n, let l):
             return "value for key \(String(reflecting: String(k.prefix(80)))) nests \(n) levels deep; the limit is \(l) (a deeper suite could not be read back)"
+        case .notXMLText(let k, let c):
+            return "key or value \(String(reflecting: String(k.prefix(80)))) holds U+\(String(c, radix: 16, uppercase: true)), which an XML 1.0 property list cannot hold "
+                + "(of the control characters only tab, newline and carriage return); store such bytes as data (PROTOCOL.md §3)"
         case .suiteTooLarge(let s, let b, let l): return "suite \(s) would be \(b) bytes; the limit is \(l) bytes"
         case .lockTimeout(let p, let ms): return "could not take the lock \(p) within \(ms) ms (is its holder stopped?)"
         case .malformedFile(let p, let r): return "malformed file \(p): \(r)"

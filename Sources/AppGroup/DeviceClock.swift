@@ -14,8 +14,8 @@ import Glibc
 /// CLOCK_MONOTONIC is system-wide on Linux, so all processes agree without talking. In the stepped
 /// mode (`"mode": "stepped"`, PROTOCOL.md §9) time stands still at `epochUnixSeconds +
 /// offsetSeconds` until the harness, the clock's only writer, moves it to the next deadline. The
-/// harness moves the clock by rewriting the file (temp + rename, then a post of `system.clock`);
-/// readers re-validate with one `fstatat`.
+/// harness moves the clock by rewriting the file (temp + rename; nothing is posted: a participant
+/// learns of its own deadline from `system.wake.<pid>`); readers re-validate with one `fstatat`.
 public final class DeviceClock: @unchecked Sendable {
     public struct Configuration: Codable, Equatable, Sendable {
         public var version: Int = 1

@@ -100,15 +100,7 @@ public enum PropertyListCodec {
         }
     }
 
-    static func iso8601(_ d: Date) -> String {
-        // Whole seconds, UTC, as Apple writes plist dates.
-        let t = time_t(floor(d.timeIntervalSince1970))
-        var tmv = tm()
-        var tt = t
-        gmtime_r(&tt, &tmv)
-        func p2(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "\(tmv.tm_year + 1900)-\(p2(tmv.tm_mon + 1))-\(p2(tmv.tm_mday))T\(p2(tmv.tm_hour)):\(p2(tmv.tm_min)):\(p2(tmv.tm_sec))Z"
-    }
+    static func iso8601(_ d: Date) -> String { ISO8601Date.format(d) }
 
     // MARK: Decoding
 
@@ -123,6 +115,31 @@ public enum PropertyListCodec {
     /// How deeply a value may nest (containers inside containers) and still be read back: the
     /// parser refuses a suite nested `Parser.maxDepth` deep, and a suite's root `<dict>` is one level.
     public static let maxValueNesting = Parser.maxDepth - 2
+
+    /// Whether XML 1.0 can hold `scalar` (its `Char` production): tab, newline, carriage return,
+    /// and U+0020 … U+10FFFF without the surrogates, U+FFFE and U+FFFF. The encoder writes any
+    /// other as `&#N;`, which this parser reads but XML 1.0 parsers (Python's) refuse, so writers
+    /// of suites refuse them (PROTOCOL.md §3).
+    public static func isXMLCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x09, 0x0A, 0x0D: return true
+        case 0x20...0xD7FF, 0xE000...0xFFFD, 0x10000...0x10FFFF: return true
+        default: return false
+        }
+    }
+
+    /// The first character of a string or dictionary key in `v` that XML 1.0 cannot hold, or nil.
+    public static func firstNonXMLCharacter(_ v: PropertyListValue) -> Unicode.Scalar? {
+        func inString(_ s: String) -> Unicode.Scalar? { s.unicodeScalars.first { !isXMLCharacter($0) } }
+        switch v {
+        case .string(let s): return inString(s)
+        case .array(let a): return a.lazy.compactMap(firstNonXMLCharacter).first
+        case .dictionary(let d):
+            for (k, e) in d { if let c = inString(k) ?? firstNonXMLCharacter(e) { return c } }
+            return nil
+        default: return nil
+        }
+    }
 
     /// The nesting of `v`: 0 for a scalar, 1 + the deepest element for an array or dictionary.
     public static func nesting(_ v: PropertyListValue) -> Int {
@@ -271,7 +288,7 @@ public enum PropertyListCodec {
                 return .data(d)
             case "date":
                 let t = try text(until: "date").trimmingCharacters(in: .whitespaces)
-                guard let d = ISO8601DateFormatter().date(from: t) else { throw fail("bad date \(String(reflecting: t))") }
+                guard case .success(let d) = ISO8601Date.parse(t) else { throw fail("bad date \(String(reflecting: String(t.prefix(40))))") }
                 return .date(d)
             case "array":
                 var out: [PropertyListValue] = []

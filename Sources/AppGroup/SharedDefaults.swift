@@ -310,6 +310,10 @@ public final class SharedDefaults: @unchecked Sendable {
             let size = PropertyListCodec.encodedSize(v)
             if size > Self.maxValueBytes { throw AppGroupError.valueTooLarge(key: k, bytes: size, limitBytes: Self.maxValueBytes) }
             // Written deeper than every reader parses, the whole suite would be quarantined.
+            // What XML 1.0 cannot hold is refused: another language's reader would quarantine the suite.
+            if let c = k.unicodeScalars.first(where: { !PropertyListCodec.isXMLCharacter($0) }) ?? PropertyListCodec.firstNonXMLCharacter(v) {
+                throw AppGroupError.notXMLText(key: k, scalar: c.value)
+            }
             let nesting = PropertyListCodec.nesting(v)
             if nesting > PropertyListCodec.maxValueNesting {
                 throw AppGroupError.valueTooDeep(key: k, nesting: nesting, limit: PropertyListCodec.maxValueNesting)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AppGroup
 import Foundation
 import HarnessKit
 import History
@@ -31,13 +32,16 @@ struct CheckCommand: ParsableCommand {
             throw InputError("cannot read \(run): no such file or directory (pass a run directory or a history .jsonl)")
         }
         if !isDir.boolValue {
-            guard let data = FileManager.default.contents(atPath: run) else { throw InputError("cannot read \(run)") }
+            let data: Data
+            do { data = try InputFile.read(run, limitBytes: HistoryMerge.maxFileBytes) } catch {
+                throw InputError("cannot read \(error.description) (pass a run directory or a history .jsonl)")
+            }
             let parsed = HistoryEvent.parse(jsonl: data)
             guard !parsed.events.isEmpty else { throw InputError("\(run) holds no history lines (\(parsed.badLines.count) unparseable)") }
             return (parsed.events, run, parsed.badLines.count)
         }
         let historyPath = run + "/history.jsonl"
-        let whole = FileManager.default.contents(atPath: historyPath).map { HistoryEvent.parse(jsonl: $0) }
+        let whole = (try? InputFile.read(historyPath, limitBytes: HistoryMerge.maxFileBytes)).map { HistoryEvent.parse(jsonl: $0) }
         if let whole, whole.events.contains(where: { $0.isHarnessLine("run_finished") || $0.isHarnessLine(RunJudgement.interruptedEvent) }) {
             return (whole.events, historyPath, whole.badLines.count)
         }

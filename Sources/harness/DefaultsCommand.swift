@@ -19,6 +19,24 @@ struct DefaultsCommand: ParsableCommand {
         @Option(help: "The app group whose container holds the suite (default: SUITE).") var group: String?
         @Argument(help: "The suite, e.g. group.focuspledge.") var suite: String
 
+        /// Runs `body` on the suite; a suite the read found corrupt (and moved aside, §3) is exit 2
+        /// with one line saying so — not `{}` and exit 0 as if the suite were empty (issue 27: a
+        /// Python-written `<integer>18446744073709551615` lost the whole suite silently).
+        func withSuite<T>(_ body: (SharedDefaults) throws -> T) throws -> T {
+            let d = try open()
+            let before = d.container.deviceRoot.quarantineRecords().count
+            let result = try body(d)
+            let records = d.container.deviceRoot.quarantineRecords()
+            if records.count > before, let last = records.last {
+                let obj = (try? JSONSerialization.jsonObject(with: Data(last.utf8))) as? [String: Any]
+                let reason = obj?["reason"] as? String ?? "not a valid suite"
+                let aside = ((obj?["movedTo"] as? String) ?? "a .corrupt- file") as NSString
+                throw InputError(
+                    "suite \(suite) was not a valid suite (\(Excerpt.inner(reason))); it was moved aside to \(aside.lastPathComponent) and starts empty (PROTOCOL.md §3, §6)")
+            }
+            return result
+        }
+
         func open() throws -> SharedDefaults {
             let groupId = group ?? suite
             do { try AppGroupContainer.validate(groupIdentifier: groupId) } catch {
@@ -41,8 +59,7 @@ struct DefaultsCommand: ParsableCommand {
         @Argument(help: "One key (default: the whole suite).") var key: String?
 
         func run() throws {
-            let d = try target.open()
-            let suite = try d.snapshot()
+            let suite = try target.withSuite { try $0.snapshot() }
             guard let key else {
                 print(DefaultsText.json(.dictionary(suite)))
                 return
@@ -64,8 +81,7 @@ struct DefaultsCommand: ParsableCommand {
 
         func run() throws {
             let v = try DefaultsText.parse(value, type: type)
-            let d = try target.open()
-            try d.update { $0[key] = v }
+            try target.withSuite { try $0.update { $0[key] = v } }
             print("\(target.suite) \(key) = \(DefaultsText.json(v))")
         }
     }
@@ -79,14 +95,13 @@ struct DefaultsCommand: ParsableCommand {
         func run() throws {
             if key != nil && all { throw InputError("pass KEY or --all, not both (--all empties the whole suite)") }
             guard key != nil || all else { throw InputError("name one KEY, or pass --all to empty the suite") }
-            let d = try target.open()
-            let existed = try d.update { suite -> Bool in
+            let existed = try target.withSuite { try $0.update { suite -> Bool in
                 if all {
                     suite.removeAll()
                     return true
                 }
                 return suite.removeValue(forKey: key!) != nil
-            }
+            } }
             guard existed else {
                 HarnessExit.fail("the key \(String(reflecting: key!)) does not exist in suite \(target.suite)")
                 throw ExitCode(HarnessExit.violation)

@@ -81,6 +81,50 @@ struct ConformanceTests {
         #expect(observer.wait(timeout: .seconds(5)) == .exited(0))
     }
 
+    /// Issue 27, PROTOCOL.md §3: what one implementation writes, the other reads. The Swift
+    /// writer wrote a control character as `&#1;`, which Python's XML parser refuses (it then
+    /// quarantined the whole suite); it now refuses such a string, and writes tab, newline and
+    /// carriage return as they are. Integers are signed 64-bit: the Python participant refuses
+    /// 2^64-1, and a suite holding one (plistlib writes it) is reported by `harness defaults read`
+    /// as moved aside — exit 2, never `{}` and exit 0.
+    @Test func integersAndCharactersAgreeAcrossLanguages() throws {
+        let t = try TestRoot()
+        let d = try t.defaults()
+        #expect(throws: AppGroupError.notXMLText(key: "ctl", scalar: 1)) { try d.update { $0["ctl"] = .string("a\u{1}b") } }
+        try d.update { $0["text"] = .string("tab\tline\ncr\r<&>é😀") }
+        let read = try Self.participant(["read", "--root", t.path, "--key", "text"])
+        var lines: [String] = []
+        while let l = read.readLine(timeout: .seconds(10)) { lines.append(l) }
+        #expect(lines == ["tab\tline", "cr", "<&>é😀"] || lines == ["tab\tline", "cr\r", "<&>é😀"], "\(lines)")
+        #expect(read.wait(timeout: .seconds(10)) == .exited(0))
+        #expect(t.root.quarantineRecords().isEmpty, "Python quarantined what Swift wrote: \(t.root.quarantineRecords())")
+
+        let big = try Self.participant(["set-int", "--root", t.path, "--key", "big", "--state", "18446744073709551615"])
+        #expect(big.readLine(timeout: .seconds(10)) == nil)
+        #expect(big.wait(timeout: .seconds(10)) == .exited(2))
+        #expect(try t.defaults().object(forKey: "big") == nil)
+
+        // A writer that does not follow §3 (plistlib alone writes 2^64-1).
+        let python = try ChildProcess.spawn(PythonParticipant.python!, [
+            "-c", "import plistlib,sys; sys.stdout.buffer.write(plistlib.dumps({'big': 2**64 - 1, 'kept': 'x'}))",
+        ])
+        var plist = ""
+        while let l = python.readLine(timeout: .seconds(10)) { plist += l + "\n" }
+        #expect(python.wait(timeout: .seconds(10)) == .exited(0))
+        try plist.write(toFile: t.suitePath, atomically: false, encoding: .utf8)
+        let errPath = t.path + "/stderr"
+        let fd = open(errPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let harness = try ChildProcess.spawn(try Executables.path(of: "harness"), ["defaults", "read", TestRoot.group, "--device-root", t.path], stderrTo: fd)
+        close(fd)
+        var out: [String] = []
+        while let l = harness.readLine(timeout: .seconds(10)) { out.append(l) }
+        #expect(harness.wait(timeout: .seconds(10)) == .exited(2), "stdout: \(out)")
+        #expect(out.isEmpty, "printed \(out) as if the suite were empty")
+        let err = try String(contentsOfFile: errPath, encoding: .utf8)
+        #expect(err.contains("error: suite \(TestRoot.group) was not a valid suite (bad integer"), "\(err)")
+        #expect(err.contains("moved aside to \(TestRoot.group).plist.corrupt-"), "\(err)")
+    }
+
     /// State and quarantine rules in both directions.
     @Test func stateAndQuarantineAgreeAcrossLanguages() throws {
         let t = try TestRoot()

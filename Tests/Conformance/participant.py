@@ -10,6 +10,9 @@ ctypes for inotify). Section numbers below are PROTOCOL.md's.
     participant.py observe   --root R --name X [--name Y ...] --stop STOP      "ready", then "cb <name> <generation>" per
                                                                                callback; on a post of STOP prints
                                                                                "last <name> <generation>" per name and exits
+    participant.py pong                                                        the ping-pong test system's pong role, run by
+                                                                               `harness` (SCREENTIME_DEVICE_ROOT, _RUN_DIR,
+                                                                               _VARIANT): takes part in virtual time (§9)
 
 Exit status 0, or 2 with one line on stderr.
 """
@@ -18,6 +21,7 @@ import ctypes
 import errno
 import fcntl
 import json
+import math
 import os
 import plistlib
 import select
@@ -193,6 +197,31 @@ def read_suite(dir_fd, name):
     return suite
 
 
+INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def is_xml_char(c):
+    o = ord(c)
+    return o in (0x9, 0xA, 0xD) or 0x20 <= o <= 0xD7FF or 0xE000 <= o <= 0xFFFD or 0x10000 <= o <= 0x10FFFF
+
+
+def check_writable(value, key="suite"):
+    """§3: integers are signed 64-bit; strings and keys hold only XML 1.0 characters."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int) and not INT64[0] <= value <= INT64[1]:
+        raise ProtocolError("%s: integer %d is outside the signed 64-bit range" % (key, value))
+    if isinstance(value, str) and not all(is_xml_char(c) for c in value):
+        raise ProtocolError("%s: a string holds a character XML 1.0 cannot hold" % key)
+    if isinstance(value, dict):
+        for k, v in value.items():
+            check_writable(k, key)
+            check_writable(v, k)
+    if isinstance(value, list):
+        for v in value:
+            check_writable(v, key)
+
+
 def update_suite(root, group, suite, change):
     prefs = "containers/%s/Library/Preferences" % group
     dir_fd = open_dir(root, prefs)
@@ -209,6 +238,7 @@ def update_suite(root, group, suite, change):
                 record_quarantine(root, prefs + "/" + name, prefs + "/" + aside, str(e))
                 current = {}
             result = change(current)
+            check_writable(current)
             data = plistlib.dumps(current, fmt=plistlib.FMT_XML, sort_keys=True)
             if len(data) > MAX_SUITE_BYTES:
                 raise ProtocolError("suite would be %d bytes; the limit is %d" % (len(data), MAX_SUITE_BYTES))
@@ -387,10 +417,132 @@ def observe(root, names, stop):
                     return
 
 
+# §2 the clock, §8 traces, §9 virtual time ----------------------------------------------------
+
+def device_now(root):
+    """§2: device unix seconds (stepped: epoch + offset; fixed: + elapsed monotonic x rate)."""
+    root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fd = open_regular(root_fd, "clock", os.O_RDONLY)
+        c = json.loads(read_all(fd, 4096)) if fd is not None else None
+        if fd is not None:
+            os.close(fd)
+    finally:
+        os.close(root_fd)
+    if not c:
+        return time.time()
+    now = c["epochUnixSeconds"] + c.get("offsetSeconds", 0)
+    if c.get("mode") != "stepped":
+        now += (time.monotonic_ns() - c["anchorMonotonicNanos"]) / 1e9 * c["rate"]
+    return now
+
+
+class Trace:
+    """§8: one JSON line per event, one write(2) on an O_APPEND fd."""
+    def __init__(self, run_dir, process, root):
+        self.fd = os.open(os.path.join(run_dir, "trace", process + ".jsonl"), os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+        self.process, self.root = process, root
+
+    def log(self, event, **fields):
+        line = dict(fields, mono=time.monotonic_ns(), t=device_now(self.root), process=self.process, pid=os.getpid(), event=event)
+        os.write(self.fd, (json.dumps(line, separators=(",", ":")) + "\n").encode())   # §8: compact, as the harness matches it
+
+
+class Scheduler:
+    """§9.1: idle reports on <root>/system/scheduler; None-like when no harness steps time."""
+    def __init__(self, root):
+        self.fd, self.seq, self.last = None, 0, None
+        try:
+            sys_fd = os.open(os.path.join(root, "system"), os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            try:
+                fd = os.open("scheduler", os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW, dir_fd=sys_fd)
+            finally:
+                os.close(sys_fd)
+        except OSError as e:
+            if e.errno in (errno.ENOENT, errno.ENXIO):   # no harness steps time: report nothing
+                return
+            raise
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+            os.close(fd)
+            return
+        self.fd = fd
+
+    def report(self, next_time, consumed):
+        """One line, one write; a report equal to the last but for seq is left out (and takes no seq)."""
+        if self.fd is None:
+            return
+        state = (next_time, tuple(sorted(consumed.items())))
+        if state == self.last:
+            return
+        next_text = "-" if next_time is None else "%.3f" % (math.ceil(next_time * 1000) / 1000)   # §9.1: round up
+        fields = ["v1", str(os.getpid()), str(self.seq + 1), next_text, "-"] + ["%s=%d" % kv for kv in sorted(consumed.items())]
+        line = ("\t".join(fields) + "\n").encode()
+        if len(line) > 4000:
+            raise ProtocolError("a report is over 4000 bytes")
+        try:
+            os.write(self.fd, line)
+        except BlockingIOError:      # the pipe is full: the harness waits its bound, then looks again
+            return
+        except BrokenPipeError:      # the harness is gone
+            sys.exit(0)
+        self.seq += 1
+        self.last = state
+
+
+def pong():
+    """The ping-pong system's pong (Tests/HarnessKitTests/Systems/PingPongPack.swift): on each
+    post of pingpong.ping it reads `ball`, sets `returned`, traces `acknowledged`, posts pingpong.pong."""
+    root, run_dir = os.environ["SCREENTIME_DEVICE_ROOT"], os.environ["SCREENTIME_RUN_DIR"]
+    variant = os.environ.get("SCREENTIME_VARIANT", "hardened")
+    group = "group.test.pingpong"
+    trace = Trace(run_dir, "pong", root)
+    trace.log("launched", variant=variant)
+    libc = ctypes.CDLL(None, use_errno=True)
+    ifd = libc.inotify_init1(IN_CLOEXEC)
+    if ifd < 0 or libc.inotify_add_watch(ifd, os.path.join(root, "notify").encode(), IN_MOVED_TO | IN_ONLYDIR) < 0:
+        raise ProtocolError("inotify: errno %d" % ctypes.get_errno())
+    dir_fd = notify_dir(root)
+    scheduler = Scheduler(root)
+    ping, wake = "pingpong.ping", "system.wake.%d" % os.getpid()
+    # §9.1: before the first callback, a name's taken-in generation is the one it had when observed.
+    taken = {n: (read_record(dir_fd, n) or (0, 0))[0] for n in (ping, wake)}
+
+    def return_ball():
+        prefs = open_dir(root, "containers/%s/Library/Preferences" % group)
+        try:
+            ball = int(read_suite(prefs, group + ".plist").get("ball", 0))
+        finally:
+            os.close(prefs)
+        if ball <= 0:
+            return
+        ack = ball - 1 if variant == "as-written" else ball
+
+        def put(s):
+            s["returned"] = ack
+        update_suite(root, group, group, put)
+        trace.log("acknowledged", ball=str(ball), returned=str(ack))
+        mutate(root, "pingpong.pong", post=True)
+
+    return_ball()
+    scheduler.report(None, taken)
+    while True:
+        readable, _, _ = select.select([ifd], [], [], 1.0)
+        if readable:
+            os.read(ifd, 65536)       # which names moved does not matter: every observed record is read
+        for n in (ping, wake):
+            rec = read_record(dir_fd, n)
+            if rec is None or rec[0] == taken[n]:     # compare with ==/!=: generations wrap (§4.2)
+                continue
+            taken[n] = rec[0]
+            if n == ping:
+                return_ball()
+        scheduler.report(None, taken)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("command")
-    ap.add_argument("--root", required=True)
+    ap.add_argument("--root")
     ap.add_argument("--group", default="group.test")
     ap.add_argument("--suite", default="group.test")
     ap.add_argument("--key")
@@ -407,6 +559,11 @@ def main():
                 return s[a.key]
             last = update_suite(a.root, a.group, a.suite, bump)
         print("done %d" % last, flush=True)
+    elif a.command == "set-int":
+        def put(s):
+            s[a.key] = a.state
+        update_suite(a.root, a.group, a.suite, put)
+        print("done", flush=True)
     elif a.command == "read":
         prefs = open_dir(a.root, "containers/%s/Library/Preferences" % a.group)
         v = read_suite(prefs, a.suite + ".plist").get(a.key)
@@ -422,6 +579,8 @@ def main():
     elif a.command == "state":
         d = notify_dir(a.root)
         print("%d %d" % (read_record(d, a.name[0]) or (0, 0)), flush=True)
+    elif a.command == "pong":
+        pong()
     elif a.command == "observe":
         observe(a.root, a.name, a.stop)
     else:

@@ -1,3 +1,4 @@
+import AppGroup
 import Foundation
 import History
 
@@ -35,10 +36,14 @@ public enum HistoryMerge {
         }.map(\.element)
     }
 
-    /// Reads `<runDirectory>/trace/*.jsonl` and merges them.
+    /// Bound on one history or trace file a verb reads (a 24 h run's history is tens of MB).
+    public static let maxFileBytes = 1 << 30
+
+    /// Reads `<runDirectory>/trace/*.jsonl` and merges them; a trace that is not a regular file
+    /// (a FIFO would block the read forever) is skipped.
     public static func merge(runDirectory: String) throws -> Merged {
         let dir = runDirectory + "/trace"
         let names = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".jsonl") }.sorted()
-        return merge(names.compactMap { FileManager.default.contents(atPath: dir + "/" + $0) })
+        return merge(names.compactMap { try? InputFile.read(dir + "/" + $0, limitBytes: maxFileBytes) })
     }
 }

@@ -1,3 +1,4 @@
+import AppGroup
 import Foundation
 import History
 
@@ -34,7 +35,7 @@ public enum HistoryNormalizer {
 
     /// The normalized `history.jsonl` of a run directory.
     public static func normalize(runDirectory: String) throws -> [String] {
-        let data = try Data(contentsOf: URL(fileURLWithPath: runDirectory + "/history.jsonl"))
+        let data = try InputFile.read(runDirectory + "/history.jsonl", limitBytes: HistoryMerge.maxFileBytes)
         let events = HistoryEvent.parse(jsonl: data).events
         let started = events.first { $0.isHarnessLine("run_started") }
         return normalize(events, runDirectory: runDirectory, deviceRoot: started?["deviceRoot"])

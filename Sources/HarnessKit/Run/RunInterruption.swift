@@ -67,6 +67,11 @@ extension ScenarioRunner {
             rec.record(RunJudgement.tamperEvent, ["file": "clock", "what": what])
             return true
         }
+        if let found = deviceRootTamper() {
+            o.progress("device root tampered with: \(found.what); stopping the run (undecided)")
+            rec.record(RunJudgement.tamperEvent, ["file": found.file, "what": found.what])
+            return true
+        }
         return false
     }
 }

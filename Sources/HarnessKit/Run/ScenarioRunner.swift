@@ -137,6 +137,7 @@ public final class ScenarioRunner: UserDevice {
     let osDirty = Flag()
     var envBase: [String: String] = [:]
     var startNanos: Int64 = 0
+    var tamperWatch: DeviceRootTamper?  // DeviceRootTamper.swift
 
     final class Flag: @unchecked Sendable {
         private let lock = NSLock()
@@ -846,6 +847,7 @@ public final class ScenarioRunner: UserDevice {
     /// Stops everything, adds the pack's evidence and the quarantine records, merges the history.
     func finish() throws -> HistoryMerge.Merged {
         shutdownAll()
+        recordTamperAtTheEnd()
         for e in pack.evidence(run: paths) { rec.record(e.event, e.fields) }
         for line in root.quarantineRecords() {
             let obj = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]

@@ -65,6 +65,7 @@ import Glibc
         row("run", ["run", "$D/s.yaml", "--duration", "400d"], 2, "--duration \"400d\"", "90s, 15m"),
         row("run", ["run", "$D/s.yaml", "--out", "/proc/x"], 2, "--out /proc/x: cannot create the output directory (mkdir /proc/x"),
         row("run", ["run", "$D/s.yaml", "--out", "$D/file"], 2, "--out $D/file: not a directory"),
+        row("run", ["run", "$D/s.yaml", "--out", "$D/fifo"], 2, "--out $D/fifo: not a directory"),
         row("run", ["run", "$D/s.yaml", "--junit", "/proc/x/junit.xml"], 2, "--junit /proc/x/junit.xml: directory /proc/x does not exist"),
         row("run", ["run", "$D/s.yaml", "--junit", "$D"], 2, "--junit $D: is a directory; name a file"),
         row("run", ["run", "$D/s.yaml", "--junit", "$D/fifo"], 2, "--junit $D/fifo: is a FIFO, not a regular file", "never replaces one"),
@@ -85,12 +86,14 @@ import Glibc
         row("check", ["check", "--system", "nope", "$D/nostart.jsonl"], 2, "unknown system 'nope'; known: focuspledge"),
         row("check", ["check", "$D/garbage.jsonl"], 2, "holds no history lines (2 unparseable)"),
         row("check", ["check"], 2, "Missing expected argument '<runs> ...'"),
+        row("check", ["check", "$D/fifo"], 2, "cannot read $D/fifo: not a regular file (a FIFO)"),
         // plan, normalize, systems
         row("plan", ["plan", "$D/missing.yaml"], 2, "cannot read scenario file"),
         row("plan", ["plan", "$D/s.yaml", "--seed", "-3"], 2, "use a whole number"),
         row("plan", ["plan", "$D/s.yaml", "--duration", "5x"], 2, "--duration \"5x\""),
         row("plan", ["plan", "$D/start-late.yaml", "--duration", "7000h"], 2, "--duration 25200000s with $D/start-late.yaml: clock.start"),
         row("normalize", ["normalize", "$D/nowhere"], 2, "cannot read $D/nowhere/history.jsonl"),
+        row("normalize", ["normalize", "$D/fifo-run"], 2, "$D/fifo-run/history.jsonl: not a regular file (a FIFO)"),
         row("systems", ["systems", "--bogus"], 2, "Unknown option '--bogus'", "harness systems --help"),
         // doctor, bench, clean
         row("doctor", ["doctor", "--device-root", "$D/link"], 2, "device root $D/link (--device-root) is a symlink"),
@@ -183,6 +186,8 @@ import Glibc
             symlink(path + "/elsewhere", path + "/link")
             symlink(path + "/file", path + "/filelink")
             mkfifo(path + "/fifo", 0o600)
+            try fm.createDirectory(atPath: path + "/fifo-run", withIntermediateDirectories: true)
+            mkfifo(path + "/fifo-run/history.jsonl", 0o600)
             // A socket file stays when its socket is closed.
             let sock = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             var addr = sockaddr_un()

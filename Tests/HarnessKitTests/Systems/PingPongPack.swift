@@ -28,13 +28,17 @@ struct PingPongPack: SystemPack {
     static let everyServeReturned = InvariantDescriptor(
         name: "every-serve-returned", promise: "Every ball the user serves is returned to ping.", source: "the test's own spec")
 
+    /// Who plays pong: the Swift helper, or — for the cross-language test — the Python
+    /// participant of Tests/Conformance (`participant.py pong`), under another executable name.
+    var pongRole = ProcessRole(name: "pong", lifetime: .app, executable: "sth-test-helper", arguments: ["pingpong", "pong"], summary: "returns")
+
     var descriptor: SystemDescriptor {
         SystemDescriptor(
             id: Self.id, title: "Ping-pong (test system)", seed: "test", variants: ["as-written", "hardened"],
             appGroups: ["group.test.pingpong"],
             roles: [
                 ProcessRole(name: "ping", lifetime: .app, executable: "sth-test-helper", arguments: ["pingpong", "ping"], summary: "serves"),
-                ProcessRole(name: "pong", lifetime: .app, executable: "sth-test-helper", arguments: ["pingpong", "pong"], summary: "returns"),
+                pongRole,
             ],
             invariants: [Self.everyServeReturned, CoreRules.runSettles],
             scenarioKeys: ["rally"], defaultSettleSeconds: 45 * 60)

@@ -1,0 +1,184 @@
+import AppGroup
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Tampering with the device root from outside the run, beyond the clock (`HarnessClock.tamper`):
+/// something no process of the system could have made (issue 27, item 2). A notify record
+/// replaced by a FIFO was blamed on the app as `no-store-corrupt` (exit 1); a suite replaced by a
+/// symlink to /etc/shadow gave five violations. Now either is a `tamper` history line: the run
+/// stops and is undecided (TAMPERED, exit 2), with what changed.
+///
+/// What the system's processes can make (PROTOCOL.md §1): directories, and regular files written
+/// by temp + rename — nothing else, except the harness's own scheduler FIFO (`system/scheduler`,
+/// §9). So any other kind of file anywhere below `notify/`, `containers/` or `system/` — a FIFO,
+/// socket, device or symlink — came from outside. Content: every participant writes suites and
+/// notify records through the protocol's encoders, so a quarantined notify record, or a
+/// quarantined suite in a run without the harness's own `torn_write` fault, was written by
+/// someone else too.
+final class DeviceRootTamper {
+    let root: DeviceRoot
+    /// `os.faults: torn_write` tears suites on purpose: a malformed suite is then the fault's.
+    let tornWritesPlanned: Bool
+    /// Wall time between scans in the main loop (a `readdir` of each protocol directory, with
+    /// `d_type`: no `stat` per entry).
+    static let scanIntervalNanos: Int64 = 20_000_000
+    /// Bounds of one scan: entries looked at, and directory depth below the root.
+    static let maxEntries = 50_000
+    static let maxDepth = 8
+    /// The only file that is not a regular file by design (PROTOCOL.md §9).
+    static let allowedSpecialFiles: Set<String> = ["system/" + SchedulerChannel.fifoName]
+
+    private var lastScanNanos: Int64 = 0
+    /// One `tamper` line per run: the first change found stops it.
+    private var reported = false
+    private var quarantineBytesSeen = 0
+
+    init(root: DeviceRoot, tornWritesPlanned: Bool) {
+        self.root = root
+        self.tornWritesPlanned = tornWritesPlanned
+    }
+
+    /// True once: the caller reports a change found elsewhere as this run's tampering.
+    func claim() -> Bool {
+        defer { reported = true }
+        return !reported
+    }
+
+    /// What someone outside the run changed, or nil; at most once per `scanIntervalNanos` unless `force`.
+    func check(nowNanos: Int64, force: Bool = false) -> (file: String, what: String)? {
+        guard !reported, force || nowNanos &- lastScanNanos >= Self.scanIntervalNanos else { return nil }
+        lastScanNanos = nowNanos
+        let found = foreignFile() ?? foreignContent()
+        reported = found != nil
+        return found
+    }
+
+    /// A file of a kind no process of the system makes, below the protocol's directories.
+    func foreignFile() -> (file: String, what: String)? {
+        var budget = Self.maxEntries
+        for top in ["notify", "containers", "system"] {
+            if let found = walk(root.directory.fd, top, depth: 0, budget: &budget) { return found }
+        }
+        return nil
+    }
+
+    private func walk(_ parentFd: Int32, _ relative: String, depth: Int, budget: inout Int) -> (file: String, what: String)? {
+        let name = (relative as NSString).lastPathComponent
+        let fd = openat(parentFd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ELOOP || errno == ENOTDIR, let kind = kind(at: parentFd, name) { return (relative, Self.sentence(relative, kind)) }
+            return nil  // absent (not made yet): nothing to judge
+        }
+        guard let dir = fdopendir(fd) else {
+            close(fd)
+            return nil
+        }
+        defer { closedir(dir) }
+        while budget > 0, let entry = readdir(dir) {
+            budget -= 1
+            let child = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            if child == "." || child == ".." { continue }
+            let path = relative + "/" + child
+            var type = entry.pointee.d_type
+            if type == UInt8(DT_UNKNOWN) {
+                var st = stat()
+                guard fstatat(dirfd(dir), child, &st, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+                type = Self.direntType(st.st_mode)
+            }
+            switch Int(type) {
+            case Int(DT_REG): continue
+            case Int(DT_DIR):
+                if depth + 1 < Self.maxDepth, let found = walk(dirfd(dir), path, depth: depth + 1, budget: &budget) { return found }
+            default:
+                if Self.allowedSpecialFiles.contains(path) && type == UInt8(DT_FIFO) { continue }
+                let kind = kind(at: dirfd(dir), child) ?? "not a regular file"
+                return (path, Self.sentence(path, kind))
+            }
+        }
+        return nil
+    }
+
+    private func kind(at dirFd: Int32, _ name: String) -> String? {
+        var st = stat()
+        guard fstatat(dirFd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+        switch st.st_mode & S_IFMT {
+        case S_IFIFO: return "a FIFO"
+        case S_IFSOCK: return "a socket"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFLNK: return "a symlink"
+        case S_IFREG, S_IFDIR: return nil
+        default: return "not a regular file"
+        }
+    }
+
+    static func direntType(_ mode: mode_t) -> UInt8 {
+        switch mode & S_IFMT {
+        case S_IFREG: return UInt8(DT_REG)
+        case S_IFDIR: return UInt8(DT_DIR)
+        case S_IFIFO: return UInt8(DT_FIFO)
+        case S_IFLNK: return UInt8(DT_LNK)
+        case S_IFSOCK: return UInt8(DT_SOCK)
+        case S_IFCHR: return UInt8(DT_CHR)
+        case S_IFBLK: return UInt8(DT_BLK)
+        default: return UInt8(DT_UNKNOWN)
+        }
+    }
+
+    static func sentence(_ path: String, _ kind: String) -> String {
+        "\(path) is \(kind): no process of the system makes one (they write regular files, temp + rename), so someone outside the run put it there"
+    }
+
+    /// A quarantine (PROTOCOL.md §1: `quarantine.jsonl`) of something no participant writes: a
+    /// notify record that is not one, a file that was not a regular file, or — unless the scenario
+    /// tears suites itself (`torn_write`) — a malformed suite. Reads only what was appended since
+    /// the last look.
+    func foreignContent() -> (file: String, what: String)? {
+        guard let st = try? root.directory.statEntry(DeviceRoot.quarantineFileName), Int(st.st_size) > quarantineBytesSeen else { return nil }
+        let lines = root.quarantineRecords()
+        quarantineBytesSeen = Int(st.st_size)
+        for line in lines {
+            guard let obj = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else { continue }
+            let file = obj["file"] as? String ?? "?"
+            let reason = obj["reason"] as? String ?? "?"
+            let relative = file.hasPrefix(root.path) ? String(file.dropFirst(root.path.count)).trimmingCharacters(in: CharacterSet(charactersIn: "/")) : file
+            let isSuite = relative.hasPrefix("containers/") && relative.hasSuffix(".plist")
+            let notRegular = reason.contains("not a regular file") || reason.contains("symlink")
+            guard notRegular || !isSuite || !tornWritesPlanned else { continue }
+            return (
+                relative,
+                "\(relative) held something no process of the system writes (\(Excerpt.inner(reason))); someone outside the run wrote it"
+            )
+        }
+        return nil
+    }
+}
+
+extension ScenarioRunner {
+    /// Once per turn of the main loop (`stopRequested`), and at the end (`recordTamperAtTheEnd`).
+    func deviceRootTamper(force: Bool = false) -> (file: String, what: String)? {
+        guard let root else { return nil }
+        if tamperWatch == nil {
+            let torn = o.scenario.os.faults.contains { if case .tornWrite = $0.kind { return true } else { return false } }
+            tamperWatch = DeviceRootTamper(root: root, tornWritesPlanned: torn)
+        }
+        if let found = tamperWatch?.check(nowNanos: Self.now(), force: force) { return found }
+        // A system/ record the OS could not read: every writer of system/ goes through
+        // SystemFiles (bounded, valid JSON, temp + rename), so someone outside wrote it.
+        if let error = lastSystemFileErrors.first, tamperWatch?.claim() == true {
+            return ("system/", "a system/ record holds something no process of the system writes (\(Excerpt.inner(error, limit: 160))); someone outside the run wrote it")
+        }
+        return nil
+    }
+
+    /// A last look when the processes are gone: tampering that happened between two scans (a FIFO
+    /// a participant has since quarantined) still makes the run undecided.
+    func recordTamperAtTheEnd() {
+        guard let found = deviceRootTamper(force: true) else { return }
+        o.progress("device root tampered with: \(found.what); the run is undecided")
+        rec.record(RunJudgement.tamperEvent, ["file": found.file, "what": found.what])
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import History
+import Supervision
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 27, item 2: tampering with the device root from outside a run was blamed on the app — a
+/// notify record replaced by a FIFO gave exit 1 `no-store-corrupt`, the FocusPledge suite replaced
+/// by a symlink to /etc/shadow five violations. Each protocol file kind (notify record, suite,
+/// system/ record, clock), replaced mid-run by a FIFO, a symlink or garbage, now ends the run
+/// TAMPERED (exit 2) with a `tamper` history line naming the file — never a violation.
+@Suite(.serialized) struct DeviceRootTamperProcessTests {
+    typealias Dir = HarnessRunProcessTests.Dir
+
+    enum Replacement: String, CaseIterable, Sendable { case fifo, symlink, garbage }
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        var kind: String
+        /// Relative to the device root.
+        var file: String
+        var replacement: Replacement
+        /// What the `tamper` line's `file` field names (the clock's check names "clock").
+        var reportedFile: String
+        var testDescription: String { "\(kind) → \(replacement.rawValue)" }
+    }
+
+    static let suite = "containers/group.com.focuspledge.shared/Library/Preferences/group.com.focuspledge.shared.plist"
+    static let cases: [Case] = Replacement.allCases.flatMap { r in
+        [
+            Case(kind: "notify record", file: "notify/system.inbox.host-app", replacement: r, reportedFile: "notify/"),
+            Case(kind: "suite", file: suite, replacement: r, reportedFile: "containers/"),
+            Case(kind: "system/ record", file: "system/managedsettings/default.json", replacement: r, reportedFile: "system/"),
+            Case(kind: "clock", file: "clock", replacement: r, reportedFile: "clock"),
+        ]
+    }
+
+    @Test(arguments: cases)
+    func tamperingIsReportedAsSuchNeverAsAViolation(_ c: Case) throws {
+        let d = try Dir()
+        let (h, run, root) = try HarnessReliabilityProcessTests.startLongRun(d)
+        defer { h.killAndReap() }
+        // What the system wrote is replaced the way an outsider would: made beside it (same
+        // filesystem), renamed over it.
+        let target = root + "/" + c.file
+        let beside = (target as NSString).deletingLastPathComponent + "/planted-by-test"
+        try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        switch c.replacement {
+        case .fifo: #expect(mkfifo(beside, 0o600) == 0)
+        case .symlink:
+            try "root:secret-hash:19000:0:99999:7:::\n".write(toFile: d.path + "/shadow", atomically: false, encoding: .utf8)
+            #expect(symlink(d.path + "/shadow", beside) == 0)
+        case .garbage: try "\u{1}garbage, not what any participant writes\n".write(toFile: beside, atomically: false, encoding: .utf8)
+        }
+        #expect(rename(beside, target) == 0, "rename: \(String(cString: strerror(errno)))")
+        if c.replacement == .garbage && c.kind == "suite" {
+            // A suite is read when a participant next looks; make sure one does soon.
+            _ = try HarnessReliabilityProcessTests.harness(["defaults", "read", "group.com.focuspledge.shared", "--device-root", root])
+        }
+        var out: [String] = []
+        while let l = h.readLine(timeout: .seconds(90)) { out.append(l) }
+        let text = out.joined(separator: "\n")
+        #expect(h.wait(timeout: .seconds(30)) == .exited(2), "harness said:\n\(text)")
+        #expect(text.contains("TAMPERED"), "\(text)")
+        #expect(text.contains("tampered with"), "\(text)")
+        #expect(!text.contains("invariant violated"), "\(text)")
+        #expect(!text.contains("secret-hash"), "the symlink's target was read: \(text)")
+        let history = HistoryEvent.parse(jsonl: try Data(contentsOf: URL(fileURLWithPath: run + "/history.jsonl"))).events
+        let tamper = try #require(history.first { $0.event == "tamper" }, "no tamper line")
+        #expect(tamper["file"]?.hasPrefix(c.reportedFile) == true, "file: \(tamper["file"] ?? "nil")")
+        #expect(try String(contentsOfFile: run + "/report.json", encoding: .utf8).contains("\"tampered\""))
+    }
+}
