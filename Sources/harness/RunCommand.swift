@@ -124,7 +124,12 @@ struct RunCommand: ParsableCommand {
             print("── \(r.case.scenario.name) [\(r.case.variant.rawValue)] seed \(r.case.seed): \(r.outcome.exitCode == 1 ? "invariant violated" : "could not decide")")
             if let e = r.outcome.setupError { print("   \(e)") }
             if let rep = r.outcome.report { print(rep.humanSummary()) }
-            print("   rerun: \(r.outcome.rerunCommand)")
+            if r.outcome.report?.tampered != nil {
+                // What someone outside changed is no part of the scenario: a rerun cannot replay it.
+                print("   rerun: \(r.outcome.rerunCommand) (runs the same scenario; the tampering came from outside the run and is not replayed)")
+            } else {
+                print("   rerun: \(r.outcome.rerunCommand)")
+            }
             print("   history: \(r.outcome.runDirectory)/history.jsonl")
         }
         if let junit {

@@ -445,7 +445,7 @@ class Trace:
 
     def log(self, event, **fields):
         line = dict(fields, mono=time.monotonic_ns(), t=device_now(self.root), process=self.process, pid=os.getpid(), event=event)
-        os.write(self.fd, (json.dumps(line, separators=(",", ":")) + "\n").encode())   # §8: compact, as the harness matches it
+        os.write(self.fd, (json.dumps(line) + "\n").encode())   # §8: any JSON spacing
 
 
 class Scheduler:

@@ -272,10 +272,7 @@ public final class ScenarioRunner: UserDevice {
         case .none: return
         case .portFile: ready = { FileManager.default.fileExists(atPath: self.paths.portFile(role.name)) }
         case .traceEvent(let event):
-            ready = {
-                guard let d = FileManager.default.contents(atPath: self.paths.trace(role.name)) else { return false }
-                return String(decoding: d, as: UTF8.self).contains("\"event\":\"\(event)\"")
-            }
+            ready = { TraceReadiness.hasEvent(event, inTraceAt: self.paths.trace(role.name)) }
         }
         let deadline = Self.now() + Self.startupTimeoutNanos
         while !ready() {

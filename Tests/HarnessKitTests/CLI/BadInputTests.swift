@@ -131,6 +131,8 @@ import Glibc
         row("defaults", ["defaults", "delete", "group.test", "k", "--all", "--device-root", "$D/root"], 2, "pass KEY or --all, not both"),
         row("defaults", ["defaults", "write", "group.test", "k", String(repeating: "[", count: 100) + String(repeating: "]", count: 100), "--type", "json", "--device-root", "$D/root"], 2,
             "is not JSON nested at most 62 levels deep (it nests 100", never: [String(repeating: "[", count: 81)]),
+        row("defaults", ["defaults", "write", "group.test", "k", "$'a\\x01b'", "--device-root", "$D/root"], 2,
+            "key or value \"k\" holds U+1, which an XML 1.0 property list cannot hold"),
         row("defaults", ["defaults", "write", "group.test", "k", "[123456789012345678901234567890]", "--type", "json", "--device-root", "$D/root"], 2,
             "\"123456789012345678901234567890\" in --type json does not fit a 64-bit integer"),
     ]

@@ -67,6 +67,7 @@ import Glibc
         #expect(text.contains("tampered with"), "\(text)")
         #expect(!text.contains("invariant violated"), "\(text)")
         #expect(!text.contains("secret-hash"), "the symlink's target was read: \(text)")
+        #expect(text.contains("the tampering came from outside the run and is not replayed"), "\(text)")
         let history = HistoryEvent.parse(jsonl: try Data(contentsOf: URL(fileURLWithPath: run + "/history.jsonl"))).events
         let tamper = try #require(history.first { $0.event == "tamper" }, "no tamper line")
         #expect(tamper["file"]?.hasPrefix(c.reportedFile) == true, "file: \(tamper["file"] ?? "nil")")
