@@ -98,8 +98,22 @@ public struct SuiteFile: Sendable, Equatable {
             guard let p = g.gl_pathv[i] else { continue }
             let path = String(cString: p)
             var st = stat()
-            if stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG { paths.append((path as NSString).standardizingPath) }
+            if stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG { paths.append(tidy(path, sameAs: st)) }
         }
         return paths.sorted()
+    }
+
+    /// `harness/../Sources/x.yaml` as `Sources/x.yaml` (what rerun lines and tables show), when the
+    /// tidy path names the same file (a symlinked directory would make `..` mean something else).
+    static func tidy(_ path: String, sameAs st: stat) -> String {
+        var parts: [Substring] = []
+        for c in path.split(separator: "/", omittingEmptySubsequences: true) {
+            if c == "." { continue }
+            if c == "..", let last = parts.last, last != ".." { parts.removeLast() } else { parts.append(c) }
+        }
+        let tidy = (path.hasPrefix("/") ? "/" : "") + parts.joined(separator: "/")
+        var other = stat()
+        guard !tidy.isEmpty, stat(tidy, &other) == 0, other.st_dev == st.st_dev, other.st_ino == st.st_ino else { return path }
+        return tidy
     }
 }
