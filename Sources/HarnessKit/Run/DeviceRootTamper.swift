@@ -157,18 +157,13 @@ final class DeviceRootTamper {
     }
 }
 
-extension ScenarioRunner {
+extension LiveRun {
     /// Once per turn of the main loop (`stopRequested`), and at the end (`recordTamperAtTheEnd`).
     func deviceRootTamper(force: Bool = false) -> (file: String, what: String)? {
-        guard let root else { return nil }
-        if tamperWatch == nil {
-            let torn = o.scenario.os.faults.contains { if case .tornWrite = $0.kind { return true } else { return false } }
-            tamperWatch = DeviceRootTamper(root: root, tornWritesPlanned: torn)
-        }
-        if let found = tamperWatch?.check(nowNanos: Self.now(), force: force) { return found }
+        if let found = tamperWatch.check(nowNanos: Self.now(), force: force) { return found }
         // A system/ record the OS could not read: every writer of system/ goes through
         // SystemFiles (bounded, valid JSON, temp + rename), so someone outside wrote it.
-        if let error = lastSystemFileErrors.first, tamperWatch?.claim() == true {
+        if let error = emulated.files.systemFileErrors.first, tamperWatch.claim() {
             return ("system/", "a system/ record holds something no process of the system writes (\(Excerpt.inner(error, limit: 160))); someone outside the run wrote it")
         }
         return nil

@@ -28,7 +28,7 @@ public enum HistoryNormalizer {
                 fields[k] = v
             }
             var parts = ["\"t\":\(e.t)", "\"process\":\(HistoryEvent.quote(e.process))", "\"event\":\(HistoryEvent.quote(e.event))"]
-            for k in fields.keys.sorted() { parts.append("\(HistoryEvent.quote(k)):\(HistoryEvent.quote(fields[k]!))") }
+            for (k, v) in fields.sorted(by: { $0.key < $1.key }) { parts.append("\(HistoryEvent.quote(k)):\(HistoryEvent.quote(v))") }
             return "{" + parts.joined(separator: ",") + "}"
         }
     }

@@ -53,7 +53,7 @@ private func onStopSignal(_ sig: Int32) {
     }
 }
 
-extension ScenarioRunner {
+extension LiveRun {
     /// Checked once per turn of the main loop: a stop signal, or a device root that someone else
     /// changed. Records why (`run_interrupted` / `tamper`, PROTOCOL.md §8) and says stop.
     func stopRequested() -> Bool {

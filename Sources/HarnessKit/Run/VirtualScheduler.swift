@@ -44,8 +44,7 @@ public struct VirtualScheduler: Sendable, Equatable {
         exiting: [String] = []
     ) -> [String] {
         var out: [String] = exiting.map { "\($0) is exiting" }
-        for pid in participants.keys.sorted() where !stopped.contains(pid) {
-            let p = participants[pid]!
+        for (pid, p) in participants.sorted(by: { $0.key < $1.key }) where !stopped.contains(pid) {
             guard let r = p.report else {
                 out.append("\(p.role) (pid \(pid)) is starting")
                 continue
@@ -68,7 +67,7 @@ public struct VirtualScheduler: Sendable, Equatable {
     /// it yet: the harness posts each one's `system.wake.<pid>`.
     public func toWake(now: Double, generation: (String) -> UInt64, stopped: Set<Int32>) -> [Int32] {
         participants.keys.sorted().filter { pid in
-            guard !stopped.contains(pid), let r = participants[pid]!.report, let next = r.nextUnixSeconds, next <= now else { return false }
+            guard !stopped.contains(pid), let r = participants[pid]?.report, let next = r.nextUnixSeconds, next <= now else { return false }
             let name = SchedulerChannel.wakeNotification(pid: pid)
             return generation(name) <= (r.consumed[name] ?? 0)
         }

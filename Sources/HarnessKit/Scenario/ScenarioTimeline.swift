@@ -11,7 +11,7 @@ public enum ScenarioTimeline {
     public static let clockSeconds = DeviceClock.Configuration.unixSecondsRange
 
     /// Device seconds a run may go on past its plan (duration + settle): the wall bound on an
-    /// overrun (`ScenarioRunner.overrunWallNanos`, 60 s) at the scenario's rate, plus a day for
+    /// overrun (`LiveRun.overrunWallNanos`, 60 s) at the scenario's rate, plus a day for
     /// virtual time's last steps and the checker's look past the end.
     public static func slackSeconds(rate: Double) -> Double { 86_400 + 60 * rate }
 

@@ -1,0 +1,92 @@
+import AppGroup
+import Foundation
+import History
+import ScreenTimeModel
+import ScreenTimeOS
+import ScreenTimeShims
+import Supervision
+import SystemFiles
+import SystemKit
+
+/// The apps' inboxes (PROTOCOL.md §7.7) as the harness writes them: one `AppInbox` per role, opened
+/// at its first message, and the sequence number every message carries.
+struct AppInboxes {
+    var open: [String: AppInbox] = [:]
+    var nextSeq = 1
+}
+
+/// The user the run plays on the device, as the pack's workload asks (`UserDevice`): taps go to
+/// the apps' inboxes; everything else is shown to the emulated iOS, which decides what follows.
+extension LiveRun: UserDevice {
+    func record(_ action: String, _ fields: [String: String]) {
+        var f = fields
+        f["action"] = action
+        rec.record("user_action", f)
+    }
+
+    func tap(in role: String, _ message: AppMessage) {
+        // A tap in the host means the user has it open: one iOS suspended or terminated (force
+        // quit, reboot) is opened first. (One the nemesis killed comes back on its own schedule.)
+        // (Under virtual time the SIGCONT waits until the whole action is in place: `resumesHeld`.)
+        if role == hostRole, let entry = processes.table.entry(role), entry.heldDownByOS || entry.osSuspended { openHost() }
+        sendToInbox(role, message)
+    }
+
+    /// Writes `message` to the role's inbox (PROTOCOL.md §7.7) without opening anything: the OS's
+    /// own messages (a notification response) arrive however iOS launched the app.
+    func sendToInbox(_ role: String, _ message: AppMessage) {
+        var m = message
+        m.seq = inboxes.nextSeq
+        inboxes.nextSeq += 1
+        do {
+            let inbox = try inboxes.open[role] ?? AppInbox(process: role, deviceRoot: root, center: center)
+            inboxes.open[role] = inbox
+            try inbox.send(m)
+        } catch {
+            rec.record("inbox_error", ["target": role, "error": "\(error)"])
+        }
+    }
+
+    /// The user tapped a delivered notification: it leaves Notification Center and its response
+    /// goes to the host's inbox (`notification_response`, PROTOCOL.md §7.5), which the host reads
+    /// when it runs.
+    func respond(toNotification identifier: String, action: String) {
+        guard let host = hostRole else { return }
+        do {
+            guard let fields = try NotificationAuthority.tap(identifier, actionIdentifier: action, on: device) else {
+                rec.record("notification_tap_unavailable", ["identifier": identifier, "why": "not in delivered.json"])
+                return
+            }
+            // The OS already launched or continued the host as the action asks (foreground or
+            // background): not a user tap inside the app, which would foreground it.
+            sendToInbox(host, AppMessage(action: NotificationResponseMessage.action, fields: fields))
+        } catch {
+            rec.record("system_file_error", ["error": "\(error)"])
+        }
+    }
+
+    var shieldedApplications: Set<String> { ManagedSettingsStore.shieldedApplications(deviceRoot: root) }
+
+    func isMonitored(_ activity: String) -> Bool { emulated.os.isMonitored(activity) }
+
+    func deliver(_ call: ExtensionCall, label: [String: String]) { osApply(.harnessCall(call, label: label)) }
+
+    func useApp(_ bundleIdentifier: String, seconds: Double, label: [String: String]) {
+        osApply(.user(.useApp(bundleIdentifier: bundleIdentifier, seconds: seconds, label: label)))
+    }
+
+    func pressShieldButton(_ action: ShieldAction, label: [String: String]) { osApply(.user(.pressShieldButton(action, label: label))) }
+
+    func openHost() { osApply(.user(.openHost)) }
+
+    func leaveHost() { osApply(.user(.leaveHost)) }
+
+    func forceQuitHost() { osApply(.user(.forceQuitHost)) }
+
+    func openURL(_ url: String) { osApply(.user(.openURL(url))) }
+
+    func tapNotification(_ identifier: String, action: String) {
+        osScanNotifications()
+        osApply(.user(.tapNotification(identifier: identifier, action: action, foreground: notificationActionForegrounds(identifier, action: action))))
+    }
+}

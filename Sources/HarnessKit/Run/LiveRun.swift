@@ -1,0 +1,189 @@
+import AppGroup
+import Foundation
+import History
+import ScreenTimeModel
+import ScreenTimeOS
+import ScreenTimeShims
+import Supervision
+import SystemFiles
+import SystemKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One run once it is set up — device root, clock, recorder, emulated iOS, plan: `init` throws if
+/// any of them cannot be made, so nothing here is optional — and its parts, each in its own file
+/// with the state it keeps:
+/// - the process table and its children (`RunProcesses`),
+/// - the nemesis (`Nemesis`),
+/// - the emulated-OS driver (`EmulatedOS`, with `OSFileScan` and the user it plays, `AppInboxes`),
+/// - the clock loops (ClockLoop.swift: fixed rate; `VirtualTime`: stepped),
+/// - the recorder (`HarnessRecorder`).
+/// The parts call one another synchronously, in the order iOS and the processes act (a host's
+/// spawn is shown to the OS before the next command runs; an OS effect spawns at once): the
+/// history's order depends on it. That is why they share this one object rather than hold one
+/// another.
+final class LiveRun {
+    /// How long a long-lived role may take to be ready at the start.
+    static let startupTimeoutNanos: Int64 = 15_000_000_000
+
+    let setup: RunSetup
+    /// The harness's own device time; it writes `<root>/clock` and never reads it back.
+    let clock: HarnessClock
+    let root: DeviceRoot
+    let rec: HarnessRecorder
+    let center: DarwinNotificationCenter
+    /// The device's files as the OS sees them (what the frameworks' shims wrote under `system/`).
+    let device: EmulatedDevice
+    let plan: ScenarioPlan
+    /// Set by the notify observers (on their own thread) when a framework posted a change.
+    let osDirty: Flag
+    /// Looks for files someone outside the run put in the device root (DeviceRootTamper.swift).
+    let tamperWatch: DeviceRootTamper
+    var processes: RunProcesses
+    var nemesis: Nemesis
+    var emulated: EmulatedOS
+    var virtualTime: VirtualTime
+    var inboxes = AppInboxes()
+    /// Wall time (monotonic ns) when the last long-lived role was ready.
+    var startNanos: Int64 = 0
+
+    var o: ScenarioRunner.Options { setup.options }
+    var pack: AnySystemPack { setup.pack }
+    var runDir: String { setup.runDir }
+    var paths: RunPaths { setup.paths }
+    var stepped: Bool { setup.stepped }
+    var hostRole: String? { setup.hostRole }
+
+    final class Flag: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = false
+        func set() { lock.lock(); value = true; lock.unlock() }
+        func take() -> Bool { lock.lock(); defer { lock.unlock() }; let v = value; value = false; return v }
+    }
+
+    static func now() -> Int64 { TraceLog.monotonicNanos() }
+
+    /// Everything up to the first process: directories, the device root, the clock, the recorder,
+    /// the OS's notify observers, the OS, the plan (`schedule.json`), the children's environment.
+    init(_ setup: RunSetup) throws {
+        self.setup = setup
+        let o = setup.options, pack = setup.pack, runDir = setup.runDir
+        for dir in ["logs", "ports", "trace"] {
+            try FileManager.default.createDirectory(atPath: runDir + "/" + dir, withIntermediateDirectories: true)
+        }
+        for role in pack.descriptor.roles where role.lifetime == .server {
+            try FileManager.default.createDirectory(atPath: setup.paths.dataDirectory(role.name), withIntermediateDirectories: true)
+        }
+        let root = try DeviceRoot(path: setup.deviceRootPath)
+        self.root = root
+        let tornWritesPlanned = o.scenario.os.faults.contains { if case .tornWrite = $0.kind { return true } else { return false } }
+        tamperWatch = DeviceRootTamper(root: root, tornWritesPlanned: tornWritesPlanned)
+        let clock = HarnessClock()
+        self.clock = clock
+        let start = setup.deviceStart
+        var schedulerInbox: SchedulerInbox?
+        if setup.stepped {
+            if let role = pack.descriptor.roles.first(where: { $0.lifetime.isLongLived && !$0.participatesInVirtualTime }) {
+                throw RunError("\(pack.id)'s \(role.name) does not take part in virtual time; run it with clock.mode: fixed")
+            }
+            try clock.write(.stepped(at: start, timeZone: o.scenario.clock.timeZone), to: root)
+            schedulerInbox = try SchedulerInbox(deviceRoot: root)
+        } else {
+            try clock.write(
+                DeviceClock.Configuration(epochUnixSeconds: start, rate: o.scenario.clock.rate, timeZone: o.scenario.clock.timeZone), to: root)
+        }
+        virtualTime = VirtualTime(now: setup.stepped ? start : 0, inbox: schedulerInbox)
+        rec = try HarnessRecorder(runDirectory: runDir, clock: clock)
+        let center = try DarwinNotificationCenter(deviceRoot: root)
+        self.center = center
+        let osDirty = Flag()
+        self.osDirty = osDirty
+        try center.addObserver(EmulatedOSPaths.deviceActivityChanged) { _ in osDirty.set() }
+        try center.addObserver(EmulatedOSPaths.managedSettingsChanged) { _ in osDirty.set() }
+        device = EmulatedDevice(root: root, center: center, process: "harness")
+        emulated = EmulatedOS(setup, start: start)
+        try center.addObserver(SystemPaths.notificationsChanged) { _ in osDirty.set() }
+        try center.addObserver(SystemPaths.authorizationChanged) { _ in osDirty.set() }
+
+        plan = ScenarioPlan.make(scenario: o.scenario, seed: o.seed, durationOverride: o.durationOverride)
+        try OutputFile.write(plan.jsonData(), to: runDir + "/schedule.json", what: "the run's schedule")
+        nemesis = Nemesis(planned: plan.faults)
+
+        var environment = ProcessInfo.processInfo.environment
+        environment[DeviceRoot.environmentVariable] = setup.deviceRootPath
+        environment[Entitlements.environmentVariable] = pack.descriptor.appGroups.joined(separator: ",")
+        environment["SCREENTIME_RUN_DIR"] = runDir
+        environment["SCREENTIME_VARIANT"] = o.variant.rawValue
+        processes = RunProcesses(
+            table: ProcessTable(
+                longLivedRoles: pack.descriptor.roles.filter(\.lifetime.isLongLived).map(\.name),
+                ticksPerMillisecond: setup.stepped ? 1 : 1_000_000, armsExtensionFaults: setup.stepped),
+            environment: environment,
+            defaultsFaults: Self.defaultsFaultEnvironment(o.scenario.os.faults, roles: pack.descriptor.roles))
+    }
+
+    /// Records the start, boots the device and starts the long-lived roles: servers first (the
+    /// apps talk to them), then the apps; each must be ready before the next.
+    func start() throws {
+        var started = [
+            "scenario": o.scenario.name, "system": pack.id, "variant": o.variant.rawValue, "seed": String(o.seed),
+            "rate": String(o.scenario.clock.rate), "clockMode": o.scenario.clock.mode.rawValue, "deviceRoot": setup.deviceRootPath,
+            "command": setup.rerunCommand(),
+        ]
+        started.merge(pack.runFacts(o.scenario.configuration)) { core, _ in core }
+        rec.record("run_started", started)
+        perform(emulated.os.apply(.boot))
+        for (role, spec) in processes.defaultsFaults.sorted(by: { $0.key < $1.key }) {
+            rec.record("defaults_fault_armed", ["target": role, "spec": spec])
+        }
+        let longLived = pack.descriptor.roles.filter(\.lifetime.isLongLived)
+        for role in longLived.filter({ $0.lifetime == .server }) + longLived.filter({ $0.lifetime == .app }) {
+            try spawn(role.name)
+            try waitUntilReady(role)
+        }
+        startNanos = Self.now()
+    }
+
+    func waitUntilReady(_ role: ProcessRole) throws {
+        let ready: () -> Bool
+        switch role.readiness {
+        case .none: return
+        case .portFile: ready = { FileManager.default.fileExists(atPath: self.paths.portFile(role.name)) }
+        case .traceEvent(let event):
+            ready = { TraceReadiness.hasEvent(event, inTraceAt: self.paths.trace(role.name)) }
+        }
+        let deadline = Self.now() + Self.startupTimeoutNanos
+        while !ready() {
+            if Self.now() > deadline {
+                throw RunError("timed out waiting for \(role.name) to be ready (logs in \(runDir)/logs/\(role.name).log)")
+            }
+            reap()
+            usleep(2000)
+        }
+    }
+
+    /// Stops everything, adds the pack's evidence and the quarantine records, merges the history.
+    func finish() throws -> HistoryMerge.Merged {
+        shutdownAll()
+        recordTamperAtTheEnd()
+        for e in pack.evidence(run: paths) { rec.record(e.event, e.fields) }
+        for line in root.quarantineRecords() {
+            let obj = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+            rec.record("quarantine", [
+                "file": obj?["file"] as? String ?? "", "movedTo": obj?["movedTo"] as? String ?? "", "reason": obj?["reason"] as? String ?? line,
+            ])
+        }
+        var finished = processes.table.faultCounts.mapValues(String.init)
+        if stepped {
+            finished["steps"] = String(virtualTime.steps)
+            finished["quiescenceTimeouts"] = String(virtualTime.quiescenceTimeouts)
+        }
+        rec.record("run_finished", finished)
+        let merged = try HistoryMerge.merge(runDirectory: runDir)
+        try OutputFile.write(merged.jsonl, to: runDir + "/history.jsonl", what: "the run's history")
+        if merged.tornLines > 0 { o.progress("note: \(merged.tornLines) torn trace line(s) of killed processes skipped") }
+        return merged
+    }
+}

@@ -1,0 +1,192 @@
+import AppGroup
+import Foundation
+import History
+import ScreenTimeModel
+import ScreenTimeOS
+import ScreenTimeShims
+import Supervision
+import SystemFiles
+import SystemKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The system's processes as the run carries them out: the process table (`ProcessTable`, pure:
+/// who runs as which pid, who is stopped or down and until when, what to do next) and the children
+/// it names. Its `Command`s are carried out here — spawn, signal, record — and exits are reaped
+/// and shown to the table, the virtual-time scheduler and the OS.
+struct RunProcesses {
+    var table: ProcessTable
+    /// Every child not yet reaped, by pid.
+    var children: [Int32: ChildProcess] = [:]
+    /// Virtual time: children SIGKILLed at a quiescent instant whose exit is already recorded and
+    /// which the kernel is still tearing down (reaped when it is done; see `killQuiescent`).
+    var dying: [Int32: ChildProcess] = [:]
+    /// Their exits, recorded after the batch of commands that killed them.
+    var killedQuiescent: [Int32] = []
+    /// Virtual time: while a user action is performed, the processes it resumes (SIGCONT) are
+    /// continued only once the whole action is in place — its taps in the inboxes, its files
+    /// written — so what a resumed app finds first never depends on how fast it woke.
+    var resumesHeld = false
+    var heldResumes: [ProcessTable.Command] = []
+    /// Every child's environment: the device root, the entitlements, the run, the variant.
+    let environment: [String: String]
+    /// `os.faults` of the App Group (stale_defaults, torn_write), as each role's environment.
+    let defaultsFaults: [String: String]
+}
+
+extension LiveRun {
+    func logFd(_ name: String) -> Int32 {
+        open("\(runDir)/logs/\(name).log", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+    }
+
+    func start(_ role: ProcessRole, extra: [String]) throws -> ChildProcess {
+        let fd = logFd(role.name)
+        defer { if fd >= 0 { close(fd) } }
+        var env = processes.environment
+        if let spec = processes.defaultsFaults[role.name] { env[DefaultsFaults.environmentVariable] = spec }
+        if role.tracesDefaultsWrites { env["SCREENTIME_TRACE_DEFAULTS"] = "1" }  // PROTOCOL.md §3, traced writes
+        let child = try ChildProcess.spawn(
+            o.binDirectory + "/" + role.executable, role.arguments + extra, environment: env, captureStdout: false,
+            stdoutTo: fd, stderrTo: fd)
+        processes.children[child.pid] = child
+        return child
+    }
+
+    /// Virtual time: a stopped server is unreachable — its port is withdrawn until it is continued
+    /// — because a request that reached a frozen server would be handled when it is continued, at
+    /// a moment that depends on wall-clock scheduling. At a fixed rate requests hang, as on iOS.
+    func withdrawPort(of pid: Int32, _ withdraw: Bool) {
+        guard stepped, let role = processes.table.longLived.first(where: { $0.pid == pid })?.role,
+            pack.descriptor.role(role)?.lifetime == .server
+        else { return }
+        let live = paths.portFile(role)
+        let aside = paths.runDirectory + "/ports/.\(role).port.withdrawn"
+        if withdraw { rename(live, aside) } else { rename(aside, live) }
+    }
+
+    /// Starts a long-lived role and records it.
+    func spawn(_ name: String) throws {
+        guard let role = pack.descriptor.role(name) else { throw RunError("\(pack.id) has no role \(name)") }
+        let child = try start(role, extra: pack.launchArguments(for: role, configuration: o.scenario.configuration, run: paths))
+        processes.table.spawned(role: name, pid: child.pid)
+        if stepped { virtualTime.scheduler.spawned(pid: child.pid, role: name) }
+        rec.record("spawn", ["target": name, "childPid": String(child.pid)])
+        if name == hostRole { osApply(.hostLaunched) }
+    }
+
+    /// Starts the extension process of one call and records it (`callback_delivered`, or
+    /// `callback_started` for a call a stop held back).
+    func launch(_ role: ProcessRole, _ call: ExtensionCall, delivery: Int, fields: [String: String]) {
+        var f = fields
+        do {
+            let child = try start(role, extra: call.arguments(delivery: delivery))
+            processes.table.extensionStarted(role: role.name, pid: child.pid, callback: call.callbackName, delivery: delivery, wallNanos: Self.now())
+            f["childPid"] = String(child.pid)
+            rec.record(f["deferredUntil"] == nil ? "callback_delivered" : "callback_started", f)
+        } catch {
+            rec.record("callback_not_delivered", ["callback": call.callbackName, "delivery": String(delivery), "error": "\(error)"])
+            osApply(.callEnded(delivery: delivery, completed: false, response: nil))
+        }
+    }
+
+    func execute(_ commands: [ProcessTable.Command]) {
+        for command in commands {
+            switch command {
+            case .spawn(let role):
+                do { try spawn(role) } catch {
+                    execute(processes.table.spawnFailed(role: role, error: "\(error)", now: ticks()))
+                }
+            case .signal(let pid, let signal):
+                guard let child = processes.children[pid] else { continue }
+                switch signal {
+                case .kill:
+                    if !killQuiescent(pid, child) { child.signal(SIGKILL) }
+                case .term: child.signal(SIGTERM)
+                case .stop:
+                    withdrawPort(of: pid, true)
+                    child.signal(SIGSTOP)
+                case .cont:
+                    if processes.resumesHeld {
+                        processes.heldResumes.append(command)
+                        continue
+                    }
+                    child.signal(SIGCONT)
+                    withdrawPort(of: pid, false)
+                }
+            case .record(let event, let fields):
+                rec.record(event, fields)
+            }
+        }
+        // After the batch: its record of the kill comes before the exit.
+        while !processes.killedQuiescent.isEmpty { exited(processes.killedQuiescent.removeFirst(), .signalled(SIGKILL)) }
+    }
+
+    /// Reaps exited children; true when any had exited.
+    @discardableResult
+    func reap() -> Bool {
+        let order = processes.table.longLived.compactMap(\.pid) + processes.table.extensions.map(\.pid)
+        var any = false
+        for pid in order {
+            guard let child = processes.children[pid], let status = child.poll() else { continue }
+            any = true
+            exited(pid, status)
+        }
+        for (pid, child) in processes.dying where child.poll() != nil { processes.dying[pid] = nil }
+        execute(processes.table.watchdog(wallNanos: Self.now()))
+        return any
+    }
+
+    /// Records a child's exit and does what follows from it (restarts, the OS's view).
+    func exited(_ pid: Int32, _ status: ChildProcess.ExitStatus) {
+        processes.children[pid] = nil
+        virtualTime.scheduler.exited(pid: pid)
+        let call = processes.table.extensions.first { $0.pid == pid }
+        let role = processes.table.longLived.first { $0.pid == pid }?.role
+        execute(processes.table.exited(pid: pid, status: "\(status)", clean: status == .exited(0), now: ticks()))
+        if let call { extensionEnded(delivery: call.delivery, role: call.role, clean: status == .exited(0)) }
+        if let role, role == hostRole { osApply(.hostExited) }
+    }
+
+    /// Virtual time: a planned SIGKILL of a long-lived process at a quiescent instant. The process
+    /// is idle — blocked waiting, its last report sent — so once `kill` returns it can do nothing
+    /// more: its exit is recorded at once instead of when the kernel has torn it down, which for a
+    /// process holding an inotify instance takes an RCU grace period (~10 ms of wall time per kill,
+    /// ~200 kills in a 24-hour run; `harness bench time`). A server's port is withdrawn first, so
+    /// no request reaches a listening socket the kernel has not closed yet. False (nothing done)
+    /// when these conditions do not hold; the caller then kills and reaps as usual.
+    func killQuiescent(_ pid: Int32, _ child: ChildProcess) -> Bool {
+        guard stepped, nemesis.atQuiescentInstant, !virtualTime.lastQuiesceTimedOut,
+            let entry = processes.table.longLived.first(where: { $0.pid == pid }), child.isRunningUserCode == true
+        else { return false }
+        if pack.descriptor.role(entry.role)?.lifetime == .server, !entry.isStopped { withdrawPort(of: pid, true) }
+        guard child.signal(SIGKILL) else { return false }
+        processes.dying[pid] = child
+        processes.killedQuiescent.append(pid)
+        return true
+    }
+
+    /// The end of the run (or of a failed setup): every process is ended and its exit recorded.
+    func shutdownAll() {
+        processes.table.shuttingDown()
+        for entry in processes.table.longLived {
+            guard let pid = entry.pid, let child = processes.children[pid] else { continue }
+            child.signal(SIGCONT)
+            child.signal(SIGTERM)
+            if child.wait(timeout: .seconds(2)) == nil { _ = child.killAndReap() }
+            rec.record("exit", [
+                "target": entry.role, "childPid": String(pid), "status": "\(child.poll().map { "\($0)" } ?? "killed")", "by": "harness",
+            ])
+            processes.children[pid] = nil
+        }
+        for call in processes.table.extensions {
+            _ = processes.children[call.pid]?.killAndReap()
+            processes.children[call.pid] = nil
+        }
+        for (pid, child) in processes.dying {
+            if child.wait(timeout: .seconds(2)) == nil { _ = child.killAndReap() }
+            processes.dying[pid] = nil
+        }
+    }
+}

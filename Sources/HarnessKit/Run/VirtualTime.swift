@@ -1,0 +1,197 @@
+import AppGroup
+import Foundation
+import History
+import ScreenTimeModel
+import ScreenTimeOS
+import ScreenTimeShims
+import Supervision
+import SystemFiles
+import SystemKit
+
+/// Virtual time (PROTOCOL.md §9) as the run keeps it: the device time the harness last wrote to
+/// `<root>/clock`, the participants' idle reports (`VirtualScheduler`, pure) and how the waits
+/// for quiet went. The loop steps the clock straight to the next instant anything happens, once
+/// nothing holds time at this one.
+struct VirtualTime {
+    /// Device unix seconds now (the harness is the clock's only writer).
+    var now: Double
+    var scheduler = VirtualScheduler()
+    /// Where the participants' reports arrive (nil at a fixed rate).
+    let inbox: SchedulerInbox?
+    /// Clock moves, and quiescence waits that ran into their bound.
+    var steps = 0
+    var quiescenceTimeouts = 0
+    var lastQuiesceTimedOut = false
+
+    init(now: Double, inbox: SchedulerInbox?) {
+        self.now = now
+        self.inbox = inbox
+    }
+}
+
+extension LiveRun {
+    /// How long (wall) the system may take to go quiet at one device instant before the harness
+    /// records who held it and moves on anyway: never a hang.
+    static let quiescenceWallNanos: Int64 = 5_000_000_000
+
+    func loopStepped() {
+        let actionTimes = plan.workload.actionTimes
+        var actionIndex = 0
+        let deviceStart = setup.deviceStart
+        let workloadEnd = deviceStart + Double(plan.deviceDurationSeconds)
+        let end = workloadEnd + Double(o.scenario.settleSeconds)
+        var quiescing = false
+        // Virtual time is far faster than the device; bound the wall time anyway.
+        let hardDeadline = startNanos + Self.overrunWallNanos + Int64(Double(plan.deviceDurationSeconds + o.scenario.settleSeconds) / 100 * 1e9)
+        var lastProgress = Self.now()
+        quiesce()
+        while true {
+            if stopRequested() { return }
+            // Everything due at this instant, in a fixed order, each followed by quiet.
+            if scanEmulatedOSIfNeeded() { quiesce() }
+            let due = processes.table.due(now: ticks())
+            if !due.isEmpty {
+                execute(due)
+                quiesce()
+                if scanEmulatedOSIfNeeded() { quiesce() }
+            }
+            if launchDeferredCalls() {
+                quiesce()
+                if scanEmulatedOSIfNeeded() { quiesce() }
+            }
+            if !quiescing && rebootIfDue() {
+                quiesce()
+                continue
+            }
+            if osScheduleIfDue() {
+                quiesce()
+                while scanEmulatedOSIfNeeded() { quiesce() }
+            }
+            if !quiescing { applyDueFaultsAtInstant() }
+            while actionIndex < actionTimes.count, deviceStart + actionTimes[actionIndex] <= virtualTime.now {
+                processes.resumesHeld = true
+                plan.workload.perform(action: actionIndex, on: self)
+                processes.resumesHeld = false
+                let held = processes.heldResumes
+                processes.heldResumes = []
+                execute(held)
+                actionIndex += 1
+                quiesce()
+                while scanEmulatedOSIfNeeded() { quiesce() }
+            }
+            if !quiescing && actionIndex == actionTimes.count && virtualTime.now >= workloadEnd {
+                quiescing = true
+                rec.record("quiesce", [:])
+                armedFaultsDropped()
+                execute(processes.table.beginQuiesce(now: ticks()))
+                reopenHostForSettling()
+                quiesce()
+                continue
+            }
+            if quiescing && virtualTime.now >= end && !processes.table.extensionCallsRunning && nemesis.deferredCalls.isEmpty { return }
+            if Self.now() > hardDeadline {
+                rec.record("run_overran", [
+                    "why": "virtual time did not reach the end within its wall-time bound",
+                    "extensionCallsRunning": String(processes.table.extensions.count),
+                ])
+                return
+            }
+            // The next instant anything happens.
+            let stopped = stoppedNow()
+            var candidates: [Double] = [quiescing ? end : workloadEnd]
+            if let t = virtualTime.scheduler.nextDeadline(after: virtualTime.now, stopped: stopped.pids) { candidates.append(t) }
+            if actionIndex < actionTimes.count { candidates.append(deviceStart + actionTimes[actionIndex]) }
+            if !quiescing, let t = nextPlannedFault { candidates.append(t) }
+            if let t = processes.table.nextDueTicks { candidates.append(Double(t) / 1000) }
+            if let t = nemesis.deferredCalls.map(\.ticks).min() { candidates.append(Double(t) / 1000) }
+            if let t = emulated.deadline { candidates.append(t) }
+            if !quiescing, let t = nextReboot { candidates.append(t) }
+            if let t = nextScheduledOSEvent { candidates.append(t) }
+            let next = candidates.filter { $0 > virtualTime.now }.min() ?? (virtualTime.now + 0.001)
+            advance(to: next)
+            quiesce()
+            let wall = Self.now()
+            if wall - lastProgress > 2_000_000_000 {
+                lastProgress = wall
+                let pct = Int(100 * min(1, (virtualTime.now - deviceStart) / max(1, end - deviceStart)))
+                let faultCount = processes.table.faultCounts.values.reduce(0, +)
+                o.progress("\(o.scenario.name)/\(o.variant.rawValue) seed \(o.seed): \(pct)% of device time, \(faultCount) faults (virtual time)")
+            }
+        }
+    }
+
+    /// The pids the nemesis holds stopped, and the server roles among them.
+    func stoppedNow() -> (pids: Set<Int32>, services: Set<String>) {
+        var pids = Set<Int32>()
+        var services = Set<String>()
+        for e in processes.table.longLived where e.isStopped || e.osSuspended {
+            if let pid = e.pid { pids.insert(pid) }
+            if pack.descriptor.role(e.role)?.lifetime == .server { services.insert(e.role) }
+        }
+        for call in processes.table.extensions where call.resumeAtNanos != nil { pids.insert(call.pid) }
+        return (pids, services)
+    }
+
+    /// Waits until nothing holds device time at this instant (bounded).
+    func quiesce() {
+        virtualTime.lastQuiesceTimedOut = false
+        let deadline = Self.now() + Self.quiescenceWallNanos
+        var blockers: [String] = []
+        // Blockers are worked out again only when something changed: a report came, a child
+        // exited, or we posted a wake (reading the notify records is the costly part).
+        var changed = true
+        while true {
+            if reap() { changed = true }
+            if answerPrompts() { changed = true }
+            let reports = virtualTime.inbox?.read(timeoutMillis: 0) ?? []
+            for report in reports { virtualTime.scheduler.received(report) }
+            if !reports.isEmpty { changed = true }
+            let running = processes.table.extensions.filter { $0.resumeAtNanos == nil }.map(\.role)
+            if changed {
+                changed = false
+                let stopped = stoppedNow()
+                var read: [String: UInt64] = [:]
+                let center = self.center
+                let generation: (String) -> UInt64 = { name in
+                    if let g = read[name] { return g }
+                    let g = (try? center.generation(name)) ?? 0
+                    read[name] = g
+                    return g
+                }
+                for pid in virtualTime.scheduler.toWake(now: virtualTime.now, generation: generation, stopped: stopped.pids) {
+                    try? center.post(SchedulerChannel.wakeNotification(pid: pid))
+                    read[SchedulerChannel.wakeNotification(pid: pid)] = nil
+                }
+                let exiting = processes.table.longLived.filter { $0.pid != nil && $0.expectedExit && !$0.isStopped }.map(\.role)
+                // A stopped server's port is withdrawn (`withdrawPort`), so every request ends at
+                // once: a participant waiting for any answer holds time.
+                blockers = virtualTime.scheduler.blockers(
+                    now: virtualTime.now, generation: generation, stopped: stopped.pids, stoppedServices: [],
+                    runningCalls: running, exiting: exiting)
+                if blockers.isEmpty { return }
+            }
+            if Self.now() > deadline { break }
+            // Participants answer through the FIFO, which wakes us at once; an exit does not, so
+            // while calls run or processes die we look again within a millisecond.
+            let waitingForExit = !running.isEmpty || processes.table.longLived.contains { $0.pid != nil && $0.expectedExit }
+            let wait: Int32 = waitingForExit ? 1 : 50
+            let arrived = virtualTime.inbox?.read(timeoutMillis: wait) ?? []
+            for report in arrived { virtualTime.scheduler.received(report) }
+            if !arrived.isEmpty { changed = true }
+        }
+        virtualTime.lastQuiesceTimedOut = true
+        virtualTime.quiescenceTimeouts += 1
+        rec.record("quiescence_timeout", ["waitingFor": blockers.joined(separator: "; ")])
+    }
+
+    /// Moves the stepped clock to `t`; `quiesce` then wakes the participants whose deadline came.
+    func advance(to t: Double) {
+        virtualTime.now = t
+        virtualTime.steps += 1
+        do {
+            try clock.write(.stepped(at: t, timeZone: emulated.timeZone), to: root)
+        } catch {
+            rec.record("clock_error", ["error": "\(error)"])
+        }
+    }
+}
