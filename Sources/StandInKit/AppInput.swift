@@ -1,3 +1,4 @@
+import ScreenTimeModel
 import ScreenTimeShims
 import SystemKit
 
@@ -38,15 +39,12 @@ public enum AppInput: Sendable, Equatable {
     case authorization(AuthorizationAnswer)
 }
 
-/// The reserved inbox actions iOS (the harness) writes into an app's inbox (PROTOCOL.md §7.7),
-/// and the typed input each becomes. An app's own actions never use these names.
+/// The typed input each of iOS's reserved inbox messages (`ScreenTimeModel.OSMessageActions`,
+/// PROTOCOL.md §7.7) becomes.
 public enum OSMessage {
-    /// `{"state": "active" | "background"}`.
-    public static let appState = "app_state"
-    /// `{"url": "pushin://workout"}`.
-    public static let openURL = "open_url"
-    /// `{}`.
-    public static let significantTimeChange = "significant_time_change"
+    static let appState = OSMessageActions.appState
+    static let openURL = OSMessageActions.openURL
+    static let significantTimeChange = OSMessageActions.significantTimeChange
 
     /// The input for an OS message, nil for the app's own actions; a malformed OS message is an
     /// error naming what is wrong.

@@ -128,23 +128,23 @@ import Testing
     // MARK: What iOS tells an app
 
     @Test(arguments: [
-        (AppMessage(seq: 1, action: OSMessage.appState, fields: ["state": "active"], list: []), AppInput.becameActive),
-        (AppMessage(seq: 2, action: OSMessage.appState, fields: ["state": "background"], list: []), AppInput.enteredBackground),
-        (AppMessage(seq: 3, action: OSMessage.openURL, fields: ["url": "pushin://workout"], list: []), AppInput.openURL("pushin://workout")),
-        (AppMessage(seq: 4, action: OSMessage.significantTimeChange, fields: [:], list: []), AppInput.significantTimeChange),
+        (AppMessage(seq: 1, action: OSMessageActions.appState, fields: ["state": "active"], list: []), AppInput.becameActive),
+        (AppMessage(seq: 2, action: OSMessageActions.appState, fields: ["state": "background"], list: []), AppInput.enteredBackground),
+        (AppMessage(seq: 3, action: OSMessageActions.openURL, fields: ["url": "pushin://workout"], list: []), AppInput.openURL("pushin://workout")),
+        (AppMessage(seq: 4, action: OSMessageActions.significantTimeChange, fields: [:], list: []), AppInput.significantTimeChange),
     ])
     func osMessagesBecomeTypedInputs(message: AppMessage, input: AppInput) throws {
         #expect(try OSMessage.input(for: message)?.get() == input)
     }
 
     @Test func malformedOSMessagesAreErrorsAndTheAppsOwnActionsAreNotOSMessages() {
-        let bad = AppMessage(seq: 1, action: OSMessage.appState, fields: ["state": "asleep"], list: [])
+        let bad = AppMessage(seq: 1, action: OSMessageActions.appState, fields: ["state": "asleep"], list: [])
         guard case .failure(let e)? = OSMessage.input(for: bad) else {
             Issue.record("accepted a state that is neither active nor background")
             return
         }
         #expect(e.reason.contains("active or background"))
-        #expect(OSMessage.input(for: AppMessage(seq: 2, action: OSMessage.openURL, fields: [:], list: [])).map { (try? $0.get()) == nil } == true)
+        #expect(OSMessage.input(for: AppMessage(seq: 2, action: OSMessageActions.openURL, fields: [:], list: [])).map { (try? $0.get()) == nil } == true)
         #expect(OSMessage.input(for: AppMessage(seq: 3, action: "start_session", fields: [:], list: [])) == nil)
     }
 

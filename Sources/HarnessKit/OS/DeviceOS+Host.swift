@@ -1,4 +1,5 @@
 import Foundation
+import ScreenTimeModel
 
 extension DeviceOS {
     /// The user opens the host: launched if not running, continued if suspended, foreground.
@@ -43,14 +44,14 @@ extension DeviceOS {
     /// `app_state`: the host came to the foreground or left it (PROTOCOL.md §7.7).
     mutating func tellLifecycle(active: Bool, _ out: inout [OSEffect]) {
         guard configuration.hostNotices.lifecycle else { return }
-        tellHost(OSMessages.appState, ["state": active ? "active" : "background"], &out)
+        tellHost(OSMessageActions.appState, ["state": active ? "active" : "background"], &out)
     }
 
     /// `significant_time_change` to a host that is running or suspended (one that is not running
     /// hears nothing: it reads the date when it launches).
     mutating func tellSignificantTimeChange(_ out: inout [OSEffect]) {
         guard configuration.hostNotices.significantTimeChange, host != .notRunning else { return }
-        tellHost(OSMessages.significantTimeChange, [:], &out)
+        tellHost(OSMessageActions.significantTimeChange, [:], &out)
     }
 
     /// The user opened a URL (a link, a notification's deep link): a scheme the host registered
@@ -62,7 +63,7 @@ extension DeviceOS {
             return
         }
         openHost(&out)
-        tellHost(OSMessages.openURL, ["url": url], &out)
+        tellHost(OSMessageActions.openURL, ["url": url], &out)
     }
 
     func localDay(_ t: Double) -> Int {
@@ -78,12 +79,4 @@ extension DeviceOS {
         let start = calendar.startOfDay(for: Date(timeIntervalSince1970: now))
         return calendar.date(byAdding: .day, value: 1, to: start)?.timeIntervalSince1970
     }
-}
-
-/// The reserved inbox actions of iOS's own messages (PROTOCOL.md §7.7; the app side reads them
-/// in `StandInKit.OSMessage`).
-public enum OSMessages {
-    public static let appState = "app_state"
-    public static let openURL = "open_url"
-    public static let significantTimeChange = "significant_time_change"
 }
