@@ -89,4 +89,21 @@ final class RecordingDelegate: NSObject, UNUserNotificationCenterDelegate, @unch
         #expect(try NotificationAuthority.applyRemovals(on: t.device) == ["w2"])
         #expect(await center.deliveredNotifications().isEmpty)
     }
+
+    /// Delivering a request whose identifier is already in Notification Center replaces the
+    /// delivered one (Apple: one notification per identifier), newest content and date.
+    @Test func aSecondDeliveryOfOneIdentifierReplacesTheFirst() async throws {
+        let t = try TestDevice()
+        let center = UNUserNotificationCenter(device: t.device)
+        try await center.add(UNNotificationRequest(identifier: "w1", content: content("First"), trigger: nil))
+        let first = try #require(NotificationAuthority.pending(on: t.device).records.first)
+        try NotificationAuthority.deliver(first, at: t.device.now(), on: t.device)
+        try await center.add(UNNotificationRequest(identifier: "w1", content: content("Second"), trigger: nil))
+        let second = try #require(NotificationAuthority.pending(on: t.device).records.first)
+        try NotificationAuthority.deliver(second, at: t.device.now().addingTimeInterval(60), on: t.device)
+        let delivered = await center.deliveredNotifications()
+        #expect(delivered.map(\.request.identifier) == ["w1"])
+        #expect(delivered.first?.request.content.title == "Second")
+        #expect(try NotificationAuthority.delivered(on: t.device).count == 1)
+    }
 }

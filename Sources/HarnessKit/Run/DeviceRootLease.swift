@@ -30,8 +30,11 @@ public final class DeviceRootLease: @unchecked Sendable {
     /// parent, e.g. `/dev/shm/screentime-harness-<uid>`).
     public static var managedRunsDirectory: String { managedRunsDirectory() }
 
-    static func managedRunsDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let dir = environment[runsDirectoryVariable], !dir.isEmpty { return dir }
+    static func managedRunsDirectory(
+        environment: [String: String] = ProcessInfo.processInfo.environment, currentDirectory: String = FileManager.default.currentDirectoryPath
+    ) -> String {
+        // Absolute: the stand-ins get the device root's path and run elsewhere.
+        if let dir = environment[runsDirectoryVariable], !dir.isEmpty { return dir.hasPrefix("/") ? dir : currentDirectory + "/" + dir }
         return (DeviceRoot.resolvePath(environment: [:]) as NSString).deletingLastPathComponent + "/runs"
     }
 

@@ -333,6 +333,10 @@ import Testing
         #expect(!FieldFault(kind: .drop, activityPattern: "other_*").selects(call, now: 0))
         #expect(!FieldFault(kind: .drop, window: 10...20).selects(call, now: 5))
         #expect(FieldFault.matches("a-b-c", "a*c") && FieldFault.matches("abc", "*") && !FieldFault.matches("abc", "a*d"))
+        // Defaults faults act inside the processes (App Group level), never on an extension call,
+        // whatever their filters say (a torn_write that also dropped calls would hide its own effect).
+        #expect(!FieldFault(kind: .tornWrite).selects(call, now: 0))
+        #expect(!FieldFault(kind: .staleDefaults(seconds: 300), callbacks: ["intervalDidEnd"]).selects(call, now: 0))
         // Chance 0 never, count 1 once; the same seed makes the same choices.
         var never = Self.os(faults: [FieldFault(kind: .drop, probability: 0)])
         _ = never.apply(.registrations([Self.registration("a", Self.hm(10, 0), Self.hm(10, 30), repeats: true)]))

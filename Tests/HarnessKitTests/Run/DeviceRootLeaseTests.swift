@@ -88,6 +88,7 @@ import Glibc
 
     @Test func theRunsDirectoryComesFromTheEnvironmentElseTheDefaultBase() {
         #expect(DeviceRootLease.managedRunsDirectory(environment: ["SCREENTIME_RUNS_DIRECTORY": "/x/y"]) == "/x/y")
+        #expect(DeviceRootLease.managedRunsDirectory(environment: ["SCREENTIME_RUNS_DIRECTORY": "roots"], currentDirectory: "/work") == "/work/roots")
         let standard = DeviceRootLease.managedRunsDirectory(environment: [:])
         #expect(standard.hasSuffix("/screentime-harness-\(getuid())/runs"), "\(standard)")
         #expect(DeviceRootLease.managedRunsDirectory(environment: ["SCREENTIME_RUNS_DIRECTORY": ""]) == standard)

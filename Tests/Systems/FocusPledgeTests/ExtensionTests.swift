@@ -121,6 +121,25 @@ import Testing
         #expect(effects.first == .setDefaults([.set(FocusPledgeKeys.sessionEnded, "s1")], atomic: true))
     }
 
+    /// Hardened: an intervalDidEnd of an earlier session (iOS delivers it late) or a repeated one
+    /// for a session already marked ended writes nothing — only the active session's first real
+    /// end is recorded.
+    @Test func intervalDidEndOfAnotherSessionOrASecondOneWritesNothing() {
+        var store = Self.activeStore("s2")
+        let afterEnd = Self.t0.addingTimeInterval(1800)
+        var late = MonitorExtension(variant: .hardened)
+        let foreign = late.handle(.intervalDidEnd(activity: "focuspledge_s1", now: afterEnd, store: store))
+        #expect(late.state.lastDecision == .ignored(reason: "not_the_active_session"))
+        #expect(!foreign.contains { if case .setDefaults = $0 { return true } else { return false } })
+        var first = MonitorExtension(variant: .hardened)
+        Self.apply(first.handle(.intervalDidEnd(activity: "focuspledge_s2", now: afterEnd, store: store)), to: &store)
+        #expect(store[FocusPledgeKeys.sessionEnded] == "s2")
+        var again = MonitorExtension(variant: .hardened)
+        let repeated = again.handle(.intervalDidEnd(activity: "focuspledge_s2", now: afterEnd.addingTimeInterval(5), store: store))
+        #expect(again.state.lastDecision == .ignored(reason: "already_ended"))
+        #expect(!repeated.contains { if case .setDefaults = $0 { return true } else { return false } })
+    }
+
     @Test func intervalDidStartDoesNothingInEitherVariant() {
         for variant in Variant.allCases {
             var monitor = MonitorExtension(variant: variant)

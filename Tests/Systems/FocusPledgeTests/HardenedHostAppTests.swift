@@ -338,6 +338,18 @@ import Testing
         #expect(rig.store.isEmpty)
     }
 
+    /// A selection the user emptied, or a pledge of 0 minutes, would start a session that
+    /// enforces nothing (or ends as it starts) and settle SUCCESS for it: refused, nothing written.
+    @Test(arguments: [("empty selection", 30, "no_blocked_apps"), ("zero minutes", 0, "invalid_duration")])
+    func aStartThatCouldEnforceNothingIsRejectedBeforeAnyWrite(_ what: String, minutes: Int, reason: String) {
+        var rig = Rig(.hardened, apps: what == "empty selection" ? [] : ["com.example.game"])
+        let before = rig.store
+        let effects = rig.start("s1", minutes: minutes)
+        #expect(effects == [.trace("start_rejected", ["sessionId": "s1", "reason": reason])], "\(what)")
+        #expect(rig.store == before)
+        #expect(rig.device.shields == nil && rig.device.monitored.isEmpty)
+    }
+
     @Test func everyHardenedWriteIsAtomic() {
         var rig = Rig(.hardened)
         rig.start("s1", minutes: 30)

@@ -220,6 +220,17 @@ struct ScenarioErrorLocationTests {
         #expect(error.message == "nemesis.stopMillis: min 300 is greater than max 250")
     }
 
+    /// The max is held to the key's bounds like the min: a SIGSTOP of 20 minutes (or a session of
+    /// 8 days) is refused at its own element, not planned.
+    @Test("bad range: max above the key's bound, in the core's keys and the pack's")
+    func rangeMaxAboveBound() throws {
+        let stop = try #require(parseError(minimalScenarioYAML + "\nnemesis:\n  stopMillis:\n    - 20\n    - 1200000"))
+        #expect(stop.line == 9)  // the element itself
+        #expect(stop.message == "nemesis.stopMillis max: must be in 0...600000, got 1200000")
+        let session = try #require(parseError(minimalScenarioYAML + "\n  sessions: { durationMinutes: [20, 11520] }"))
+        #expect(session.message.contains("must be in 3...10080, got 11520"), "\(session.message)")
+    }
+
     @Test("bad range: wrong length, negative element, non-numbers")
     func rangeShapes() throws {
         let three = try #require(parseError(minimalScenarioYAML + "\nnemesis:\n  intervalMillis: [1, 2, 3]"))
