@@ -252,9 +252,12 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
             guard httpInFlight.removeValue(forKey: id) != nil else { return }
         case .user(let m):
             // iOS's own messages (PROTOCOL.md §7.7) reach the machine typed, never as a tap.
-            if !adapter.takesOSMessagesRaw, let typed = osInput(m) {
-                guard let typed else { return }
-                return feed(typed)
+            if !adapter.takesOSMessagesRaw {
+                switch osInput(m) {
+                case .input(let typed): return feed(typed)
+                case .malformed: return  // traced
+                case .appsOwn: break
+                }
             }
             var fields = m.fields
             fields["action"] = m.action
@@ -265,9 +268,15 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
         feed(input)
     }
 
-    /// The typed input of an OS message, `.some(nil)` for a malformed one (traced, dropped), nil
-    /// for the app's own actions.
-    func osInput(_ m: AppMessage) -> AppInput?? {
+    /// What an inbox message is: one of iOS's, typed; one of iOS's that is malformed (traced, to
+    /// be dropped); or the app's own action.
+    enum InboxMessageKind {
+        case input(AppInput)
+        case malformed
+        case appsOwn
+    }
+
+    func osInput(_ m: AppMessage) -> InboxMessageKind {
         if m.action == NotificationResponseMessage.action {
             do {
                 let p = try NotificationResponseMessage.parse(m.fields)
@@ -275,25 +284,25 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
                 context.trace.log("os_input", [
                     "action": m.action, "seq": String(m.seq), "identifier": request.identifier, "actionIdentifier": p.actionIdentifier,
                 ])
-                return .some(.notificationResponse(NotificationResponse(
+                return .input(.notificationResponse(NotificationResponse(
                     identifier: request.identifier, actionIdentifier: p.actionIdentifier,
                     categoryIdentifier: request.content.categoryIdentifier, userInfo: request.content.userInfo, userText: p.userText)))
             } catch {
                 context.trace.log("inbox_malformed", ["seq": String(m.seq), "action": m.action, "why": "\(error)"])
-                return .some(nil)
+                return .malformed
             }
         }
         switch OSMessage.input(for: m) {
-        case nil: return nil
+        case nil: return .appsOwn
         case .success(let input)?:
             var fields = m.fields
             fields["action"] = m.action
             fields["seq"] = String(m.seq)
             context.trace.log("os_input", fields)
-            return .some(input)
+            return .input(input)
         case .failure(let e)?:
             context.trace.log("inbox_malformed", ["seq": String(m.seq), "action": m.action, "why": e.reason])
-            return .some(nil)
+            return .malformed
         }
     }
 

@@ -126,7 +126,8 @@ public struct DeviceOS: Sendable {
                 return [.record("os_clock_refused", ["now": String(now), "asked": String(t)])]
             }
             accountUsage(until: t, &out)
-            let crossedMidnight = localDay(t) != localDay(now)
+            // Two calendar lookups per clock step only for a host that listens (a hot path).
+            let crossedMidnight = configuration.hostNotices.significantTimeChange && localDay(t) != localDay(now)
             now = t
             if crossedMidnight { tellSignificantTimeChange(&out) }
             releaseHeld(&out)
