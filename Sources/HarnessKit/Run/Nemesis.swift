@@ -48,7 +48,7 @@ extension LiveRun {
             nemesis.atQuiescentInstant = true
             execute(processes.table.apply(f, now: ticks()))
             nemesis.atQuiescentInstant = false
-            quiesce()
+            settle()
         }
     }
 

@@ -47,26 +47,20 @@ extension LiveRun {
         quiesce()
         while true {
             if stopRequested() { return }
-            // Everything due at this instant, in a fixed order, each followed by quiet.
-            if scanEmulatedOSIfNeeded() { quiesce() }
+            // Everything due at this instant, in a fixed order, each followed by `settle()`: quiet,
+            // and the OS's view of what the processes did recorded, before anything else happens.
+            if scanEmulatedOSIfNeeded() { settle() }
             let due = processes.table.due(now: ticks())
             if !due.isEmpty {
                 execute(due)
-                quiesce()
-                if scanEmulatedOSIfNeeded() { quiesce() }
+                settle()
             }
-            if launchDeferredCalls() {
-                quiesce()
-                if scanEmulatedOSIfNeeded() { quiesce() }
-            }
+            if launchDeferredCalls() { settle() }
             if !quiescing && rebootIfDue() {
-                quiesce()
+                settle()
                 continue
             }
-            if osScheduleIfDue() {
-                quiesce()
-                while scanEmulatedOSIfNeeded() { quiesce() }
-            }
+            if osScheduleIfDue() { settle() }
             if !quiescing { applyDueFaultsAtInstant() }
             while actionIndex < actionTimes.count, deviceStart + actionTimes[actionIndex] <= virtualTime.now {
                 processes.resumesHeld = true
@@ -76,8 +70,7 @@ extension LiveRun {
                 processes.heldResumes = []
                 execute(held)
                 actionIndex += 1
-                quiesce()
-                while scanEmulatedOSIfNeeded() { quiesce() }
+                settle()
             }
             if !quiescing && actionIndex == actionTimes.count && virtualTime.now >= workloadEnd {
                 quiescing = true
@@ -85,7 +78,7 @@ extension LiveRun {
                 armedFaultsDropped()
                 execute(processes.table.beginQuiesce(now: ticks()))
                 reopenHostForSettling()
-                quiesce()
+                settle()
                 continue
             }
             if quiescing && virtualTime.now >= end && !processes.table.extensionCallsRunning && nemesis.deferredCalls.isEmpty { return }
@@ -108,6 +101,9 @@ extension LiveRun {
             if !quiescing, let t = nextReboot { candidates.append(t) }
             if let t = nextScheduledOSEvent { candidates.append(t) }
             let next = candidates.filter { $0 > virtualTime.now }.min() ?? (virtualTime.now + 0.001)
+            // Nothing may be left unrecorded at this instant when the clock moves: a checker must
+            // never blame an app for the harness's own lag (a reaction recorded minutes late).
+            settle()
             advance(to: next)
             quiesce()
             let wall = Self.now()
@@ -130,6 +126,25 @@ extension LiveRun {
         }
         for call in processes.table.extensions where call.resumeAtNanos != nil { pids.insert(call.pid) }
         return (pids, services)
+    }
+
+    /// At most this many rounds of "the OS looks at the files, the processes react" at one
+    /// instant: a system that keeps the OS busy forever is recorded, never a hang.
+    static let settleRoundsMax = 64
+
+    /// Quiet, then the OS's view of the processes' reactions, repeated until the OS sees nothing
+    /// new (bounded by `settleRoundsMax`): every reaction at this instant is recorded at it.
+    func settle() {
+        quiesce()
+        var rounds = 0
+        while scanEmulatedOSIfNeeded() {
+            quiesce()
+            rounds += 1
+            if rounds >= Self.settleRoundsMax {
+                rec.record("settle_bound", ["rounds": String(rounds), "why": "the OS kept seeing new writes at one instant"])
+                return
+            }
+        }
     }
 
     /// Waits until nothing holds device time at this instant (bounded).
