@@ -115,8 +115,7 @@ struct RunCommand: ParsableCommand {
             cases, durationOverride: durationOverride, outputDirectory: outDir, binDirectory: Executables.directory,
             progress: { FileHandle.standardError.write(Data("… \($0)\n".utf8)) }, deviceRoot: root,
             onResult: { r in
-                let o = r.outcome
-                FileHandle.standardError.write(Data("  \(SuiteRunner.verdictWord(o)): \(o.killsAndStops) kills/stops, \(o.historyEvents) history events, \(String(format: "%.1f", o.wallSeconds)) s -> \(o.runDirectory)\n".utf8))
+                FileHandle.standardError.write(Data("  \(SuiteRunner.resultLine(r.outcome))\n".utf8))
             })
         print(SuiteRunner.table(results))
         for r in results where r.outcome.exitCode != 0 {

@@ -34,10 +34,23 @@ public enum HistoryNormalizer {
     }
 
     /// The normalized `history.jsonl` of a run directory.
+    /// `runDirectory` may be relative or end in `/`: the run's paths in the history are absolute,
+    /// so it is made absolute and standard first (`RUN` and `RUN/` give the same bytes).
     public static func normalize(runDirectory: String) throws -> [String] {
-        let data = try InputFile.read(runDirectory + "/history.jsonl", limitBytes: HistoryMerge.maxFileBytes)
+        let dir = absoluteStandardPath(runDirectory)
+        let data = try InputFile.read(dir + "/history.jsonl", limitBytes: HistoryMerge.maxFileBytes)
         let events = HistoryEvent.parse(jsonl: data).events
         let started = events.first { $0.isHarnessLine("run_started") }
-        return normalize(events, runDirectory: runDirectory, deviceRoot: started?["deviceRoot"])
+        return normalize(events, runDirectory: dir, deviceRoot: started?["deviceRoot"])
+    }
+
+    /// Absolute, without `.`/`..` components or a trailing slash.
+    static func absoluteStandardPath(_ path: String) -> String {
+        let url = path.hasPrefix("/")
+            ? URL(fileURLWithPath: path)
+            : URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(path)
+        var p = url.standardizedFileURL.path
+        while p.count > 1 && p.hasSuffix("/") { p.removeLast() }
+        return p
     }
 }

@@ -44,6 +44,18 @@ public enum SuiteRunner {
 
     public static func verdictWord(_ o: ScenarioRunner.Outcome) -> String { verdict(o) }
 
+    /// The line printed as each run ends. Work iOS lost (a user action whose callback was dropped
+    /// or killed, `report.lostByOS`) is said here too, so a PASS never hides it (issue 19).
+    public static func resultLine(_ o: ScenarioRunner.Outcome) -> String {
+        var parts = ["\(o.killsAndStops) kills/stops"]
+        if let lost = o.report?.lostByOS, !lost.isEmpty {
+            parts.append("\(lost.count) user action\(lost.count == 1 ? "" : "s") lost by iOS (report.json lostByOS)")
+        }
+        parts.append("\(o.historyEvents) history events")
+        parts.append(String(format: "%.1f s", o.wallSeconds))
+        return "\(verdict(o)): " + parts.joined(separator: ", ") + " -> \(o.runDirectory)"
+    }
+
     static func verdict(_ o: ScenarioRunner.Outcome) -> String {
         switch o.exitCode {
         case 0: return "PASS"
