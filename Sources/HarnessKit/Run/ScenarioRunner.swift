@@ -93,7 +93,12 @@ public final class ScenarioRunner {
             run.loop()
             let merged = try run.finish()
             events = merged.events.count
-            let judged = RunJudgement.judge(setup.pack, merged.events)
+            var judged = RunJudgement.judge(setup.pack, merged.events)
+            let faults = o.scenario.os.faults
+            if !faults.isEmpty {
+                let deviceRoles = setup.pack.descriptor.roles.filter { $0.lifetime != .server }.map(\.name)
+                judged.faultRules = FaultRuleTally.tally(faults, deviceRoles: deviceRoles, events: merged.events)
+            }
             report = judged
             try writeReport(judged)
         } catch {

@@ -51,6 +51,10 @@ public enum SuiteRunner {
         if let lost = o.report?.lostByOS, !lost.isEmpty {
             parts.append("\(lost.count) user action\(lost.count == 1 ? "" : "s") lost by iOS (report.json lostByOS)")
         }
+        let idle = o.report?.faultRulesNeverFired ?? []
+        if !idle.isEmpty {
+            parts.append("fault rule\(idle.count == 1 ? "" : "s") armed, never fired: " + idle.map(\.rule).joined(separator: ", "))
+        }
         parts.append("\(o.historyEvents) history events")
         parts.append(String(format: "%.1f s", o.wallSeconds))
         return "\(verdict(o)): " + parts.joined(separator: ", ") + " -> \(o.runDirectory)"

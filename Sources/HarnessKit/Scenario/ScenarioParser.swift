@@ -37,6 +37,7 @@
 
 import AppGroup
 import Foundation
+import SystemKit
 import Yams
 
 public enum ScenarioParser {
@@ -196,7 +197,12 @@ struct NodeReader {
         var settleSeconds = system.descriptor.defaultSettleSeconds
         if let node = top["settle"] { settleSeconds = try duration(node, "settle") }
         let nemesis = try self.nemesis(top["nemesis"], targets: system.descriptor.nemesisTargets)
-        let os = try self.os(top["os"], start: clock.start, roles: system.descriptor.roles.filter { $0.lifetime != .server }.map(\.name))
+        let extensionPoints = Set(system.descriptor.roles.compactMap { role -> ExtensionPoint? in
+            if case .extension(let point) = role.lifetime { return point } else { return nil }
+        })
+        let os = try self.os(
+            top["os"], start: clock.start, roles: system.descriptor.roles.filter { $0.lifetime != .server }.map(\.name),
+            faultContext: .init(durationSeconds: durationSeconds, extensionPoints: extensionPoints))
         var sections = top
         (sections.clock, sections.timeZoneChanges) = (clock, os.timeZoneChanges)  // for local times of day (LocalTimeSchedule)
         let configuration = try system.configuration(from: ScenarioSection(fields: sections))
