@@ -175,6 +175,22 @@ import Testing
         #expect(report.result("every-report-reminds")?.checkedCount == 0)
     }
 
+    @Test func aSaveWithAppsMustRegisterMonitoring() throws {
+        var h = History()
+        h.hostUp(0)
+        h.line(10, "harness", "user_action", ["action": "select_apps", "apps": "com.a"])
+        h.line(20, "harness", "user_action", ["action": "save_reminder"])
+        h.line(20, "host-app", "monitoring_rejected", ["code": "MONITORING_ERROR"], pid: 7)
+        let report = UntilChecker.check(h.finished(1_000))
+        let v = try #require(report.violations(of: "monitoring-started").first)
+        #expect(v.relevantEvents.map(\.event) == ["user_action", "user_action", "monitoring_rejected"])
+        var ok = History()
+        ok.line(10, "harness", "user_action", ["action": "select_apps", "apps": "com.a"])
+        ok.line(20, "harness", "user_action", ["action": "save_reminder"])
+        ok.line(20, "harness", "monitoring_registered", ["activity": "untilMonitoring"])
+        #expect(UntilChecker.check(ok.finished(1_000)).result("monitoring-started") == .init(name: "monitoring-started", passed: true, checkedCount: 1))
+    }
+
     @Test func aHistoryThatDidNotFinishIsUndecided() {
         var h = History()
         h.report(100)

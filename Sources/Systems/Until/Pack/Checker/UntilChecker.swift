@@ -1,5 +1,6 @@
 import HarnessKit
 import History
+import Until
 
 /// Judges an Until run from its merged history alone. The guide's promise: "Open one of the selected
 /// apps / App should detect the opening after ~1 second / Reminder should fire" (Testing after
@@ -24,12 +25,18 @@ public enum UntilChecker {
         promise: "An app opening reported while the host runs (on screen, or in iOS's background grace before suspension) and keeps running reaches the user within \(Int(boundSeconds)) s of device time.",
         source: "Seed 003, Step 4: \"Post Darwin notification for immediate wake-up\"; Testing: \"detect the opening after ~1 second\"")
 
+    public static let monitoringStarted = InvariantDescriptor(
+        name: "monitoring-started",
+        promise: "Saving a reminder with picked apps registers the DeviceActivity monitoring (activity untilMonitoring) with iOS.",
+        source: "Seed 003, Step 6: \"Update ScreenTimeModule.swift to start monitoring when apps are selected\"; Testing after approval 3-4")
+
     public static let reportToReminder = LatencySeriesDescriptor(
         name: "report-to-reminder",
         what: "iOS called eventDidReachThreshold -> the reminder was shown (host running, not suspended, throughout)")
 
     public static let invariants = [
-        everyReportReminds, noDoubleReminder, noReminderWithoutReport, reminderWithinBound, CoreRules.noStoreCorrupt, CoreRules.runSettles,
+        everyReportReminds, noDoubleReminder, noReminderWithoutReport, reminderWithinBound, monitoringStarted, CoreRules.noStoreCorrupt,
+        CoreRules.runSettles,
     ]
 
     /// Device seconds of host foreground time within which a report must be reminded of: the JS
@@ -49,7 +56,7 @@ public enum UntilChecker {
         let shown = run.shownByReport()
         let (timely, latency) = judgeBound(run, shown)
         let outcomes = [
-            judgeLoss(run, shown), judgeDoubles(run, shown), judgePhantoms(run), timely,
+            judgeLoss(run, shown), judgeDoubles(run, shown), judgePhantoms(run), timely, judgeMonitoring(run),
             CoreRules.noStoreCorrupt(history), CoreRules.runSettles(history),
         ]
         var report = CheckReport(
@@ -146,6 +153,23 @@ public enum UntilChecker {
                 [report.first, report.deliveries.first?.outcomeEvent, first])
         }
         return (outcome, reportToReminder.series(samplesNanos: samples, excluded: ["host not running": notRunning, "not received": notReceived, "stale reads": stale]))
+    }
+
+    /// Every save with picked apps is followed by iOS registering the activity — so a variant cannot
+    /// pass by never monitoring (no report, nothing to judge).
+    static func judgeMonitoring(_ run: UntilRun) -> RuleOutcome {
+        var outcome = RuleOutcome(monitoringStarted.name, subjectKind: "save")
+        for (n, save) in run.events.filter({ $0.isUserAction("save_reminder") }).enumerated() {
+            let picked = run.events.last { $0.isUserAction("select_apps") && $0.mono < save.mono }
+            guard let apps = picked?["apps"], !apps.isEmpty else { continue }
+            outcome.checkedCount += 1
+            guard !run.events.contains(where: { $0.isHarnessLine("monitoring_registered") && $0["activity"] == UntilKeys.activity && $0.mono > save.mono })
+            else { continue }
+            outcome.fail(
+                String(n + 1), "the user saved a reminder with apps \(apps) picked and iOS never registered the monitoring",
+                [picked, save, run.events.first { $0.isLine(of: UntilPack.hostRole, "monitoring_rejected") && $0.mono > save.mono }])
+        }
+        return outcome
     }
 
     /// Openings iOS never reported to the extension (dropped, or every call of it killed before it
