@@ -160,8 +160,20 @@ let package = Package(
         .target(name: "RallyPack", dependencies: ["Rally", "HarnessKit", "History", "ScreenTimeShims", "SystemKit"], path: "Sources/Systems/Rally/Pack"),
         .executableTarget(name: "sth-rally", dependencies: ["RallyStandIns"], path: "Sources/Systems/Rally/Executables/sth-rally"),
 
+        // MARK: Systems — Until (seed 003): as-written runs the seed's own Swift (module Seed003)
+        .target(name: "Until", dependencies: ["AppGroup", "ScreenTimeModel", "SystemKit"], path: "Sources/Systems/Until/Model"),
+        .target(
+            name: "UntilStandIns",
+            dependencies: [
+                "Until", "Seed003", "StandInKit", "SystemKit", "AppGroup", "DeviceActivity", "FamilyControls", "ManagedSettings",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/Systems/Until/StandIns"),
+        .target(name: "UntilPack", dependencies: ["Until", "HarnessKit", "History", "ScreenTimeShims", "SystemKit"], path: "Sources/Systems/Until/Pack"),
+        .executableTarget(name: "sth-until", dependencies: ["UntilStandIns"], path: "Sources/Systems/Until/Executables/sth-until"),
+
         // MARK: Systems — the registry
-        .target(name: "SystemRegistry", dependencies: ["HarnessKit", "FocusPledgePack", "RallyPack"], path: "Sources/Systems/Registry"),
+        .target(name: "SystemRegistry", dependencies: ["HarnessKit", "FocusPledgePack", "RallyPack", "UntilPack"], path: "Sources/Systems/Registry"),
 
         // MARK: Seed code — the seeds' Swift blocks compiled against the frameworks (Tests/SeedCode, EDITS.md)
         // Stand-ins for what the seeds' apps link besides Screen Time (UIKit's app lifecycle, Flutter,
@@ -235,6 +247,10 @@ let package = Package(
         .testTarget(
             name: "RallyTests", dependencies: ["Rally", "RallyPack", "HarnessKit", "History", "SystemKit", "AppGroup", "Supervision", "sth-rally"],
             path: "Tests/Systems/RallyTests"),
+        .testTarget(
+            name: "UntilTests",
+            dependencies: ["Until", "UntilPack", "UntilStandIns", "Seed003", "HarnessKit", "History", "SystemKit", "AppGroup", "Supervision", "sth-until"],
+            path: "Tests/Systems/UntilTests"),
         .testTarget(
             name: "FocusPledgePackTests",
             dependencies: ["FocusPledgePack", "FocusPledge", "FocusPledgeServer", "HarnessKit", "History", "Supervision", "SystemRegistry"],

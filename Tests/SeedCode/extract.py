@@ -287,6 +287,9 @@ NOTES = """## Notes
   is never saved and `startNativeSession` always answers "No blocked apps selected". On Linux, Foundation's
   NSKeyedArchiver stops the process instead (`Fatal error: Secure coding required`) — a divergence from iOS to keep in
   mind before running that function in a stand-in.
+* **Run, not only compiled: seed 003.** The Until pack's as-written stand-ins run `UntilDeviceActivityMonitor` and
+  `ScreenTimeModule` through `Seed003/UntilEntryPoints.swift` (not seed text: a public door to the seed's internal
+  classes); `Seed003/Stubs.swift`'s module keeps what it sends to the JS side (`sendEvent`) for the stand-in to hand on.
 * **Time.** The seeds read `Date()`: in a stand-in that is the host's clock, not the device clock of PROTOCOL.md §2.
   The frameworks use device time; seed code run under a virtual clock would need `Date()` mapped (not done here).
 * **Edits that remain as the seeds' authors meant**: `Application(token:).bundleIdentifier` compiles but is nil in

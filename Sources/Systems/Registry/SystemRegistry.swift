@@ -1,6 +1,7 @@
 import FocusPledgePack
 import HarnessKit
 import RallyPack
+import UntilPack
 
 /// Every seed system the harness ships. A new pack adds one line here (and its targets in
 /// Package.swift); nothing in the core changes.
@@ -8,5 +9,6 @@ public enum SystemRegistry {
     public static let catalog = SystemCatalog([
         AnySystemPack(FocusPledgePack()),
         AnySystemPack(RallyPack()),
+        AnySystemPack(UntilPack()),
     ])
 }
