@@ -47,8 +47,10 @@ extension LiveRun {
         quiesce()
         while true {
             if stopRequested() { return }
-            // Everything due at this instant, in a fixed order, each followed by quiet.
-            if scanEmulatedOSIfNeeded() { quiesce() }
+            // Everything due at this instant, in a fixed order, each followed by quiet. A call the
+            // OS makes here may change what it must see (a monitor that re-shields): scan until
+            // nothing changes, as below, before time moves on.
+            while scanEmulatedOSIfNeeded() { quiesce() }
             let due = processes.table.due(now: ticks())
             if !due.isEmpty {
                 execute(due)
