@@ -160,8 +160,20 @@ let package = Package(
         .target(name: "RallyPack", dependencies: ["Rally", "HarnessKit", "History", "ScreenTimeShims", "SystemKit"], path: "Sources/Systems/Rally/Pack"),
         .executableTarget(name: "sth-rally", dependencies: ["RallyStandIns"], path: "Sources/Systems/Rally/Executables/sth-rally"),
 
+        // MARK: Systems — Exit (seed 004); its as-written extensions run the seed's Swift (Seed004)
+        .target(name: "Exit", dependencies: ["AppGroup", "SystemKit"], path: "Sources/Systems/Exit/Model"),
+        .target(
+            name: "ExitStandIns",
+            dependencies: [
+                "Exit", "Seed004", "StandInKit", "SystemKit", "AppGroup", "DeviceActivity", "ManagedSettings", "ManagedSettingsUI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/Systems/Exit/StandIns"),
+        .target(name: "ExitPack", dependencies: ["Exit", "HarnessKit", "History", "ScreenTimeShims", "SystemKit"], path: "Sources/Systems/Exit/Pack"),
+        .executableTarget(name: "sth-exit", dependencies: ["ExitStandIns"], path: "Sources/Systems/Exit/Executables/sth-exit"),
+
         // MARK: Systems — the registry
-        .target(name: "SystemRegistry", dependencies: ["HarnessKit", "FocusPledgePack", "RallyPack"], path: "Sources/Systems/Registry"),
+        .target(name: "SystemRegistry", dependencies: ["HarnessKit", "FocusPledgePack", "RallyPack", "ExitPack"], path: "Sources/Systems/Registry"),
 
         // MARK: Seed code — the seeds' Swift blocks compiled against the frameworks (Tests/SeedCode, EDITS.md)
         // Stand-ins for what the seeds' apps link besides Screen Time (UIKit's app lifecycle, Flutter,
@@ -235,6 +247,9 @@ let package = Package(
         .testTarget(
             name: "RallyTests", dependencies: ["Rally", "RallyPack", "HarnessKit", "History", "SystemKit", "AppGroup", "Supervision", "sth-rally"],
             path: "Tests/Systems/RallyTests"),
+        .testTarget(
+            name: "ExitTests", dependencies: ["Exit", "ExitPack", "HarnessKit", "History", "SystemKit", "AppGroup", "Supervision", "sth-exit"],
+            path: "Tests/Systems/ExitTests"),
         .testTarget(
             name: "FocusPledgePackTests",
             dependencies: ["FocusPledgePack", "FocusPledge", "FocusPledgeServer", "HarnessKit", "History", "Supervision", "SystemRegistry"],

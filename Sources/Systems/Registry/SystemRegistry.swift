@@ -1,3 +1,4 @@
+import ExitPack
 import FocusPledgePack
 import HarnessKit
 import RallyPack
@@ -8,5 +9,6 @@ public enum SystemRegistry {
     public static let catalog = SystemCatalog([
         AnySystemPack(FocusPledgePack()),
         AnySystemPack(RallyPack()),
+        AnySystemPack(ExitPack()),
     ])
 }
