@@ -132,6 +132,16 @@ import Testing
         var noChance = base
         noChance.harness(1_200, "shields", ["apps": "a"])
         #expect(Self.violations(noChance.finished(at: 2_000), .unlockInWindow).isEmpty)
+        // The host in the foreground but held stopped by the nemesis: its chance comes 2 s after CONT.
+        var held = base
+        held.harness(1_150, "host_state", ["state": "foreground"])
+        held.harness(1_155, "signal", ["target": ExitRoles.host, "childPid": "1", "signal": "STOP", "by": "nemesis"])
+        held.harness(1_190, "signal", ["target": ExitRoles.host, "childPid": "1", "signal": "CONT", "by": "nemesis"])
+        var reshieldedAfterCont = held
+        reshieldedAfterCont.harness(1_191, "shields", ["apps": "a"])
+        #expect(Self.violations(reshieldedAfterCont.finished(at: 2_000), .unlockInWindow).isEmpty)
+        held.harness(1_250, "shields", ["apps": "a"])
+        #expect(Self.violations(held.finished(at: 2_000), .unlockInWindow).first?.explanation.contains("first chance after the window: t=1192.0") == true)
         // Unshielded with no unlock at all.
         var never = History.started()
         never.harness(1_000, "user_action", ["action": "select_apps", "apps": "a"])

@@ -81,6 +81,11 @@ struct ExitRun {
         events.first { $0.t >= t }?.mono ?? (events.last?.mono ?? 0)
     }
 
+    /// The monotonic time of the last line at or before device time `t`: the state at `t`.
+    func mono(atOrBefore t: Double) -> Int64 {
+        events.last { $0.t <= t }?.mono ?? (events.first?.mono ?? 0)
+    }
+
     /// The host's incarnation running at `mono`.
     func hostPid(atMono mono: Int64) -> Int32? { hostLives.alive(atMono: mono)?.pid }
 

@@ -71,12 +71,23 @@ enum UnlockWindowRule {
     }
 
     /// The first device time at or after `t` at which one of the app's processes ran: a monitor
-    /// call that finished, or the host 2 s into the foreground. Nil: none before the end.
+    /// call that finished, or the host 2 s into the foreground and not held stopped by the nemesis
+    /// (then 2 s after it was let go). Nil: none before the end.
     static func firstChance(_ run: ExitRun, after t: Double) -> Double? {
         let call = run.events.first { $0.isLine(of: ExitRoles.monitor, "callback_end") && $0.t >= t - toleranceSeconds }?.t
+        let conts = run.events.filter { $0.isHarnessLine("signal") && $0["target"] == ExitRoles.host && $0["by"] == "nemesis" && $0["signal"] == "CONT" }
         let host = run.foreground.lazy.compactMap { p -> Double? in
-            let at = max(p.start.t, t) + ExitKeys.detectWithinSeconds
-            return run.endT(of: p) >= at ? at : nil
+            var from = max(p.start.t, t)
+            // Each STOP in the way moves the chance past its CONT (bounded by the CONTs there are).
+            for _ in 0...conts.count {
+                let at = from + ExitKeys.detectWithinSeconds
+                guard run.endT(of: p) >= at else { return nil }
+                let fromMono = run.mono(atOrBefore: from)
+                guard run.hostStopped(from: fromMono, to: run.mono(atOrAfter: at)) else { return at }
+                guard let cont = conts.first(where: { $0.mono > fromMono }) else { return nil }
+                from = cont.t
+            }
+            return nil
         }.first
         return [call, host].compactMap { $0 }.min()
     }
