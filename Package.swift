@@ -172,8 +172,20 @@ let package = Package(
         .target(name: "UntilPack", dependencies: ["Until", "HarnessKit", "History", "ScreenTimeShims", "SystemKit"], path: "Sources/Systems/Until/Pack"),
         .executableTarget(name: "sth-until", dependencies: ["UntilStandIns"], path: "Sources/Systems/Until/Executables/sth-until"),
 
+        // MARK: Systems — Exit (seed 004); its as-written extensions run the seed's Swift (Seed004)
+        .target(name: "Exit", dependencies: ["AppGroup", "SystemKit"], path: "Sources/Systems/Exit/Model"),
+        .target(
+            name: "ExitStandIns",
+            dependencies: [
+                "Exit", "Seed004", "StandInKit", "SystemKit", "AppGroup", "DeviceActivity", "ManagedSettings", "ManagedSettingsUI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/Systems/Exit/StandIns"),
+        .target(name: "ExitPack", dependencies: ["Exit", "HarnessKit", "History", "ScreenTimeShims", "SystemKit"], path: "Sources/Systems/Exit/Pack"),
+        .executableTarget(name: "sth-exit", dependencies: ["ExitStandIns"], path: "Sources/Systems/Exit/Executables/sth-exit"),
+
         // MARK: Systems — the registry
-        .target(name: "SystemRegistry", dependencies: ["HarnessKit", "FocusPledgePack", "RallyPack", "UntilPack"], path: "Sources/Systems/Registry"),
+        .target(name: "SystemRegistry", dependencies: ["HarnessKit", "FocusPledgePack", "RallyPack", "UntilPack", "ExitPack"], path: "Sources/Systems/Registry"),
 
         // MARK: Seed code — the seeds' Swift blocks compiled against the frameworks (Tests/SeedCode, EDITS.md)
         // Stand-ins for what the seeds' apps link besides Screen Time (UIKit's app lifecycle, Flutter,
@@ -251,6 +263,9 @@ let package = Package(
             name: "UntilTests",
             dependencies: ["Until", "UntilPack", "UntilStandIns", "Seed003", "HarnessKit", "History", "SystemKit", "AppGroup", "Supervision", "sth-until"],
             path: "Tests/Systems/UntilTests"),
+        .testTarget(
+            name: "ExitTests", dependencies: ["Exit", "ExitPack", "HarnessKit", "History", "SystemKit", "AppGroup", "Supervision", "sth-exit"],
+            path: "Tests/Systems/ExitTests"),
         .testTarget(
             name: "FocusPledgePackTests",
             dependencies: ["FocusPledgePack", "FocusPledge", "FocusPledgeServer", "HarnessKit", "History", "Supervision", "SystemRegistry"],

@@ -60,6 +60,8 @@ public final class StandInContext: @unchecked Sendable {
         defaults.onFault = { kind, fields in trace.log("defaults_fault", fields.merging(["kind": kind]) { a, _ in a }) }
         if env[Self.traceDefaultsVariable] == "1" {
             defaults.onWrite = { changes in trace.log("defaults_set", Self.traceFields(suite: suite ?? appGroup, changes)) }
+            // The seed's own `UserDefaults(suiteName:)` instances too: their writes are what a checker judges.
+            SharedDefaults.suiteWriteObserver = { name, changes in trace.log("defaults_set", Self.traceFields(suite: name, changes)) }
         }
     }
 

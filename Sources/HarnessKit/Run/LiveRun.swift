@@ -129,7 +129,9 @@ final class LiveRun {
     func start() throws {
         var started = [
             "scenario": o.scenario.name, "system": pack.id, "variant": o.variant.rawValue, "seed": String(o.seed),
-            "rate": String(o.scenario.clock.rate), "clockMode": o.scenario.clock.mode.rawValue, "deviceRoot": setup.deviceRootPath,
+            "rate": String(o.scenario.clock.rate), "clockMode": o.scenario.clock.mode.rawValue,
+            // The device's zone at the start (`time_zone` lines record moves): checkers that judge local days need it.
+            "timeZone": o.scenario.clock.timeZone, "deviceRoot": setup.deviceRootPath,
             "command": setup.rerunCommand(),
         ]
         started.merge(pack.runFacts(o.scenario.configuration)) { core, _ in core }

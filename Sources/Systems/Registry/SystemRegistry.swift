@@ -1,3 +1,4 @@
+import ExitPack
 import FocusPledgePack
 import HarnessKit
 import RallyPack
@@ -10,5 +11,6 @@ public enum SystemRegistry {
         AnySystemPack(FocusPledgePack()),
         AnySystemPack(RallyPack()),
         AnySystemPack(UntilPack()),
+        AnySystemPack(ExitPack()),
     ])
 }
