@@ -173,7 +173,7 @@ let package = Package(
             name: "Seed000", dependencies: ["AppGroup", "DeviceActivity", "FamilyControls", "ManagedSettings", "SeedPlatform", "SwiftUI"],
             path: "Tests/SeedCode/Seed000", swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(
-            name: "Seed002", dependencies: ["ManagedSettings", "SeedPlatform", "UserNotifications"],
+            name: "Seed002", dependencies: ["AppGroup", "ManagedSettings", "SeedPlatform", "UserNotifications"],
             path: "Tests/SeedCode/Seed002", swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(
             name: "Seed003", dependencies: ["AppGroup", "CFDarwinNotify", "DeviceActivity", "FamilyControls", "ManagedSettings", "React"],
@@ -183,7 +183,7 @@ let package = Package(
             dependencies: ["AppGroup", "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "React", "SwiftUI"],
             path: "Tests/SeedCode/Seed004", swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
-            name: "SeedCodeCompileTests", dependencies: ["Seed000", "Seed002", "Seed003", "Seed004"],
+            name: "SeedCodeCompileTests", dependencies: ["AppGroup", "Seed000", "Seed002", "Seed003", "Seed004"],
             path: "Tests/SeedCode/CompileTests"),
 
         // MARK: Tests
