@@ -23,6 +23,7 @@ import PackageDescription
 //   ScreenTimeOS                 harness side of system/: read registrations and stores, answer prompts
 // Systems (Sources/Systems/<Name>/, one folder per seed system)
 //   FocusPledge                  seed 000: Model (machines, keys, wire), Server, StandIns, Pack, executables
+//   Pushin                       seed 002: Model (host and shield machines), StandIns (+ the seed's Swift), Pack
 //   SystemRegistry               the list of packs the harness ships
 let package = Package(
     name: "ScreenTimeHarness",
@@ -160,8 +161,20 @@ let package = Package(
         .target(name: "RallyPack", dependencies: ["Rally", "HarnessKit", "History", "ScreenTimeShims", "SystemKit"], path: "Sources/Systems/Rally/Pack"),
         .executableTarget(name: "sth-rally", dependencies: ["RallyStandIns"], path: "Sources/Systems/Rally/Executables/sth-rally"),
 
+        // MARK: Systems — Pushin (seed 002); its as-written shield extension runs the seed's Swift (Seed002)
+        .target(name: "Pushin", dependencies: ["AppGroup", "SystemKit", "ScreenTimeModel"], path: "Sources/Systems/Pushin/Model"),
+        .target(
+            name: "PushinStandIns",
+            dependencies: [
+                "Pushin", "Seed002", "StandInKit", "SystemKit", "AppGroup", "ManagedSettings", "UserNotifications",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/Systems/Pushin/StandIns"),
+        .target(name: "PushinPack", dependencies: ["Pushin", "HarnessKit", "History", "ScreenTimeShims", "SystemKit"], path: "Sources/Systems/Pushin/Pack"),
+        .executableTarget(name: "sth-pushin", dependencies: ["PushinStandIns"], path: "Sources/Systems/Pushin/Executables/sth-pushin"),
+
         // MARK: Systems — the registry
-        .target(name: "SystemRegistry", dependencies: ["HarnessKit", "FocusPledgePack", "RallyPack"], path: "Sources/Systems/Registry"),
+        .target(name: "SystemRegistry", dependencies: ["HarnessKit", "FocusPledgePack", "PushinPack", "RallyPack"], path: "Sources/Systems/Registry"),
 
         // MARK: Seed code — the seeds' Swift blocks compiled against the frameworks (Tests/SeedCode, EDITS.md)
         // Stand-ins for what the seeds' apps link besides Screen Time (UIKit's app lifecycle, Flutter,
@@ -235,6 +248,10 @@ let package = Package(
         .testTarget(
             name: "RallyTests", dependencies: ["Rally", "RallyPack", "HarnessKit", "History", "SystemKit", "AppGroup", "Supervision", "sth-rally"],
             path: "Tests/Systems/RallyTests"),
+        .testTarget(
+            name: "PushinTests",
+            dependencies: ["Pushin", "PushinPack", "HarnessKit", "History", "SystemKit", "AppGroup", "ScreenTimeModel", "sth-pushin"],
+            path: "Tests/Systems/PushinTests"),
         .testTarget(
             name: "FocusPledgePackTests",
             dependencies: ["FocusPledgePack", "FocusPledge", "FocusPledgeServer", "HarnessKit", "History", "Supervision", "SystemRegistry"],

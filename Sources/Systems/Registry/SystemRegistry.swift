@@ -1,5 +1,6 @@
 import FocusPledgePack
 import HarnessKit
+import PushinPack
 import RallyPack
 
 /// Every seed system the harness ships. A new pack adds one line here (and its targets in
@@ -7,6 +8,7 @@ import RallyPack
 public enum SystemRegistry {
     public static let catalog = SystemCatalog([
         AnySystemPack(FocusPledgePack()),
+        AnySystemPack(PushinPack()),
         AnySystemPack(RallyPack()),
     ])
 }
