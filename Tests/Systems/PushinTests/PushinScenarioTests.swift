@@ -23,6 +23,19 @@ import Testing
         return (outcome, history)
     }
 
+    /// The run's history as `harness normalize` prints it (UUIDs numbered, wall stamps gone).
+    static func normalized(_ name: String, variant: ScenarioVariant, seed: UInt64) throws -> [String] {
+        let catalog = SystemCatalog([AnySystemPack(PushinPack())])
+        let scenario = try Scenario.load(path: "Sources/Systems/Pushin/scenarios/\(name).yaml", systems: catalog)
+        let out = NSTemporaryDirectory() + "sth-pushin-\(getpid())-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let outcome = ScenarioRunner(options: .init(
+            scenario: scenario, scenarioPath: "\(name).yaml", variant: variant, seed: seed, durationOverride: nil,
+            outputDirectory: out, binDirectory: Executables.directory, progress: { _ in })).run()
+        return try HistoryNormalizer.normalize(runDirectory: outcome.runDirectory)
+    }
+
     static func summary(_ o: ScenarioRunner.Outcome) -> String { o.setupError ?? o.report?.humanSummary() ?? "no report" }
 
     /// testShieldActionTriggersNotification: every workout press brings its notification —
@@ -59,6 +72,17 @@ import Testing
             #expect(h.filter { $0.process == "shield-action-extension" && $0.event == "emergency_unlock" }.map { $0["remaining"] } == ["1", "0"])
             #expect(!h.contains { $0.isHarnessLine("notification_delivered") })
         }
+    }
+
+    /// Virtual time replays a seed exactly, the random UUIDs of the seed's code included (the
+    /// normalizer numbers them).
+    @Test(arguments: [ScenarioVariant.asWritten, .hardened]) func twoRunsOfOneSeedGiveTheSameHistory(variant: ScenarioVariant) throws {
+        let first = try Self.normalized("pushin", variant: variant, seed: 2)
+        let again = try Self.normalized("pushin", variant: variant, seed: 2)
+        let i = (0..<min(first.count, again.count)).first { first[$0] != again[$0] } ?? min(first.count, again.count)
+        #expect(first.count > 100)
+        #expect(again.count == first.count && i == first.count,
+                "the runs differ at line \(i + 1): \(i < first.count ? first[i] : "(end)") / \(i < again.count ? again[i] : "(end)")")
     }
 
     @Test func theBundledNemesisScenarioHoldsHardened() throws {
