@@ -250,7 +250,7 @@ let package = Package(
             path: "Tests/Systems/RallyTests"),
         .testTarget(
             name: "PushinTests",
-            dependencies: ["Pushin", "PushinPack", "HarnessKit", "History", "SystemKit", "AppGroup", "ScreenTimeModel", "sth-pushin"],
+            dependencies: ["Pushin", "PushinPack", "Seed002", "HarnessKit", "History", "SystemKit", "AppGroup", "ScreenTimeModel", "sth-pushin"],
             path: "Tests/Systems/PushinTests"),
         .testTarget(
             name: "FocusPledgePackTests",
