@@ -24,7 +24,7 @@ public struct ShieldActionMachine: Sendable {
         ]
     }
 
-    /// Hardened workout action: the signal's four keys in ONE write (F3), and the notification
+    /// Hardened workout action: the signal's four keys in ONE write (H1, H3), and the notification
     /// added by the extension itself — iOS suspends the host while the user is in a blocked app,
     /// so a host that polls "when app is active" cannot notify in time (F1). The throttle holds:
     /// the notification fires at `last_notification_time + 60` at the earliest (a time-interval
