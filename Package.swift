@@ -23,6 +23,7 @@ import PackageDescription
 //   ScreenTimeOS                 harness side of system/: read registrations and stores, answer prompts
 // Systems (Sources/Systems/<Name>/, one folder per seed system)
 //   FocusPledge                  seed 000: Model (machines, keys, wire), Server, StandIns, Pack, executables
+//   Pushin                       seed 002: Model (host and shield machines), StandIns (+ the seed's Swift), Pack
 //   SystemRegistry               the list of packs the harness ships
 let package = Package(
     name: "ScreenTimeHarness",
@@ -184,8 +185,20 @@ let package = Package(
         .target(name: "ExitPack", dependencies: ["Exit", "HarnessKit", "History", "ScreenTimeShims", "SystemKit"], path: "Sources/Systems/Exit/Pack"),
         .executableTarget(name: "sth-exit", dependencies: ["ExitStandIns"], path: "Sources/Systems/Exit/Executables/sth-exit"),
 
+        // MARK: Systems — Pushin (seed 002); its as-written shield extension runs the seed's Swift (Seed002)
+        .target(name: "Pushin", dependencies: ["AppGroup", "SystemKit", "ScreenTimeModel"], path: "Sources/Systems/Pushin/Model"),
+        .target(
+            name: "PushinStandIns",
+            dependencies: [
+                "Pushin", "Seed002", "StandInKit", "SystemKit", "AppGroup", "ManagedSettings", "UserNotifications",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/Systems/Pushin/StandIns"),
+        .target(name: "PushinPack", dependencies: ["Pushin", "HarnessKit", "History", "ScreenTimeShims", "SystemKit"], path: "Sources/Systems/Pushin/Pack"),
+        .executableTarget(name: "sth-pushin", dependencies: ["PushinStandIns"], path: "Sources/Systems/Pushin/Executables/sth-pushin"),
+
         // MARK: Systems — the registry
-        .target(name: "SystemRegistry", dependencies: ["HarnessKit", "FocusPledgePack", "RallyPack", "UntilPack", "ExitPack"], path: "Sources/Systems/Registry"),
+        .target(name: "SystemRegistry", dependencies: ["HarnessKit", "FocusPledgePack", "RallyPack", "UntilPack", "ExitPack", "PushinPack"], path: "Sources/Systems/Registry"),
 
         // MARK: Seed code — the seeds' Swift blocks compiled against the frameworks (Tests/SeedCode, EDITS.md)
         // Stand-ins for what the seeds' apps link besides Screen Time (UIKit's app lifecycle, Flutter,
@@ -197,7 +210,7 @@ let package = Package(
             name: "Seed000", dependencies: ["AppGroup", "DeviceActivity", "FamilyControls", "ManagedSettings", "SeedPlatform", "SwiftUI"],
             path: "Tests/SeedCode/Seed000", swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(
-            name: "Seed002", dependencies: ["ManagedSettings", "SeedPlatform", "UserNotifications"],
+            name: "Seed002", dependencies: ["AppGroup", "ManagedSettings", "SeedPlatform", "UserNotifications"],
             path: "Tests/SeedCode/Seed002", swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(
             name: "Seed003", dependencies: ["AppGroup", "CFDarwinNotify", "DeviceActivity", "FamilyControls", "ManagedSettings", "React"],
@@ -207,7 +220,7 @@ let package = Package(
             dependencies: ["AppGroup", "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "React", "SwiftUI"],
             path: "Tests/SeedCode/Seed004", swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
-            name: "SeedCodeCompileTests", dependencies: ["Seed000", "Seed002", "Seed003", "Seed004"],
+            name: "SeedCodeCompileTests", dependencies: ["AppGroup", "Seed000", "Seed002", "Seed003", "Seed004"],
             path: "Tests/SeedCode/CompileTests"),
 
         // MARK: Tests
@@ -266,6 +279,10 @@ let package = Package(
         .testTarget(
             name: "ExitTests", dependencies: ["Exit", "ExitPack", "HarnessKit", "History", "SystemKit", "AppGroup", "Supervision", "sth-exit"],
             path: "Tests/Systems/ExitTests"),
+        .testTarget(
+            name: "PushinTests",
+            dependencies: ["Pushin", "PushinPack", "Seed002", "HarnessKit", "History", "SystemKit", "AppGroup", "ScreenTimeModel", "sth-pushin"],
+            path: "Tests/Systems/PushinTests"),
         .testTarget(
             name: "FocusPledgePackTests",
             dependencies: ["FocusPledgePack", "FocusPledge", "FocusPledgeServer", "HarnessKit", "History", "Supervision", "SystemRegistry"],

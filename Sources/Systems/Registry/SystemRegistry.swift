@@ -1,6 +1,7 @@
 import ExitPack
 import FocusPledgePack
 import HarnessKit
+import PushinPack
 import RallyPack
 import UntilPack
 
@@ -9,6 +10,7 @@ import UntilPack
 public enum SystemRegistry {
     public static let catalog = SystemCatalog([
         AnySystemPack(FocusPledgePack()),
+        AnySystemPack(PushinPack()),
         AnySystemPack(RallyPack()),
         AnySystemPack(UntilPack()),
         AnySystemPack(ExitPack()),
