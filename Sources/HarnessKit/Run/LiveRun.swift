@@ -48,6 +48,8 @@ final class LiveRun {
     var inboxes = AppInboxes()
     /// Wall time (monotonic ns) when the last long-lived role was ready.
     var startNanos: Int64 = 0
+    /// The crash points the stand-ins passed (`<process>:<label>#<n>`, in order), read at the end.
+    var crashPoints: [String] = []
 
     var o: ScenarioRunner.Options { setup.options }
     var pack: AnySystemPack { setup.pack }
@@ -116,6 +118,12 @@ final class LiveRun {
         environment[Entitlements.environmentVariable] = pack.descriptor.appGroups.joined(separator: ",")
         environment["SCREENTIME_RUN_DIR"] = runDir
         environment["SCREENTIME_VARIANT"] = o.variant.rawValue
+        if o.crashPointsOn {
+            // PROTOCOL.md §11: the stand-ins count and log their crash points, and arm these failpoints.
+            environment[CrashPoints.directoryVariable] = runDir + "/crashpoints"
+            environment[CrashPoints.failpointsVariable] = o.allFailpoints.map(\.description).joined(separator: "\n")
+            environment[CrashPoints.seedVariable] = String(o.seed)
+        }
         processes = RunProcesses(
             table: ProcessTable(
                 longLivedRoles: pack.descriptor.roles.filter(\.lifetime.isLongLived).map(\.name),
@@ -132,6 +140,8 @@ final class LiveRun {
             "rate": String(o.scenario.clock.rate), "clockMode": o.scenario.clock.mode.rawValue, "deviceRoot": setup.deviceRootPath,
             "command": setup.rerunCommand(),
         ]
+        if !o.allFailpoints.isEmpty { started["failpoints"] = o.allFailpoints.map(\.description).joined(separator: "\n") }
+        if o.crashPointsOn { started["crashPoints"] = "recorded" }
         started.merge(pack.runFacts(o.scenario.configuration)) { core, _ in core }
         rec.record("run_started", started)
         perform(emulated.os.apply(.boot))
@@ -176,6 +186,11 @@ final class LiveRun {
             ])
         }
         var finished = processes.table.faultCounts.mapValues(String.init)
+        if o.crashPointsOn {
+            crashPoints = CrashPoints.recorded(in: runDir + "/crashpoints")
+            finished["crashPoints"] = String(crashPoints.count)
+            try OutputFile.write(Data(crashPoints.map { $0 + "\n" }.joined().utf8), to: runDir + "/crashpoints.txt", what: "the run's crash points")
+        }
         if stepped {
             finished["steps"] = String(virtualTime.steps)
             finished["quiescenceTimeouts"] = String(virtualTime.quiescenceTimeouts)

@@ -1,3 +1,4 @@
+import AppGroup
 import Foundation
 
 /// Runs scenario × variant × seed combinations one after the other and summarises them:
@@ -24,16 +25,20 @@ public enum SuiteRunner {
 
     public static func run(
         _ cases: [Case], durationOverride: Duration?, outputDirectory: String, binDirectory: String,
-        progress: @escaping @Sendable (String) -> Void, deviceRoot: String? = nil, onResult: (Result) -> Void
+        progress: @escaping @Sendable (String) -> Void, deviceRoot: String? = nil, failpoints: [Failpoint] = [],
+        recordCrashPoints: Bool = false, onResult: (Result) -> Void
     ) -> [Result] {
         var out: [Result] = []
         for (i, c) in cases.enumerated() {
             // A stop signal ends the suite after the case it interrupted (RunInterruption).
             if RunInterruption.signal != nil { break }
-            let runner = ScenarioRunner(options: .init(
+            var options = ScenarioRunner.Options(
                 scenario: c.scenario, scenarioPath: c.scenarioPath, variant: c.variant, seed: c.seed,
                 durationOverride: durationOverride, outputDirectory: outputDirectory, binDirectory: binDirectory, progress: progress,
-                deviceRoot: deviceRoot))
+                deviceRoot: deviceRoot)
+            options.failpoints = failpoints
+            options.recordCrashPoints = recordCrashPoints
+            let runner = ScenarioRunner(options: options)
             progress("[\(i + 1)/\(cases.count)] \(c.scenario.name) \(c.variant.rawValue) seed \(c.seed) (device root \(runner.deviceRootPath)) ...")
             let r = Result(case: c, outcome: runner.run())
             onResult(r)
