@@ -106,7 +106,7 @@ public struct Failpoint: Sendable, Equatable, CustomStringConvertible {
         if let hash = labelText.lastIndex(of: "#") {
             let digits = labelText[labelText.index(after: hash)...]
             let hashOffset = labelText.distance(from: labelText.startIndex, to: hash)
-            guard let n = Int(digits), n >= 1, n <= maxCount, digits.allSatisfy(\.isASCII) else {
+            guard let n = Int(digits), n >= 1, n <= maxCount, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
                 throw ParseError(offset: hashOffset, message: "'#' in a label must be followed by the pass number, 1...\(maxCount)")
             }
             occurrence = n

@@ -30,6 +30,8 @@ struct ExploreCommand: ParsableCommand {
     @Option(help: "Write a JUnit XML report here: one testcase per crash point.") var junit: String?
     @Option(help: "Directory for the exploration's run directories.") var out: String = "runs"
     @Flag(name: .customLong("keep-runs"), help: "Keep the run directories of crash points that held.") var keepRuns = false
+    @Option(help: "Explore only this runner's part of the crash points: K/N or auto/N (K = $JOB_COMPLETION_INDEX + 1).")
+    var shard: String?
 
     static let maxPointsLimit = 1_000_000
 
@@ -42,6 +44,10 @@ struct ExploreCommand: ParsableCommand {
                 throw InputError("--max \(Excerpt.quoted(maxPoints)): use a whole number of crash points, 1...\(Self.maxPointsLimit)")
             }
             limit = n
+        }
+        var part: Shard?
+        if let shard {
+            do { part = try Shard.parse(shard, environment: ProcessInfo.processInfo.environment) } catch { throw InputError(error.description) }
         }
         var durationOverride: Duration?
         if let duration {
@@ -73,7 +79,7 @@ struct ExploreCommand: ParsableCommand {
         err.write(Data("… \(sc.name) \(v.rawValue) seed \(seed): enumerating crash points (one run) -> \(exploreDir)\n".utf8))
         let t0 = Date()
         let result = CrashPointExplorer.explore(
-            options, maxPoints: limit, keepPassingRuns: keepRuns, progress: { err.write(Data("… \($0)\n".utf8)) },
+            options, maxPoints: limit, shard: part, keepPassingRuns: keepRuns, progress: { err.write(Data("… \($0)\n".utf8)) },
             onFinding: { i, total, f in
                 let elapsed = Date().timeIntervalSince(t0)
                 let rate = elapsed > 0 ? Double(i) * 60 / elapsed : 0
@@ -83,7 +89,7 @@ struct ExploreCommand: ParsableCommand {
         guard e.exitCode != 2 else {
             throw InputError("the enumeration run could not be decided: \(e.setupError ?? e.report?.undecidedReason ?? "undecided") (\(e.runDirectory))")
         }
-        print("enumeration run: \(SuiteRunner.verdictWord(e)), \(result.crashPoints.count) crash points -> \(e.runDirectory)/crashpoints.txt")
+        print("enumeration run: \(SuiteRunner.verdictWord(e)), \(result.crashPoints.count) crash points -> \(e.runDirectory)/crashpoints.txt\(part.map { " (shard \($0): every \($0.count)th of them)" } ?? "")")
         print(CrashPointExplorer.table(result.findings))
         let counts = Dictionary(grouping: result.findings, by: { $0.verdict }).mapValues { $0.count }
         print("""

@@ -43,6 +43,8 @@ struct RunCommand: ParsableCommand {
     var failpoint: [String] = []
     @Flag(name: .customLong("crash-points"), help: "Record every crash point the stand-ins pass (<run-dir>/crashpoints.txt).")
     var crashPoints = false
+    @Option(help: "Run only this runner's part: K/N (1-based) or auto/N (K = $JOB_COMPLETION_INDEX + 1); the N parts together are the whole run (harness merge joins them).")
+    var shard: String?
 
     static let maxSeeds = 10_000
     static let maxFailpoints = 100
@@ -107,6 +109,12 @@ struct RunCommand: ParsableCommand {
         if !failpoint.isEmpty {
             guard let first = cases.first, scenario != nil else { throw InputError("--failpoint \(failpoint[0]): name a SCENARIO (a failpoint names a process of its system)") }
             failpoints = try Preflight.failpoints(failpoint, scenario: first.scenario, limit: Self.maxFailpoints)
+        }
+        if let shard {
+            // Decided on the whole list (same order in every shard), before anything else is checked.
+            do { cases = try Shard.parse(shard, environment: ProcessInfo.processInfo.environment).part(of: cases) } catch {
+                throw InputError(error.description)
+            }
         }
         try Preflight.timeline(cases.map { ($0.scenarioPath, $0.scenario) }, durationOverride: durationOverride)
         let bin = Executables.directory

@@ -28,6 +28,7 @@ import Testing
         ("host-app:defaults:k=150%kill", 20, "0 < p <= 100"),
         ("host-app:defaults:k=0*kill", 20, "a count is a whole number"),
         ("host-app:defaults:k#0=kill", 19, "the pass number"),
+        ("host-app:defaults:k#+3=kill", 19, "the pass number"),
         ("host-app:defaults:k=kill->", 26, "empty term"),
         ("host-app=kill", 0, "must be <process>:<kind>"),
         ("host-app:defaults:k=delay(700000)", 25, "0...600000"),

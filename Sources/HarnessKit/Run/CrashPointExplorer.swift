@@ -50,7 +50,7 @@ public enum CrashPointExplorer {
     /// the run directories of points that held (else removed: a thousand runs are gigabytes).
     /// `onFinding` sees each point as it is decided (the CLI's progress line).
     public static func explore(
-        _ base: ScenarioRunner.Options, maxPoints: Int?, keepPassingRuns: Bool = false,
+        _ base: ScenarioRunner.Options, maxPoints: Int?, shard: Shard? = nil, keepPassingRuns: Bool = false,
         progress: @escaping @Sendable (String) -> Void,
         onFinding: (Int, Int, Finding) -> Void = { _, _, _ in }
     ) -> Result {
@@ -64,7 +64,9 @@ public enum CrashPointExplorer {
         guard enumeration.exitCode != 2 else {
             return Result(enumeration: enumeration, crashPoints: points, findings: [], wallSeconds: seconds(since: t0))
         }
-        let chosen = Array(points.prefix(maxPoints ?? points.count))
+        // A shard takes its part of the first `maxPoints`: the shards' union is the unsharded work.
+        let first = Array(points.prefix(maxPoints ?? points.count))
+        let chosen = shard?.part(of: first) ?? first
         for (i, point) in chosen.enumerated() {
             if RunInterruption.signal != nil { break }
             guard let hash = point.lastIndex(of: "#"), let n = Int(point[point.index(after: hash)...]) else { continue }

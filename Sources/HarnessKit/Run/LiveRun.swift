@@ -109,6 +109,10 @@ final class LiveRun {
         try center.addObserver(SystemPaths.notificationsChanged) { _ in osDirty.set() }
         try center.addObserver(SystemPaths.authorizationChanged) { _ in osDirty.set() }
 
+        // The scenario as it was run: `harness replay` reads this copy, not a file that may have changed since.
+        if let bytes = try? ScenarioParser.readFile(o.scenarioPath) {
+            try OutputFile.write(bytes, to: runDir + "/scenario.yaml", what: "the run's scenario")
+        }
         plan = ScenarioPlan.make(scenario: o.scenario, seed: o.seed, durationOverride: o.durationOverride)
         try OutputFile.write(plan.jsonData(), to: runDir + "/schedule.json", what: "the run's schedule")
         nemesis = Nemesis(planned: plan.faults)
@@ -141,6 +145,10 @@ final class LiveRun {
             "command": setup.rerunCommand(),
         ]
         if !o.allFailpoints.isEmpty { started["failpoints"] = o.allFailpoints.map(\.description).joined(separator: "\n") }
+        // What `harness replay` needs beyond the scenario's copy: the command line's part and the build.
+        if !o.failpoints.isEmpty { started["extraFailpoints"] = o.failpoints.map(\.description).joined(separator: "\n") }
+        if let d = o.durationOverride { started["durationSeconds"] = String(d.components.seconds) }
+        started["build"] = BuildIdentity.of(binDirectory: o.binDirectory, executables: ["harness"] + pack.descriptor.roles.map(\.executable))
         if o.crashPointsOn { started["crashPoints"] = "recorded" }
         started.merge(pack.runFacts(o.scenario.configuration)) { core, _ in core }
         rec.record("run_started", started)

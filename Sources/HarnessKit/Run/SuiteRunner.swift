@@ -83,18 +83,30 @@ public enum SuiteRunner {
     public static func junit(_ results: [Result], suiteName: String) -> JUnitReport {
         var cases: [JUnitReport.TestCase] = []
         for r in results {
-            let name = "\(r.case.scenario.name) [\(r.case.variant.rawValue)] seed \(r.case.seed)"
-            var failure: JUnitReport.Failure?
-            if let err = r.outcome.setupError {
-                failure = .init(message: "could not decide: \(err)", text: "run directory: \(r.outcome.runDirectory)")
-            } else if let rep = r.outcome.report, !rep.passed {
-                let first = rep.violations.first.map { "\($0.invariant): \($0.explanation)" } ?? (rep.undecidedReason ?? "undecided")
-                failure = .init(message: first, text: rep.humanSummary() + "\nrun directory: \(r.outcome.runDirectory)")
-            }
-            cases.append(.init(
-                name: name, classname: "ScreenTimeHarness.\(r.case.scenario.name)", timeSeconds: r.outcome.wallSeconds,
-                failure: failure, systemOut: "faults=\(r.outcome.killsAndStops) history=\(r.outcome.runDirectory)/history.jsonl"))
+            cases.append(testCase(
+                scenario: r.case.scenario.name, variant: r.case.variant.rawValue, seed: r.case.seed, report: r.outcome.report,
+                setupError: r.outcome.setupError, runDirectory: r.outcome.runDirectory, wallSeconds: r.outcome.wallSeconds,
+                faults: r.outcome.killsAndStops))
         }
         return JUnitReport(suiteName: suiteName, testCases: cases)
+    }
+
+    /// One run's testcase: `harness run` and `harness merge` name and judge runs alike.
+    public static func testCase(
+        scenario: String, variant: String, seed: UInt64, report: CheckReport?, setupError: String?, runDirectory: String,
+        wallSeconds: Double, faults: Int
+    ) -> JUnitReport.TestCase {
+        var failure: JUnitReport.Failure?
+        if let err = setupError {
+            failure = .init(message: "could not decide: \(err)", text: "run directory: \(runDirectory)")
+        } else if let rep = report, !rep.passed {
+            let first = rep.violations.first.map { "\($0.invariant): \($0.explanation)" } ?? (rep.undecidedReason ?? "undecided")
+            failure = .init(message: first, text: rep.humanSummary() + "\nrun directory: \(runDirectory)")
+        } else if report == nil {
+            failure = .init(message: "could not decide: no report", text: "run directory: \(runDirectory)")
+        }
+        return .init(
+            name: "\(scenario) [\(variant)] seed \(seed)", classname: "ScreenTimeHarness.\(scenario)", timeSeconds: wallSeconds,
+            failure: failure, systemOut: "faults=\(faults) history=\(runDirectory)/history.jsonl")
     }
 }

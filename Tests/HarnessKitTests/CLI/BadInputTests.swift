@@ -89,6 +89,16 @@ import Glibc
         row("explore", ["explore", "$D/s.yaml", "--variant", "nope"], 2, "unknown variant 'nope'"),
         row("explore", ["explore", "$D/fixed.yaml"], 2, "explore needs clock.mode: virtual"),
         row("explore", ["explore", "$D/s.yaml", "--junit", "$D"], 2, "--junit $D: is a directory; name a file"),
+        // replay
+        row("replay", ["replay", "$D/nowhere"], 2, "cannot read $D/nowhere/history.jsonl: pass a finished run's directory"),
+        row("replay", ["replay"], 2, "Missing expected argument '<run-directory>'"),
+        // shards
+        row("run", ["run", "$D/s.yaml", "--shard", "5/4"], 2, "--shard 5/4: K is 5; it must be 1...4"),
+        row("run", ["run", "$D/s.yaml", "--shard", "2"], 2, "--shard 2: use K/N with whole numbers"),
+        row("explore", ["explore", "$D/s.yaml", "--shard", "0/2"], 2, "--shard 0/2: K is 0; it must be 1...2"),
+        row("merge", ["merge", "$D/nowhere"], 2, "$D/nowhere: not a directory (pass the output directories of the shards"),
+        row("merge", ["merge", "$D/empty"], 2, "$D/empty: holds no run directory"),
+        row("merge", ["merge"], 2, "Missing expected argument '<directories> ...'"),
         row("run", ["frobnicate"], 2, "frobnicate: cannot read scenario file"),
         // check
         row("check", ["check", "$D/nowhere"], 2, "cannot read $D/nowhere: no such file or directory"),

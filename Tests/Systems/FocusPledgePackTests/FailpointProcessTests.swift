@@ -83,6 +83,70 @@ import Glibc
         #expect(events.first { $0.event == "run_started" }?["failpoints"] == Self.secondKey + "#1=kill")
     }
 
+    /// `harness replay`: a run with a failpoint, replayed from its directory alone, fails the
+    /// same invariants; a run whose recorded build differs is refused with one line, exit 2.
+    @Test func replayReproducesARecordedRunAndRefusesAnotherBuild() throws {
+        let d = try HarnessRunProcessTests.Dir()
+        let file = try d.write("fp.yaml", Self.scenario)
+        _ = try harness(["run", file, "--variant", "as-written", "--seed", "1", "--out", d.path + "/rec", "--failpoint", Self.secondKey + "#1=kill"])
+        let run = try #require(((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/rec")) ?? []).first.map { d.path + "/rec/" + $0 })
+        // The scenario file may change or go: the replay reads the run directory's copy.
+        try FileManager.default.removeItem(atPath: file)
+        let (status, out) = try harness(["replay", run, "--out", d.path + "/rep"])
+        #expect(status == .exited(0), "\(out)")
+        #expect(out.contains("recorded: violated: ") && out.contains("start-enforced") && out.contains("reproduced"), "\(out)")
+        let replayed = try #require(((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/rep")) ?? []).first.map { d.path + "/rep/" + $0 })
+        #expect(try history(replayed).contains { $0.event == "failpoint" && $0["label"] == Self.secondKey + "#1" })
+
+        // Another build: the recorded ids no longer match this harness's.
+        let historyPath = run + "/history.jsonl"
+        let text = try String(contentsOfFile: historyPath, encoding: .utf8)
+        let other = text.replacingOccurrences(of: #""build":"harness="#, with: #""build":"harness=00"#)
+        #expect(other != text)
+        try other.write(toFile: historyPath, atomically: true, encoding: .utf8)
+        let p = try ChildProcess.spawn(try Executables.path(of: "harness"), ["replay", run, "--out", d.path + "/rep2"], captureStdout: true, stderrTo: -1)
+        _ = p.readLine(timeout: .seconds(30))
+        #expect(p.wait(timeout: .seconds(30)) == .exited(2))
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/rep2")) ?? []).isEmpty, "nothing ran")
+    }
+
+    /// Four shards of `harness run --seeds 1-4`, as four harness processes at once (the last one's
+    /// K from a Kubernetes Indexed Job's JOB_COMPLETION_INDEX), merged: the same testcases,
+    /// verdicts and exit code as the unsharded run.
+    @Test func fourShardsMergedEqualTheUnshardedRun() throws {
+        let d = try HarnessRunProcessTests.Dir()
+        let file = try d.write("fp.yaml", Self.scenario)
+        let common = ["run", file, "--variant", "as-written", "--seeds", "1-4"]
+        let (whole, wholeOut) = try harness(common + ["--out", d.path + "/whole", "--junit", d.path + "/whole.xml"])
+        var shards: [ChildProcess] = []
+        for k in 1...4 {
+            var env = ProcessInfo.processInfo.environment
+            env["JOB_COMPLETION_INDEX"] = String(k - 1)
+            shards.append(try ChildProcess.spawn(
+                try Executables.path(of: "harness"), common + ["--shard", k == 4 ? "auto/4" : "\(k)/4", "--out", d.path + "/shard\(k)"],
+                environment: env))
+        }
+        for p in shards { while p.readLine(timeout: .seconds(120)) != nil {} ; _ = p.wait(timeout: .seconds(30)) ?? p.killAndReap() }
+        for k in 1...4 {
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/shard\(k)")) ?? []).count == 1, "shard \(k) runs one seed")
+        }
+        let (merged, mergedOut) = try harness(["merge"] + (1...4).map { d.path + "/shard\($0)" } + ["--junit", d.path + "/merged.xml"])
+        #expect(merged == whole, "unsharded:\n\(wholeOut)\nmerged:\n\(mergedOut)")
+        /// Each testcase's name and failure message (the run directories differ, nothing else may).
+        func cases(_ path: String) throws -> [String] {
+            let xml = try String(contentsOfFile: path, encoding: .utf8)
+            return xml.split(separator: "\n").compactMap { line -> String? in
+                let l = line.trimmingCharacters(in: .whitespaces)
+                guard l.hasPrefix("<testcase") || l.hasPrefix("<failure") else { return nil }
+                return l.replacingOccurrences(of: #" time="[^"]*""#, with: "", options: .regularExpression)
+                    .replacingOccurrences(of: #">.*"#, with: ">", options: .regularExpression)
+            }
+        }
+        let a = try cases(d.path + "/whole.xml"), b = try cases(d.path + "/merged.xml")
+        #expect(a.count >= 4)
+        #expect(a == b)
+    }
+
     /// `harness explore --max 3`: the enumeration run, then one run killed at each of the first
     /// three crash points, each reached; a table row and a JUnit testcase per point, the rate
     /// printed; the exit code says whether any violated.
