@@ -55,7 +55,8 @@ struct ReplayCommand: ParsableCommand {
             durationOverride: started["durationSeconds"].flatMap { Int64($0) }.map { .seconds($0) }, outputDirectory: outDir,
             binDirectory: bin, progress: { FileHandle.standardError.write(Data("… \($0)\n".utf8)) })
         options.failpoints = failpoints
-        options.recordCrashPoints = started["crashPoints"] != nil
+        // Recorded only when asked for (failpoints turn counting on by themselves).
+        options.recordCrashPoints = started["command"]?.hasSuffix(" --crash-points") == true
         RunInterruption.install()
         let recorded = Self.violated(reportAt: dir + "/report.json")
         let outcome = ScenarioRunner(options: options).run()
