@@ -329,6 +329,8 @@ public final class SharedDefaults: @unchecked Sendable {
         if bytes.count > Self.maxSuiteBytes {
             throw AppGroupError.suiteTooLarge(suite: suiteName, bytes: bytes.count, limitBytes: Self.maxSuiteBytes)
         }
+        // A crash point per write (CrashPoints): a one-`set`-at-a-time write is one per key.
+        try CrashPoints.pass("defaults:\(suiteName)/" + Set(next.keys).union(cache.keys).filter { next[$0] != cache[$0] }.sorted().joined(separator: ","))
         try tearIfArmed(next)
         try directory.writeAtomically(fileName, bytes: bytes, fsync: durable)
         fileLock.writeCounter(fileLock.readCounter() &+ 1)

@@ -1,3 +1,4 @@
+import AppGroup
 import Foundation
 
 /// Runs scenario × variant × seed combinations one after the other and summarises them:
@@ -24,16 +25,20 @@ public enum SuiteRunner {
 
     public static func run(
         _ cases: [Case], durationOverride: Duration?, outputDirectory: String, binDirectory: String,
-        progress: @escaping @Sendable (String) -> Void, deviceRoot: String? = nil, onResult: (Result) -> Void
+        progress: @escaping @Sendable (String) -> Void, deviceRoot: String? = nil, failpoints: [Failpoint] = [],
+        recordCrashPoints: Bool = false, onResult: (Result) -> Void
     ) -> [Result] {
         var out: [Result] = []
         for (i, c) in cases.enumerated() {
             // A stop signal ends the suite after the case it interrupted (RunInterruption).
             if RunInterruption.signal != nil { break }
-            let runner = ScenarioRunner(options: .init(
+            var options = ScenarioRunner.Options(
                 scenario: c.scenario, scenarioPath: c.scenarioPath, variant: c.variant, seed: c.seed,
                 durationOverride: durationOverride, outputDirectory: outputDirectory, binDirectory: binDirectory, progress: progress,
-                deviceRoot: deviceRoot))
+                deviceRoot: deviceRoot)
+            options.failpoints = failpoints
+            options.recordCrashPoints = recordCrashPoints
+            let runner = ScenarioRunner(options: options)
             progress("[\(i + 1)/\(cases.count)] \(c.scenario.name) \(c.variant.rawValue) seed \(c.seed) (device root \(runner.deviceRootPath)) ...")
             let r = Result(case: c, outcome: runner.run())
             onResult(r)
@@ -94,18 +99,30 @@ public enum SuiteRunner {
     public static func junit(_ results: [Result], suiteName: String) -> JUnitReport {
         var cases: [JUnitReport.TestCase] = []
         for r in results {
-            let name = "\(r.case.scenario.name) [\(r.case.variant.rawValue)] seed \(r.case.seed)"
-            var failure: JUnitReport.Failure?
-            if let err = r.outcome.setupError {
-                failure = .init(message: "could not decide: \(err)", text: "run directory: \(r.outcome.runDirectory)")
-            } else if let rep = r.outcome.report, !rep.passed {
-                let first = rep.violations.first.map { "\($0.invariant): \($0.explanation)" } ?? (rep.undecidedReason ?? "undecided")
-                failure = .init(message: first, text: rep.humanSummary() + "\nrun directory: \(r.outcome.runDirectory)")
-            }
-            cases.append(.init(
-                name: name, classname: "ScreenTimeHarness.\(r.case.scenario.name)", timeSeconds: r.outcome.wallSeconds,
-                failure: failure, systemOut: "faults=\(r.outcome.killsAndStops) history=\(r.outcome.runDirectory)/history.jsonl"))
+            cases.append(testCase(
+                scenario: r.case.scenario.name, variant: r.case.variant.rawValue, seed: r.case.seed, report: r.outcome.report,
+                setupError: r.outcome.setupError, runDirectory: r.outcome.runDirectory, wallSeconds: r.outcome.wallSeconds,
+                faults: r.outcome.killsAndStops))
         }
         return JUnitReport(suiteName: suiteName, testCases: cases)
+    }
+
+    /// One run's testcase: `harness run` and `harness merge` name and judge runs alike.
+    public static func testCase(
+        scenario: String, variant: String, seed: UInt64, report: CheckReport?, setupError: String?, runDirectory: String,
+        wallSeconds: Double, faults: Int
+    ) -> JUnitReport.TestCase {
+        var failure: JUnitReport.Failure?
+        if let err = setupError {
+            failure = .init(message: "could not decide: \(err)", text: "run directory: \(runDirectory)")
+        } else if let rep = report, !rep.passed {
+            let first = rep.violations.first.map { "\($0.invariant): \($0.explanation)" } ?? (rep.undecidedReason ?? "undecided")
+            failure = .init(message: first, text: rep.humanSummary() + "\nrun directory: \(runDirectory)")
+        } else if report == nil {
+            failure = .init(message: "could not decide: no report", text: "run directory: \(runDirectory)")
+        }
+        return .init(
+            name: "\(scenario) [\(variant)] seed \(seed)", classname: "ScreenTimeHarness.\(scenario)", timeSeconds: wallSeconds,
+            failure: failure, systemOut: "faults=\(faults) history=\(runDirectory)/history.jsonl")
     }
 }
