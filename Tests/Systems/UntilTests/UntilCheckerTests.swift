@@ -131,6 +131,17 @@ import Testing
         #expect(report.violations(of: "no-reminder-without-report").map { $0.subject?.id } == ["r1", "r2"])
     }
 
+    @Test func aReminderNamingATimeLongAfterTheLastReportIsAPhantom() throws {
+        var h = History()
+        h.hostUp(0)
+        h.report(100)
+        h.reminder(100, "r1", reportT: 100)
+        h.reminder(200, "r2", reportT: 150)  // 50 s after the only report: not its timestamp
+        let report = UntilChecker.check(h.finished(1_000))
+        #expect(report.violations(of: "no-reminder-without-report").map { $0.subject?.id } == ["r2"])
+        #expect(report.violations(of: "no-double-reminder").isEmpty)
+    }
+
     @Test func aReminderNeverShownDoesNotCount() throws {
         var h = History()
         h.hostUp(0)
