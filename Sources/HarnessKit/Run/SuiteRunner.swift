@@ -24,7 +24,8 @@ public enum SuiteRunner {
 
     public static func run(
         _ cases: [Case], durationOverride: Duration?, outputDirectory: String, binDirectory: String,
-        progress: @escaping @Sendable (String) -> Void, deviceRoot: String? = nil, onResult: (Result) -> Void
+        progress: @escaping @Sendable (String) -> Void, deviceRoot: String? = nil, onStart: (Int, Case) -> Void = { _, _ in },
+        tick: (@Sendable (RunProgress) -> Void)? = nil, onResult: (Result) -> Void
     ) -> [Result] {
         var out: [Result] = []
         for (i, c) in cases.enumerated() {
@@ -33,7 +34,8 @@ public enum SuiteRunner {
             let runner = ScenarioRunner(options: .init(
                 scenario: c.scenario, scenarioPath: c.scenarioPath, variant: c.variant, seed: c.seed,
                 durationOverride: durationOverride, outputDirectory: outputDirectory, binDirectory: binDirectory, progress: progress,
-                deviceRoot: deviceRoot))
+                deviceRoot: deviceRoot, tick: tick))
+            onStart(i, c)
             progress("[\(i + 1)/\(cases.count)] \(c.scenario.name) \(c.variant.rawValue) seed \(c.seed) (device root \(runner.deviceRootPath)) ...")
             let r = Result(case: c, outcome: runner.run())
             onResult(r)
@@ -45,7 +47,8 @@ public enum SuiteRunner {
     public static func verdictWord(_ o: ScenarioRunner.Outcome) -> String { verdict(o) }
 
     /// The line printed as each run ends. Work iOS lost (a user action whose callback was dropped
-    /// or killed, `report.lostByOS`) is said here too, so a PASS never hides it (issue 19).
+    /// or killed, `report.lostByOS`) is said here too, so a PASS never hides it (issue 19). The
+    /// report.html written for the run ends it (issue 25).
     public static func resultLine(_ o: ScenarioRunner.Outcome) -> String {
         var parts = ["\(o.killsAndStops) kills/stops"]
         if let lost = o.report?.lostByOS, !lost.isEmpty {
@@ -53,7 +56,7 @@ public enum SuiteRunner {
         }
         parts.append("\(o.historyEvents) history events")
         parts.append(String(format: "%.1f s", o.wallSeconds))
-        return "\(verdict(o)): " + parts.joined(separator: ", ") + " -> \(o.runDirectory)"
+        return "\(verdict(o)): " + parts.joined(separator: ", ") + " -> \(o.runDirectory)" + (o.reportPage.map { " (report: \($0))" } ?? "")
     }
 
     static func verdict(_ o: ScenarioRunner.Outcome) -> String {
