@@ -46,6 +46,7 @@ enum ReportTemplates {
         .hist h3{font-size:13px;margin:0}.hist .what{font-size:12px;color:#607d8b;max-width:460px}
         .hist rect{fill:#5c6bc0}.hist line.mark{stroke:#c62828;stroke-dasharray:3 2}.hist text.mark{fill:#c62828}
         .note{color:#607d8b;font-size:12px}
+        #runs td{white-space:nowrap}#runs td.violated{white-space:normal}
         """
 
     /// Zoom (wheel, buttons), pan (drag) and "show on the timeline": every element of the timeline
@@ -147,7 +148,9 @@ enum ReportTemplates {
               var cited = svg.querySelectorAll(".v" + n);
               for (j = 0; j < cited.length; j++) cited[j].classList.add("focus");
               document.getElementById("violation-" + n).classList.add("focus");
-              document.getElementById("violation-text-" + n).classList.add("focus");
+              var text = document.getElementById("violation-text-" + n);
+              text.classList.add("focus");
+              text.open = true;
               var a = +this.getAttribute("data-t1"), b = +this.getAttribute("data-t2");
               var margin = Math.max((b - a) * 0.15, 60);
               v0 = Math.max(0, a - margin); v1 = Math.min(SPAN, b + margin);
@@ -155,7 +158,15 @@ enum ReportTemplates {
               document.getElementById("timeline-section").scrollIntoView();
             });
           }
+          var jumps = document.querySelectorAll("a[href^='#violation-text-']");
+          for (i = 0; i < jumps.length; i++) {
+            jumps[i].addEventListener("click", function () { document.getElementById(this.getAttribute("href").slice(1)).open = true; });
+          }
           draw();
+          // A link to report.html#show-violation-N opens the page at that violation.
+          var m = /^#show-violation-(\\d+)$/.exec(location.hash);
+          var wanted = m && document.querySelector("[data-show-violation='" + m[1] + "']");
+          if (wanted) wanted.click();
         })();
         """
 
@@ -175,13 +186,6 @@ enum ReportTemplates {
         {{^judged}}<section><p class="bad">No report.json in this run directory: verdicts unknown (<code>harness check {{name}}</code> judges the history).</p></section>{{/judged}}
         {{#hasUndecidedReason}}<section><p class="bad">Undecided: {{undecidedReason}}</p></section>{{/hasUndecidedReason}}
         {{#hasBadLines}}<section><p class="bad">Lines of history.jsonl that do not parse (left out): {{badLines}}</p></section>{{/hasBadLines}}
-        {{#hasViolations}}<section id="violations"><h2>{{violationCount}} violation(s)</h2>
-        {{#violations}}<div class="violation" id="violation-text-{{index}}"><b>V{{index}} {{invariant}}</b> — {{subject}}, at {{when}}
-        · <a href="#timeline-section" data-show-violation="{{index}}" data-t1="{{t1}}" data-t2="{{t2}}">show on the timeline</a>
-        <div>{{explanation}}</div>
-        <pre>{{#cited}}<span class="{{#found}}cited-line{{/found}}">history.jsonl:{{line}}</span>  {{text}}
-        {{/cited}}</pre></div>
-        {{/violations}}</section>{{/hasViolations}}
         <section id="timeline-section"><h2>Timeline ({{laneCount}} processes)</h2>
         <div class="toolbar"><button id="zoom-in">zoom in</button><button id="zoom-out">zoom out</button><button id="zoom-reset">whole run</button>
         <span class="note">wheel: zoom at the pointer · drag: pan · hover a marker for its history line · window <span id="window"></span></span></div>
@@ -205,6 +209,14 @@ enum ReportTemplates {
         {{/violations}}
         </svg></div>
         <div class="note">Drawn: {{drawing}}.</div></section>
+        {{#hasViolations}}<section id="violations"><h2>{{violationCount}} violation(s)</h2>
+        <table><tr><th></th><th>invariant</th><th>about</th><th>proved at</th><th></th></tr>
+        {{#violations}}<tr><td><b>V{{index}}</b></td><td>{{invariant}}</td><td>{{subject}}</td><td>{{when}}</td><td><a href="#timeline-section" data-show-violation="{{index}}" data-t1="{{t1}}" data-t2="{{t2}}">show on the timeline</a> · <a href="#violation-text-{{index}}">lines</a></td></tr>
+        {{/violations}}</table>
+        {{#violations}}<details class="violation" id="violation-text-{{index}}"{{#first}} open{{/first}}><summary><b>V{{index}} {{invariant}}</b> — {{subject}}, at {{when}}: {{explanation}}</summary>
+        <pre>{{#cited}}<span class="{{#found}}cited-line{{/found}}">history.jsonl:{{line}}</span>  {{text}}
+        {{/cited}}</pre></details>
+        {{/violations}}</section>{{/hasViolations}}
         {{#hasHistograms}}<section id="latencies"><h2>Latencies</h2>
         {{#histograms}}<div class="hist" data-series="{{name}}"><h3>{{name}}</h3><div class="what">{{what}} — {{summary}}</div>
         {{^empty}}<svg xmlns="http://www.w3.org/2000/svg" width="{{width}}" height="{{height}}">

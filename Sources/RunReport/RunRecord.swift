@@ -58,6 +58,8 @@ public struct RunRecord: Sendable {
     public static func load(runDirectory dir: String) throws(RunReportError) -> RunRecord {
         let historyPath = dir + "/history.jsonl"
         var st = stat()
+        guard lstat(dir, &st) == 0 else { throw RunReportError("\(dir): no such directory (pass a run directory `harness run` wrote under runs/)") }
+        guard (st.st_mode & S_IFMT) == S_IFDIR || (st.st_mode & S_IFMT) == S_IFLNK else { throw RunReportError("\(dir): not a directory (pass a run directory)") }
         guard stat(historyPath, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
             throw RunReportError("\(dir): no history.jsonl (not a run directory; pass a directory `harness run` wrote under runs/)")
         }

@@ -73,7 +73,7 @@ public enum RunReportPage {
         let svgHeight = axisHeight + Double(tl.lanes.count) * laneHeight + 4
         let violations: [[String: Any]] = tl.violations.map { v in
             [
-                "index": v.index, "invariant": v.invariant, "explanation": v.explanation, "subject": v.subject ?? "the run",
+                "index": v.index, "first": v.index == 1, "invariant": v.invariant, "explanation": v.explanation, "subject": v.subject ?? "the run",
                 "x": f(x(v.to)), "t": rel(v.to), "t1": rel(v.from), "t2": rel(v.to), "top": f(axisHeight - 14), "bottom": f(svgHeight),
                 "when": DeviceTimeText.offset(v.to - tl.start),
                 "cited": v.cited.map { c in ["line": c.line.map(String.init) ?? "not in this history", "text": c.text, "found": c.line != nil] },

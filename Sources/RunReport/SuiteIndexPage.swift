@@ -101,7 +101,7 @@ extension ReportTemplates {
         <body>
         <header><h1>{{count}} runs</h1><div class="meta">{{summary}}</div></header>
         <section><table id="runs"><tr><th>scenario</th><th>variant</th><th>seed</th><th>verdict</th><th>violated invariants</th><th>device time</th><th>history lines</th><th>report</th></tr>
-        {{#rows}}<tr class="run"><td>{{scenario}}</td><td>{{variant}}</td><td>{{seed}}</td><td><span class="verdict {{verdictClass}}">{{verdict}}</span></td><td>{{violated}}</td><td>{{device}}</td><td>{{lines}}</td><td><a href="{{href}}">{{run}}</a></td></tr>
+        {{#rows}}<tr class="run"><td>{{scenario}}</td><td>{{variant}}</td><td>{{seed}}</td><td><span class="verdict {{verdictClass}}">{{verdict}}</span></td><td class="violated">{{violated}}</td><td>{{device}}</td><td>{{lines}}</td><td><a href="{{href}}">{{run}}</a></td></tr>
         {{/rows}}</table></section>
         </body></html>
         """

@@ -34,7 +34,7 @@ import Testing
             _ = try SuiteIndexPage.write(runDirectories: [root + "/run", root + "/nope"], indexPath: root + "/index.html")
             Issue.record("no error")
         } catch {
-            #expect(error.description.contains(root + "/nope: no history.jsonl"))
+            #expect(error.description.contains(root + "/nope: no such directory"))
         }
         #expect(!FileManager.default.fileExists(atPath: root + "/run/report.html"))
         #expect(!FileManager.default.fileExists(atPath: root + "/index.html"))

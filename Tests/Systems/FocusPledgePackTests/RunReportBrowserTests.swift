@@ -103,6 +103,16 @@ import Glibc
         for i in 1...violations.count { #expect(dom.out.contains("id=\"violation-\(i)\""), "violation \(i) on the timeline") }
         for p in processes.sorted() { #expect(dom.out.contains("data-process=\"\(p)\""), "lane \(p)") }
 
+        // "show on the timeline" (through the page's own #show-violation-N link): the window
+        // narrows to the violation's lines and its marker and cited lines are highlighted.
+        let shown = try run(chromium, common + ["--dump-dom", "file://" + page + "#show-violation-1"], in: dir, name: "dump-dom-show")
+        #expect(shown.status == .exited(0))
+        #expect(shown.out.contains("class=\"violation-marker focus\" id=\"violation-1\""), "violation 1 highlighted")
+        #expect(shown.out.contains(" v1 focus\""), "its cited lines highlighted")
+        func window(_ dom: String) -> String? { dom.components(separatedBy: "<span id=\"window\">").dropFirst().first?.components(separatedBy: "<").first }
+        let whole = try #require(window(dom.out), "the window is shown")
+        #expect(window(shown.out) != whole, "the window moved off the whole run (\(whole))")
+
         // The screenshot: many colours, a real share of non-white pixels, and the violation's red.
         let shot = dir + "/report.png"
         let s = try run(chromium, common + ["--screenshot=" + shot, "--window-size=1500,1100", "--hide-scrollbars", "file://" + page], in: dir, name: "screenshot")
