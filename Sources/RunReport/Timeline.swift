@@ -13,9 +13,13 @@ import History
 /// Size bound: a series of one event on one lane with more than `maxMarkersPerSeries` lines (a
 /// server's heartbeats over 24 device hours) is drawn as at most `binsPerSeries` bins — each one
 /// band with its count and first/last line numbers — except the lines a violation cites, which
-/// always stay single markers. Everything else is one marker per line.
+/// always stay single markers. Everything else is one marker per line — unless the page would
+/// still carry more than `markerBudget` markers (many busy series), when the longest remaining
+/// series are binned too, longest first, until it does not. So a page holds at most about
+/// `markerBudget` markers + `binsPerSeries` bins per series + the cited lines (~400 bytes each).
 public struct Timeline: Sendable {
     public static let maxMarkersPerSeries = 300
+    public static let markerBudget = 12_000
     public static let binsPerSeries = 200
     /// Fields longer than this are cut in tooltips (the line itself is in history.jsonl).
     public static let maxFieldCharacters = 160
@@ -139,10 +143,21 @@ public struct Timeline: Sendable {
         }
         order = order.filter { $0 == "harness" } + order.filter { $0 != "harness" }
 
+        // Which series are binned: every long one, then the longest others while over budget.
+        var thinned = Set<String>()
+        var sizes: [(key: String, count: Int)] = []
+        for (name, byEvent) in grouped { for (event, series) in byEvent { sizes.append(("\(name)\u{0}\(event)", series.count)) } }
+        sizes.sort { ($0.count, $0.key) > ($1.count, $1.key) }
+        var drawn = sizes.reduce(0) { $0 + $1.count }
+        for s in sizes where s.count > Self.maxMarkersPerSeries || drawn > Self.markerBudget {
+            thinned.insert(s.key)
+            drawn -= s.count - min(s.count, Self.binsPerSeries)
+        }
+
         for name in order {
             var lane = lanes[name]!
             for (event, series) in grouped[name]!.sorted(by: { $0.key < $1.key }) {
-                let thin = series.count > Self.maxMarkersPerSeries
+                let thin = thinned.contains("\(name)\u{0}\(event)")
                 var binned: [Int: Bin] = [:]
                 for l in series {
                     let cites = citedBy[l.number] ?? []

@@ -146,6 +146,7 @@ struct RunCommand: ParsableCommand {
                 print("   rerun: \(r.outcome.rerunCommand)")
             }
             print("   history: \(r.outcome.runDirectory)/history.jsonl")
+            if let page = r.outcome.reportPage { print("   report: \(page)") }
         }
         if let junit {
             do { try SuiteRunner.junit(results, suiteName: "ScreenTimeHarness").write(toPath: junit, what: "--junit") } catch {

@@ -75,3 +75,26 @@ import Testing
         #expect(DeviceTimeText.offset(90000.5) == "+1d01:00:00.500")
     }
 }
+
+@Suite(.timeLimit(.minutes(1))) struct TimelineBudgetTests {
+    /// Many busy series, none past the per-series bound (60 lanes x 250 lines = 15 000 markers):
+    /// the longest are binned until the page is within its marker budget.
+    @Test func manyBusySeriesStayWithinTheBudget() throws {
+        var lines: [String] = []
+        var mono: Int64 = 0
+        for lane in 0..<60 {
+            for i in 0..<250 {
+                mono += 1
+                lines.append(HistoryEvent(mono: mono, t: 1000 + Double(i) + Double(lane) / 100, process: "p\(lane)", pid: Int32(lane + 1), event: "tick").jsonLine())
+            }
+        }
+        let tl = Timeline(try RunRecord(name: "busy", history: Data(lines.joined(separator: "\n").utf8), report: nil))
+        let markers = tl.lanes.reduce(0) { $0 + $1.markers.count }
+        let bins = tl.lanes.reduce(0) { $0 + $1.bins.count }
+        let binned = tl.lanes.reduce(0) { $0 + $1.binnedLines }
+        #expect(markers + bins <= Timeline.markerBudget, "\(markers) markers + \(bins) bins")
+        #expect(markers + binned == 15_000, "every line is drawn, as a marker or in a bin")
+        #expect(bins > 0)
+        #expect(tl.lanes.count == 60)
+    }
+}
