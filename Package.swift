@@ -24,6 +24,7 @@ import PackageDescription
 //   ScreenTimeOS                 harness side of system/: read registrations and stores, answer prompts
 // Systems (Sources/Systems/<Name>/, one folder per seed system)
 //   FocusPledge                  seed 000: Model (machines, keys, wire), Server, StandIns, Pack, executables
+//   Pushin                       seed 002: Model (host and shield machines), StandIns (+ the seed's Swift), Pack
 //   SystemRegistry               the list of packs the harness ships
 let package = Package(
     name: "ScreenTimeHarness",
@@ -167,8 +168,44 @@ let package = Package(
         .target(name: "RallyPack", dependencies: ["Rally", "HarnessKit", "History", "ScreenTimeShims", "SystemKit"], path: "Sources/Systems/Rally/Pack"),
         .executableTarget(name: "sth-rally", dependencies: ["RallyStandIns"], path: "Sources/Systems/Rally/Executables/sth-rally"),
 
+        // MARK: Systems — Until (seed 003): as-written runs the seed's own Swift (module Seed003)
+        .target(name: "Until", dependencies: ["AppGroup", "ScreenTimeModel", "SystemKit"], path: "Sources/Systems/Until/Model"),
+        .target(
+            name: "UntilStandIns",
+            dependencies: [
+                "Until", "Seed003", "StandInKit", "SystemKit", "AppGroup", "DeviceActivity", "FamilyControls", "ManagedSettings",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/Systems/Until/StandIns"),
+        .target(name: "UntilPack", dependencies: ["Until", "HarnessKit", "History", "ScreenTimeShims", "SystemKit"], path: "Sources/Systems/Until/Pack"),
+        .executableTarget(name: "sth-until", dependencies: ["UntilStandIns"], path: "Sources/Systems/Until/Executables/sth-until"),
+
+        // MARK: Systems — Exit (seed 004); its as-written extensions run the seed's Swift (Seed004)
+        .target(name: "Exit", dependencies: ["AppGroup", "SystemKit"], path: "Sources/Systems/Exit/Model"),
+        .target(
+            name: "ExitStandIns",
+            dependencies: [
+                "Exit", "Seed004", "StandInKit", "SystemKit", "AppGroup", "DeviceActivity", "ManagedSettings", "ManagedSettingsUI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/Systems/Exit/StandIns"),
+        .target(name: "ExitPack", dependencies: ["Exit", "HarnessKit", "History", "ScreenTimeShims", "SystemKit"], path: "Sources/Systems/Exit/Pack"),
+        .executableTarget(name: "sth-exit", dependencies: ["ExitStandIns"], path: "Sources/Systems/Exit/Executables/sth-exit"),
+
+        // MARK: Systems — Pushin (seed 002); its as-written shield extension runs the seed's Swift (Seed002)
+        .target(name: "Pushin", dependencies: ["AppGroup", "SystemKit", "ScreenTimeModel"], path: "Sources/Systems/Pushin/Model"),
+        .target(
+            name: "PushinStandIns",
+            dependencies: [
+                "Pushin", "Seed002", "StandInKit", "SystemKit", "AppGroup", "ManagedSettings", "UserNotifications",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/Systems/Pushin/StandIns"),
+        .target(name: "PushinPack", dependencies: ["Pushin", "HarnessKit", "History", "ScreenTimeShims", "SystemKit"], path: "Sources/Systems/Pushin/Pack"),
+        .executableTarget(name: "sth-pushin", dependencies: ["PushinStandIns"], path: "Sources/Systems/Pushin/Executables/sth-pushin"),
+
         // MARK: Systems — the registry
-        .target(name: "SystemRegistry", dependencies: ["HarnessKit", "FocusPledgePack", "RallyPack"], path: "Sources/Systems/Registry"),
+        .target(name: "SystemRegistry", dependencies: ["HarnessKit", "FocusPledgePack", "RallyPack", "UntilPack", "ExitPack", "PushinPack"], path: "Sources/Systems/Registry"),
 
         // MARK: Seed code — the seeds' Swift blocks compiled against the frameworks (Tests/SeedCode, EDITS.md)
         // Stand-ins for what the seeds' apps link besides Screen Time (UIKit's app lifecycle, Flutter,
@@ -180,7 +217,7 @@ let package = Package(
             name: "Seed000", dependencies: ["AppGroup", "DeviceActivity", "FamilyControls", "ManagedSettings", "SeedPlatform", "SwiftUI"],
             path: "Tests/SeedCode/Seed000", swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(
-            name: "Seed002", dependencies: ["ManagedSettings", "SeedPlatform", "UserNotifications"],
+            name: "Seed002", dependencies: ["AppGroup", "ManagedSettings", "SeedPlatform", "UserNotifications"],
             path: "Tests/SeedCode/Seed002", swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(
             name: "Seed003", dependencies: ["AppGroup", "CFDarwinNotify", "DeviceActivity", "FamilyControls", "ManagedSettings", "React"],
@@ -190,7 +227,7 @@ let package = Package(
             dependencies: ["AppGroup", "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "React", "SwiftUI"],
             path: "Tests/SeedCode/Seed004", swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
-            name: "SeedCodeCompileTests", dependencies: ["Seed000", "Seed002", "Seed003", "Seed004"],
+            name: "SeedCodeCompileTests", dependencies: ["AppGroup", "Seed000", "Seed002", "Seed003", "Seed004"],
             path: "Tests/SeedCode/CompileTests"),
 
         // MARK: Tests
@@ -243,6 +280,17 @@ let package = Package(
         .testTarget(
             name: "RallyTests", dependencies: ["Rally", "RallyPack", "HarnessKit", "History", "SystemKit", "AppGroup", "Supervision", "sth-rally"],
             path: "Tests/Systems/RallyTests"),
+        .testTarget(
+            name: "UntilTests",
+            dependencies: ["Until", "UntilPack", "UntilStandIns", "Seed003", "HarnessKit", "History", "SystemKit", "AppGroup", "Supervision", "sth-until"],
+            path: "Tests/Systems/UntilTests"),
+        .testTarget(
+            name: "ExitTests", dependencies: ["Exit", "ExitPack", "HarnessKit", "History", "SystemKit", "AppGroup", "Supervision", "sth-exit"],
+            path: "Tests/Systems/ExitTests"),
+        .testTarget(
+            name: "PushinTests",
+            dependencies: ["Pushin", "PushinPack", "Seed002", "HarnessKit", "History", "SystemKit", "AppGroup", "ScreenTimeModel", "sth-pushin"],
+            path: "Tests/Systems/PushinTests"),
         .testTarget(
             name: "FocusPledgePackTests",
             dependencies: ["FocusPledgePack", "FocusPledge", "FocusPledgeServer", "HarnessKit", "History", "Supervision", "SystemRegistry"],

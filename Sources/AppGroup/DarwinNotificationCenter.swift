@@ -147,6 +147,7 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
 
     /// notify_post: bumps the generation; observers everywhere get at least one callback.
     public func post(_ name: String) throws {
+        try CrashPoints.pass("post:" + name)
         try mutate(name, .post)
     }
 

@@ -83,7 +83,13 @@ public final class SharedDefaults: @unchecked Sendable {
     public convenience init?(suiteName: String) {
         guard let env = AppGroupEnvironment.current, let c = try? env.container(suiteName) else { return nil }
         try? self.init(container: c, suiteName: suiteName)
+        if let observe = Self.suiteWriteObserver { onWrite = { observe(suiteName, $0) } }
     }
+
+    /// Told of every write that landed through a suite app code opened with `init?(suiteName:)`
+    /// (a seed's `UserDefaults(suiteName:)`): the suite and the keys it changed. A stand-in sets it
+    /// once, before app code runs, when the harness asks for traced writes (PROTOCOL.md §3).
+    nonisolated(unsafe) public static var suiteWriteObserver: (@Sendable (String, [String: PropertyListValue?]) -> Void)?
 
     // MARK: Reading
 
@@ -323,6 +329,8 @@ public final class SharedDefaults: @unchecked Sendable {
         if bytes.count > Self.maxSuiteBytes {
             throw AppGroupError.suiteTooLarge(suite: suiteName, bytes: bytes.count, limitBytes: Self.maxSuiteBytes)
         }
+        // A crash point per write (CrashPoints): a one-`set`-at-a-time write is one per key.
+        try CrashPoints.pass("defaults:\(suiteName)/" + Set(next.keys).union(cache.keys).filter { next[$0] != cache[$0] }.sorted().joined(separator: ","))
         try tearIfArmed(next)
         try directory.writeAtomically(fileName, bytes: bytes, fsync: durable)
         fileLock.writeCounter(fileLock.readCounter() &+ 1)

@@ -69,6 +69,8 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
     var waitedOut: [String: UInt64] = [:]
     /// Requests in flight: their service, and (stepped) the device time they give up at.
     var httpInFlight: [Int: (service: String, giveUpAt: Double?)] = [:]
+    /// Their crash-point labels (`<service> <method> <path>`).
+    var httpLabels: [Int: String] = [:]
     static let heartbeatTimer = "__heartbeat"
     struct Timer {
         var next: Double
@@ -246,10 +248,19 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
     }
 
     func receive(_ input: AppInput) {
+        var input = input
         switch input {
-        case .httpReply(let id, _):
+        case .httpReply(let id, let reply):
             // A reply to a request already given up at its device deadline is dropped.
             guard httpInFlight.removeValue(forKey: id) != nil else { return }
+            let label = httpLabels.removeValue(forKey: id) ?? ""
+            // A crash point after the server answered (and committed) and before the app reads
+            // the answer; an `error` failpoint turns the answer into a lost connection.
+            if case .response = reply {
+                do { try CrashPoints.pass("http.reply:" + label) } catch {
+                    input = .httpReply(requestId: id, .transportError("\(error)"))
+                }
+            }
         case .user(let m):
             // iOS's own messages (PROTOCOL.md §7.7) reach the machine typed, never as a tap.
             if !adapter.takesOSMessagesRaw {
@@ -331,6 +342,7 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
         for (id, h) in httpInFlight.sorted(by: { $0.key < $1.key }) {
             guard let at = h.giveUpAt, at <= now else { continue }
             httpInFlight[id] = nil
+            httpLabels[id] = nil
             feed(.httpReply(requestId: id, .transportError("\(h.service): no answer within \(Self.httpTimeoutDeviceSeconds) device seconds")))
         }
         // Earliest first; equal times by name, so the order never depends on hashing.
@@ -375,6 +387,12 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
     // MARK: HTTP
 
     public func send(requestId: Int, _ call: HTTPCall) {
+        let label = "\(call.service) \(call.method) \(call.path)"
+        // A crash point before the request leaves; an `error` failpoint = it could not be sent.
+        do { try CrashPoints.pass("http.send:" + label) } catch {
+            enqueue(.httpReply(requestId: requestId, .transportError("\(error)")))
+            return
+        }
         cond.lock()
         let busy = inFlight
         cond.unlock()
@@ -390,6 +408,7 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
         // run loop gives it up at that instant (fireDueTimers), never the thread on its own.
         let giveUpAt = stepped ? clock.nowUnixSeconds() + Self.httpTimeoutDeviceSeconds : nil
         httpInFlight[requestId] = (call.service, giveUpAt)
+        httpLabels[requestId] = label
         http.run { [weak self] in
             let reply: HTTPReply
             if let giveUpAt {

@@ -58,8 +58,16 @@ public final class StandInContext: @unchecked Sendable {
         self.trace = trace
         // A harness-armed defaults fault (PROTOCOL.md §3, §10.5) shows in the history where it acted.
         defaults.onFault = { kind, fields in trace.log("defaults_fault", fields.merging(["kind": kind]) { a, _ in a }) }
+        // Crash points and failpoints, when the harness turns them on (PROTOCOL.md §11): a
+        // failpoint that fires is traced before it acts (for `kill`, the process's last line).
+        try CrashPoints.configure(process: process, environment: env)
+        CrashPoints.onFire = { label, term in
+            trace.log("failpoint", ["label": label, "action": term.description])
+        }
         if env[Self.traceDefaultsVariable] == "1" {
             defaults.onWrite = { changes in trace.log("defaults_set", Self.traceFields(suite: suite ?? appGroup, changes)) }
+            // The seed's own `UserDefaults(suiteName:)` instances too: their writes are what a checker judges.
+            SharedDefaults.suiteWriteObserver = { name, changes in trace.log("defaults_set", Self.traceFields(suite: name, changes)) }
         }
     }
 

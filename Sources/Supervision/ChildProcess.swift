@@ -88,6 +88,35 @@ public final class ChildProcess: @unchecked Sendable {
         return (group ? kill(-pid, sig) : kill(pid, sig)) == 0
     }
 
+    /// The child's scheduler state from `/proc/<pid>/stat` (`R`, `S`, `T`, `Z`, …); nil when it
+    /// cannot be read.
+    public var procState: String? {
+        #if os(Linux)
+        guard !hasExited, let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return nil }
+        return text[text.index(after: close)...].split(separator: " ").first.map(String.init)
+        #else
+        return nil
+        #endif
+    }
+
+    /// Sends SIGSTOP and waits (at most `timeoutMillis`) until the kernel has stopped the child:
+    /// `kill` returns before a busy or not-yet-scheduled target has taken the signal, so a caller
+    /// that records "stopped" right after it could be wrong for a moment (seen under load: a
+    /// stopped host still `R`). True when it is stopped (or exited).
+    @discardableResult
+    public func stopAndWait(timeoutMillis: Int = 200) -> Bool {
+        guard signal(SIGSTOP) else { return hasExited }
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeoutMillis) * 1_000_000
+        while DispatchTime.now().uptimeNanoseconds < deadline {
+            guard let state = procState else { return true }
+            if state == "T" || state == "t" || state == "Z" { return true }
+            usleep(200)
+        }
+        return false
+    }
+
     /// True while the child is still running user code: not a zombie, and not already on its way
     /// out (the kernel's PF_EXITING on its main thread, from `/proc/<pid>/stat`). False when that
     /// cannot be read (Linux only; elsewhere nil).

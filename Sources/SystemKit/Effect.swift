@@ -98,6 +98,10 @@ public enum Effect: Sendable, Equatable {
     case setBadge(Int)
     /// Append a line to this process's trace (the harness measures and checks from these).
     case trace(String, [String: String])
+    /// A named step of the pack's protocol: a crash point `step:<name>` (PROTOCOL.md §11), nothing
+    /// else — where a machine wants a kill explored that no write marks (e.g. between deciding
+    /// and acting). An `error` failpoint there reaches the machine as `effectFailed`.
+    case step(String)
 }
 
 extension Effect {

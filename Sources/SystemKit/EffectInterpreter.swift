@@ -1,3 +1,4 @@
+import AppGroup
 import Foundation
 import ScreenTimeModel
 
@@ -63,16 +64,21 @@ public enum EffectInterpreter {
             return attempt(device, "private_store_error", ["op": "write"]) { try device.writePrivateDefaults(writes) }
         case .setShield(let write):
             let e = attempt(device, "shield_error", write.store == ShieldWrite.defaultStore ? [:] : ["store": write.store]) {
+                try CrashPoints.pass("shield:" + write.store)
                 try device.writeShield(write)
             }
             if e == nil { device.trace("shields_set", write.traceFields) }
             return e
         case .clearSettings(let store):
-            let e = attempt(device, "shield_error", ["store": store]) { try device.clearSettings(store: store) }
+            let e = attempt(device, "shield_error", ["store": store]) {
+                try CrashPoints.pass("shield.clear:" + store)
+                try device.clearSettings(store: store)
+            }
             if e == nil { device.trace("settings_cleared", ["store": store]) }
             return e
         case .startMonitoring(let activity, let start, let end, let repeats):
             let e = attempt(device, "monitoring_error", ["activity": activity]) {
+                try CrashPoints.pass("monitoring.start:" + activity)
                 try device.startMonitoring(activity: activity, start: start, end: end, repeats: repeats)
             }
             if e == nil {
@@ -83,6 +89,7 @@ public enum EffectInterpreter {
             return e
         case .startMonitoringSchedule(let activity, let schedule, let events):
             let e = attempt(device, "monitoring_error", ["activity": activity]) {
+                try CrashPoints.pass("monitoring.start:" + activity)
                 try device.startMonitoring(activity: activity, schedule: schedule, events: events)
             }
             if e == nil {
@@ -93,7 +100,10 @@ public enum EffectInterpreter {
             }
             return e
         case .stopMonitoring(let names):
-            let e = attempt(device, "monitoring_error", ["activities": names.joined(separator: ",")], { try device.stopMonitoring(names) })
+            let e = attempt(device, "monitoring_error", ["activities": names.joined(separator: ",")], {
+                try CrashPoints.pass("monitoring.stop:" + names.joined(separator: ","))
+                try device.stopMonitoring(names)
+            })
             if e == nil { device.trace("monitoring_stopped", ["activities": names.joined(separator: ",")]) }
             return e
         case .startTimer(let name, let fire):
@@ -105,17 +115,25 @@ public enum EffectInterpreter {
         case .postNotification(let name):
             return attempt(device, "notify_error", ["name": name]) { try device.post(name) }
         case .respond(let response):
+            CrashPoints.passNonThrowing("respond")
             device.respond(response)
         case .requestAuthorization(let request):
+            CrashPoints.passNonThrowing("authorization:" + request.kind)
             device.trace("authorization_requested", ["kind": request.kind])
             device.requestAuthorization(request)
         case .setNotificationCategories(let categories):
             let ids = categories.map(\.identifier).joined(separator: ",")
-            let e = attempt(device, "notification_error", ["op": "setNotificationCategories"]) { try device.setNotificationCategories(categories) }
+            let e = attempt(device, "notification_error", ["op": "setNotificationCategories"]) {
+                try CrashPoints.pass("notifications.categories")
+                try device.setNotificationCategories(categories)
+            }
             if e == nil { device.trace("notification_categories_set", ["categories": ids]) }
             return e
         case .addNotification(let request):
-            let e = attempt(device, "notification_error", ["op": "add", "identifier": request.identifier]) { try device.addNotification(request) }
+            let e = attempt(device, "notification_error", ["op": "add", "identifier": request.identifier]) {
+                try CrashPoints.pass("notification.add:" + request.identifier)
+                try device.addNotification(request)
+            }
             if e == nil {
                 device.trace("notification_added", [
                     "identifier": request.identifier, "category": request.content.categoryIdentifier,
@@ -124,15 +142,23 @@ public enum EffectInterpreter {
             }
             return e
         case .removeNotifications(let removal):
-            let e = attempt(device, "notification_error", ["op": "remove"]) { try device.removeNotifications(removal) }
+            let e = attempt(device, "notification_error", ["op": "remove"]) {
+                try CrashPoints.pass("notifications.remove")
+                try device.removeNotifications(removal)
+            }
             if e == nil { device.trace("notifications_removed", removal.traceFields) }
             return e
         case .setBadge(let count):
-            let e = attempt(device, "notification_error", ["op": "setBadge"]) { try device.setBadge(count) }
+            let e = attempt(device, "notification_error", ["op": "setBadge"]) {
+                try CrashPoints.pass("badge")
+                try device.setBadge(count)
+            }
             if e == nil { device.trace("badge_set", ["count": String(count)]) }
             return e
         case .trace(let event, let fields):
             device.trace(event, fields)
+        case .step(let name):
+            return attempt(device, "step_error", ["step": name]) { try CrashPoints.pass("step:" + name) }
         }
         return nil
     }

@@ -29,6 +29,15 @@ public enum ExtensionCall: Sendable, Equatable {
         }
     }
 
+    /// The extension point that receives the callback of this name (`callbackNames`).
+    public static func point(ofCallback name: String) -> ExtensionPoint {
+        switch name {
+        case "shieldAction": .shieldAction
+        case "shieldConfiguration": .shieldConfiguration
+        default: .deviceActivityMonitor
+        }
+    }
+
     /// Every callback name `callbackName` can return.
     public static let callbackNames = MonitorCallback.allCases.map(\.rawValue) + ["shieldAction", "shieldConfiguration"]
 

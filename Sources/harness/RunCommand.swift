@@ -37,8 +37,19 @@ struct RunCommand: ParsableCommand {
         help: "Use this device root for the run and keep it afterwards (absent or empty; one run only). Default: $SCREENTIME_DEVICE_ROOT if set, else a fresh one, removed after the run.")
     var deviceRoot: String?
     @Flag(help: "No progress on stderr (no live line, no per-run lines); the summary and violations still print.") var quiet = false
+    @Option(
+        name: .customLong("failpoint"),
+        help: ArgumentHelp(
+            "Arm a failpoint in the stand-ins (repeatable): label=[p%][n*]action[(ms)] chained with ->, e.g. 'host-app:defaults:group.x/key#2=kill'. Needs a SCENARIO.",
+            valueName: "spec"))
+    var failpoint: [String] = []
+    @Flag(name: .customLong("crash-points"), help: "Record every crash point the stand-ins pass (<run-dir>/crashpoints.txt).")
+    var crashPoints = false
+    @Option(help: "Run only this runner's part: K/N (1-based) or auto/N (K = $JOB_COMPLETION_INDEX + 1); the N parts together are the whole run (harness merge joins them).")
+    var shard: String?
 
     static let maxSeeds = 10_000
+    static let maxFailpoints = 100
 
     /// The seeds the command line asks for; nil = the suite's (or seed 1 for one scenario).
     func seedList() throws -> [UInt64]? {
@@ -65,7 +76,9 @@ struct RunCommand: ParsableCommand {
 
     /// Everything that can be checked before a run is (README "Exit codes"): a bad input never
     /// costs a run, and never exits with the code of a verdict.
-    func preflight() throws -> (cases: [SuiteRunner.Case], durationOverride: Duration?, outDir: String, deviceRoot: String?, gate: [String]?) {
+    func preflight() throws -> (
+        cases: [SuiteRunner.Case], durationOverride: Duration?, outDir: String, deviceRoot: String?, gate: [String]?, failpoints: [Failpoint]
+    ) {
         let seedValues = try seedList()
         var durationOverride: Duration?
         if let duration {
@@ -94,6 +107,17 @@ struct RunCommand: ParsableCommand {
             }
             guard !cases.isEmpty else { throw InputError("\(file.path): no run left\(variant.map { " with --variant \($0)" } ?? "")") }
         }
+        var failpoints: [Failpoint] = []
+        if !failpoint.isEmpty {
+            guard let first = cases.first, scenario != nil else { throw InputError("--failpoint \(failpoint[0]): name a SCENARIO (a failpoint names a process of its system)") }
+            failpoints = try Preflight.failpoints(failpoint, scenario: first.scenario, limit: Self.maxFailpoints)
+        }
+        if let shard {
+            // Decided on the whole list (same order in every shard), before anything else is checked.
+            do { cases = try Shard.parse(shard, environment: ProcessInfo.processInfo.environment).part(of: cases) } catch {
+                throw InputError(error.description)
+            }
+        }
         try Preflight.timeline(cases.map { ($0.scenarioPath, $0.scenario) }, durationOverride: durationOverride)
         let bin = Executables.directory
         for name in Set(cases.flatMap { $0.scenario.system.descriptor.roles.map(\.executable) }).sorted() {
@@ -105,11 +129,11 @@ struct RunCommand: ParsableCommand {
         if let junit { try Preflight.writableFile(junit, what: "--junit") }
         let root = try Preflight.runDeviceRoot(flag: deviceRoot, cases: cases.count)
         if let root { try Preflight.writableDeviceRoot(root, source: deviceRoot?.isEmpty == false ? "--device-root" : DeviceRoot.environmentVariable) }
-        return (cases, durationOverride, outDir, root, gate)
+        return (cases, durationOverride, outDir, root, gate, failpoints)
     }
 
     func run() throws {
-        let (cases, durationOverride, outDir, root, gate) = try preflight()
+        let (cases, durationOverride, outDir, root, gate, failpoints) = try preflight()
         RunInterruption.install()
         let printer = ProgressPrinter(total: cases.count, quiet: quiet)
         let swept = DeviceRootLease.sweep(runsDirectory: DeviceRootLease.managedRunsDirectory)
@@ -117,6 +141,7 @@ struct RunCommand: ParsableCommand {
         let results = SuiteRunner.run(
             cases, durationOverride: durationOverride, outputDirectory: outDir, binDirectory: Executables.directory,
             progress: { printer.message("… \($0)") }, deviceRoot: root,
+            failpoints: failpoints, recordCrashPoints: crashPoints,
             onStart: { _, c in printer.started("\(c.scenario.name) \(c.variant.rawValue) seed \(c.seed)") },
             tick: { printer.tick($0) },
             onResult: { r in
@@ -182,6 +207,26 @@ enum Seed {
 
 /// The checks `run` (and `bench time`) make before starting anything.
 enum Preflight {
+    /// `--failpoint` specs of `run`, `explore`: each parsed against the scenario's processes; a
+    /// problem is one line naming the spec and the character it found wrong.
+    static func failpoints(_ specs: [String], scenario: Scenario, limit: Int) throws -> [Failpoint] {
+        guard specs.count <= limit else { throw InputError("--failpoint: \(specs.count) given; at most \(limit)") }
+        var out: [Failpoint] = []
+        for spec in specs {
+            let quoted = Excerpt.quoted(spec)
+            do {
+                let p = try Failpoint.parse(spec, processes: scenario.system.descriptor.crashPointProcesses)
+                if (scenario.failpoints + out).contains(where: { $0.label == p.label && $0.occurrence == p.occurrence }) {
+                    throw InputError("--failpoint \(quoted): this label is armed twice (here or in the scenario); chain the actions with -> instead")
+                }
+                out.append(p)
+            } catch let e as Failpoint.ParseError {
+                throw InputError("--failpoint \(quoted): \(e.message) (at character \(e.offset + 1))")
+            }
+        }
+        return out
+    }
+
     /// Creates the output directory (and parents) and checks that it is one and writable.
     static func outputDirectory(_ out: String) throws -> String {
         // mkdir -p by hand: the failing component and its errno make the message.

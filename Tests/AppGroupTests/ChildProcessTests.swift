@@ -26,6 +26,20 @@ import Glibc
         kill(pid, SIGKILL)
     }
 
+    /// `stopAndWait` returns only once the kernel shows the child stopped (`T`), even when it is
+    /// busy on a CPU the test does not hold: a record of "suspended" right after is true.
+    @Test func stopAndWaitReturnsWhenTheChildIsStopped() throws {
+        let p = try ChildProcess.spawn("/bin/sh", ["-c", "while :; do :; done"], captureStdout: false, stderrTo: -1)
+        defer { p.killAndReap() }
+        #expect(eventually(timeout: .seconds(5)) { p.procState == "R" }, "the busy loop runs: \(p.procState ?? "nil")")
+        for _ in 0..<20 {
+            #expect(p.stopAndWait(timeoutMillis: 2000))
+            #expect(p.procState == "T", "stopped right after stopAndWait: \(p.procState ?? "nil")")
+            p.signal(SIGCONT)
+            #expect(eventually(timeout: .seconds(5)) { p.procState != "T" })
+        }
+    }
+
     @Test func grandchildDiesWithItsParent() throws {
         let t = try TestRoot()
         let p = try t.helper(["spawn-child", "--root", t.path])

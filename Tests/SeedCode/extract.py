@@ -75,8 +75,11 @@ BLOCKS = [
              after=["return category", "}"])]),
     dict(seed="002", lines=(127, 131), file="Seed002_ShieldExtensionSignal", title="Signal Flow 1. Shield Extension writes to App Group",
          segments=[dict(lines=(127, 131),
-             before=["/// Context: statements of the shield extension; `store` (the App Group defaults) is not shown.",
-                     "func seed002ShieldExtensionSignal(store: UserDefaults) {"],
+             before=["import AppGroup", "",
+                     "/// Context: statements of the shield extension; `store` (the App Group defaults) is not shown.",
+                     "/// It is the App Group suite, `SharedDefaults` (PROTOCOL.md §3), as `UserDefaults(suiteName:)` is in",
+                     "/// the other seeds; public because the Pushin pack's shield-action stand-in runs this code as written.",
+                     "public func seed002ShieldExtensionSignal(store: SharedDefaults) {"],
              after=["}"])]),
     dict(seed="002", lines=(136, 141), file="Seed002_NotificationManagerCheck", title="Signal Flow 2. Notification Manager monitors and responds",
          segments=[dict(lines=(136, 141),
@@ -277,7 +280,8 @@ NOTES = """## Notes
   module-wide preambles provide these, as the apps' other files and bridging headers do.
 * **`UserDefaults`** is `SharedDefaults` (the App Group store of PROTOCOL.md §3) in seeds 000, 003 and 004, whose
   blocks open App Group suites with `UserDefaults(suiteName:)`. Seed 002 keeps Foundation's (its `store` comes from
-  code it does not show, and it falls back to `UserDefaults.standard`).
+  code it does not show, and it falls back to `UserDefaults.standard`); its shield extension's `store`, which the
+  Pushin pack runs, is the App Group suite, so that context function takes a `SharedDefaults`.
 * **Apple APIs that are not Foundation on Linux**: `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)`
   is provided by the AppGroup module (Sources/AppGroup/FileManager+AppGroup.swift), CoreFoundation's Darwin notify
   center by `CFDarwinNotify` (Sources/Frameworks).
@@ -287,6 +291,9 @@ NOTES = """## Notes
   is never saved and `startNativeSession` always answers "No blocked apps selected". On Linux, Foundation's
   NSKeyedArchiver stops the process instead (`Fatal error: Secure coding required`) — a divergence from iOS to keep in
   mind before running that function in a stand-in.
+* **Run, not only compiled: seed 003.** The Until pack's as-written stand-ins run `UntilDeviceActivityMonitor` and
+  `ScreenTimeModule` through `Seed003/UntilEntryPoints.swift` (not seed text: a public door to the seed's internal
+  classes); `Seed003/Stubs.swift`'s module keeps what it sends to the JS side (`sendEvent`) for the stand-in to hand on.
 * **Time.** The seeds read `Date()`: in a stand-in that is the host's clock, not the device clock of PROTOCOL.md §2.
   The frameworks use device time; seed code run under a virtual clock would need `Date()` mapped (not done here).
 * **Edits that remain as the seeds' authors meant**: `Application(token:).bundleIdentifier` compiles but is nil in
@@ -338,7 +345,7 @@ def edits_md():
             segs = b.get("segments")
             if segs:
                 md.append("Context: " + "; ".join(
-                    f"lines {g['lines'][0]}–{g['lines'][1]} inside `{[l for l in g['before'] if not l.startswith('///')][0]}`"
+                    f"lines {g['lines'][0]}–{g['lines'][1]} inside `{[l for l in g['before'] if l and not l.startswith(('///', 'import '))][0]}`"
                     + (f", followed by `{'; '.join(x for x in g['after'] if x != '}')}`" if any(x != '}' for x in g['after']) else "")
                     for g in segs) + ".")
                 md.append("")

@@ -29,6 +29,7 @@ public final class HeartbeatWriter: @unchecked Sendable {
 
     /// Writes one heartbeat now.
     public func beat() throws {
+        try CrashPoints.pass("heartbeat:" + writer)
         mutex.lock()
         let seq = sequence
         sequence += 1

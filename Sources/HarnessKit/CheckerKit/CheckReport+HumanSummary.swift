@@ -21,6 +21,10 @@ extension CheckReport {
             lines.append("  lost by iOS (not blamed on the system): \(lost.count) user action(s)")
             for l in lost { lines.append("    \(l.subjectDescription): \(l.explanation)") }
         }
+        let idle = faultRulesNeverFired
+        if !idle.isEmpty {
+            lines.append("  fault rules armed, never fired (this run did not test them): " + idle.map { "\($0.rule) \($0.kind)" }.joined(separator: ", "))
+        }
         for violation in violations {
             lines.append("")
             lines.append("\(violation.invariant) — \(violation.subjectDescription)")

@@ -19,6 +19,11 @@ public struct CheckReport: Codable, Equatable, Sendable {
     /// (dropped, or the extension killed before it returned): not violations of the system under
     /// test, listed so that a pass is never read as "every user action was handled". Nil = none.
     public var lostByOS: [InvariantViolation]?
+    /// How often each of the scenario's `os.faults` rules acted (the runner's, from the history);
+    /// nil when the scenario has none. See `faultRulesNeverFired`.
+    public var faultRules: [FaultRuleOutcome]?
+    /// Rules that were armed but never acted in this run: the run did not test them.
+    public var faultRulesNeverFired: [FaultRuleOutcome] { (faultRules ?? []).filter { $0.fired == 0 } }
     /// Set when the run did not reach its end: the signal that stopped it (`SIGINT`, `SIGTERM`)
     /// or `killed` (the history just stops). Undecided; `results` are what could be checked.
     public var interruption: String?

@@ -38,9 +38,9 @@ extension DeviceOS {
         var i = 0
         while i + 1 < due.count {
             let (a, name) = due[i], (b, other) = due[i + 1]
-            if name == other && a.at == b.at && a.kind == .end && b.kind == .start && reorders(name) {
+            if name == other && a.at == b.at && a.kind == .end && b.kind == .start, let rule = reorders(name) {
                 due.swapAt(i, i + 1)
-                out.append(.record("callbacks_reordered", ["activity": name, "fault": "reorder"]))
+                out.append(.record("callbacks_reordered", ["activity": name, "fault": "reorder", "rule": FieldFault.ruleName(rule)]))
                 i += 2
                 continue
             }

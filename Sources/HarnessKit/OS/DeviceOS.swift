@@ -84,7 +84,16 @@ public struct DeviceOS: Sendable {
     var shieldCalls: [Int: (app: String, label: [String: String])] = [:]
     /// Calls a fault holds back, in the order they were held.
     var held: [HeldCall] = []
+    /// Times each rule acted, and calls each rule selected, by (rule, budget period): the whole
+    /// run is period 0; `per: day` counts by local day.
     var faultCounts: [Int: Int] = [:]
+    var budgetActed: [BudgetKey: Int] = [:]
+    var budgetSelected: [BudgetKey: Int] = [:]
+
+    struct BudgetKey: Hashable {
+        var rule: Int
+        var period: Int
+    }
     var random: SeededGenerator
     /// FamilyControls status as the OS last wrote it (nil = not modelled).
     public internal(set) var familyControlsStatus: String?
@@ -221,6 +230,7 @@ public struct DeviceOS: Sendable {
             var f = label
             f["callback"] = call.callbackName
             f["fault"] = fault.name
+            f["rule"] = FieldFault.ruleName(index)
             if case .monitor(_, let activity, _) = call { f["activity"] = activity }
             switch fault.kind {
             case .drop:
@@ -244,11 +254,12 @@ public struct DeviceOS: Sendable {
                 deliver(call, label: label, &out)
                 return
             case .killMidCall:
-                let delivery = deliver(call, label: label, &out)
+                // The delivery line says which rule will kill it (the kill itself is the harness's).
+                let delivery = deliver(call, label: label.merging(["fault": fault.name, "rule": FieldFault.ruleName(index)]) { a, _ in a }, &out)
                 out.append(.killCall(delivery: delivery))
                 return
             case .reorderAtBoundary, .staleDefaults, .tornWrite:
-                _ = index  // applied where boundaries are ordered / inside the processes, not per call
+                break  // applied where boundaries are ordered / inside the processes, not per call
             }
         }
         deliver(call, label: label, &out)
@@ -280,26 +291,48 @@ public struct DeviceOS: Sendable {
     /// The first fault rule that selects `call` now and passes its chance and count.
     mutating func fault(for call: ExtensionCall) -> (Int, FieldFault)? {
         for (i, rule) in configuration.faults.enumerated() where rule.kind != .reorderAtBoundary && !rule.kind.isDefaultsFault {
-            guard rule.selects(call, now: now) else { continue }
-            if let max = rule.maxCount, faultCounts[i, default: 0] >= max { continue }
+            guard rule.selects(call, now: now), withinBudget(i, rule) else { continue }
             guard random.chance(rule.probability) else { continue }
             faultCounts[i, default: 0] += 1
+            budgetActed[budgetKey(i, rule), default: 0] += 1
             return (i, rule)
         }
         return nil
     }
 
     /// Whether a reorder fault swaps the end and start falling together at this boundary.
-    mutating func reorders(_ activity: String) -> Bool {
+    /// The index of the reorder rule that swaps this boundary, nil when none does.
+    mutating func reorders(_ activity: String) -> Int? {
         for (i, rule) in configuration.faults.enumerated() where rule.kind == .reorderAtBoundary {
             let probe = ExtensionCall.monitor(.intervalDidStart, activity: activity, event: nil)
-            guard rule.selects(probe, now: now) else { continue }
-            if let max = rule.maxCount, faultCounts[i, default: 0] >= max { continue }
+            guard rule.selects(probe, now: now), withinBudget(i, rule) else { continue }
             guard random.chance(rule.probability) else { continue }
             faultCounts[i, default: 0] += 1
-            return true
+            budgetActed[budgetKey(i, rule), default: 0] += 1
+            return i
         }
-        return false
+        return nil
+    }
+
+    func budgetKey(_ i: Int, _ rule: FieldFault) -> BudgetKey {
+        switch rule.per {
+        case .run: return BudgetKey(rule: i, period: 0)
+        case .day:
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = timeZone
+            let day = calendar.ordinality(of: .day, in: .era, for: Date(timeIntervalSince1970: now)) ?? 0
+            return BudgetKey(rule: i, period: day)
+        }
+    }
+
+    /// Counts a call rule `i` selects against its budget: true when the rule may act on it (past
+    /// its first `after` selected calls, under `maxCount` acts in this period).
+    mutating func withinBudget(_ i: Int, _ rule: FieldFault) -> Bool {
+        let key = budgetKey(i, rule)
+        budgetSelected[key, default: 0] += 1
+        if budgetSelected[key, default: 0] <= rule.after { return false }
+        if let max = rule.maxCount, budgetActed[key, default: 0] >= max { return false }
+        return true
     }
 
     func nextLocalTime(hour: Int, minute: Int) -> Double {

@@ -49,6 +49,18 @@ public struct FieldFault: Sendable, Equatable {
     public var maxCount: Int?
     /// Defaults faults: the roles whose processes it applies to; empty = every device role.
     public var roles: Set<String> = []
+    /// A budget: the first `after` calls the rule selects (per `per`) pass untouched; it acts only
+    /// on later ones ("iOS delivers the first N of a kind in a day, then drops the rest").
+    public var after: Int = 0
+    /// What `maxCount` and `after` count over.
+    public var per: Budget = .run
+
+    public enum Budget: String, Sendable, Equatable {
+        /// The whole run.
+        case run
+        /// Each local day of the device (counts start again at local midnight).
+        case day
+    }
 
     public init(
         kind: Kind, callbacks: Set<String> = [], activityPattern: String? = nil, window: ClosedRange<Double>? = nil,
@@ -74,6 +86,10 @@ public struct FieldFault: Sendable, Equatable {
         case .tornWrite: "torn_write"
         }
     }
+
+    /// How the history names the rule at `index` of `os.faults` (the `rule` field of the lines it
+    /// writes when it acts).
+    public static func ruleName(_ index: Int) -> String { "os.faults[\(index)]" }
 
     /// Whether this rule's filters select `call` at device time `now` (before chance and count).
     public func selects(_ call: ExtensionCall, now: Double) -> Bool {

@@ -85,6 +85,12 @@ extension LiveRun: UserDevice {
 
     func openURL(_ url: String) { osApply(.user(.openURL(url))) }
 
+    var deliveredNotifications: [String] {
+        // Requests due now are fired first, as the lock screen would show them.
+        osScanNotifications()
+        return ((try? NotificationAuthority.delivered(on: device)) ?? []).map(\.request.identifier)
+    }
+
     func tapNotification(_ identifier: String, action: String) {
         osScanNotifications()
         osApply(.user(.tapNotification(identifier: identifier, action: action, foreground: notificationActionForegrounds(identifier, action: action))))

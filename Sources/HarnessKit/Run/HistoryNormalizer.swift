@@ -6,8 +6,10 @@ import History
 /// seed and build taken out — wall-clock stamps, pids, the run's own paths — and its lines in an
 /// order that does not depend on which of two processes acting at the same device instant wrote
 /// first: by device time, then process, then each process's own order. Loopback ports, which the
-/// kernel picks, become `127.0.0.1:<port>`. Under virtual time two runs give byte-identical
-/// normalized histories (`harness normalize`, and a test).
+/// kernel picks, become `127.0.0.1:<port>`. UUIDs, which apps and the frameworks draw at random
+/// (`UUID().uuidString` in a seed's code, a prompt's request id), become `<uuid-N>`, numbered by
+/// first appearance. Under virtual time two runs give byte-identical normalized histories
+/// (`harness normalize`, and a test).
 public enum HistoryNormalizer {
     /// Fields that carry wall time or process ids.
     public static let droppedFields: Set<String> = ["childPid"]
@@ -17,6 +19,7 @@ public enum HistoryNormalizer {
         let ordered = events.enumerated().sorted {
             ($0.element.t, $0.element.process, $0.offset) < ($1.element.t, $1.element.process, $1.offset)
         }
+        var uuids = UUIDNumbering()
         return ordered.map { _, e in
             var fields = e.fields
             for k in droppedFields { fields[k] = nil }
@@ -28,8 +31,33 @@ public enum HistoryNormalizer {
                 fields[k] = v
             }
             var parts = ["\"t\":\(e.t)", "\"process\":\(HistoryEvent.quote(e.process))", "\"event\":\(HistoryEvent.quote(e.event))"]
-            for (k, v) in fields.sorted(by: { $0.key < $1.key }) { parts.append("\(HistoryEvent.quote(k)):\(HistoryEvent.quote(v))") }
+            for (k, v) in fields.sorted(by: { $0.key < $1.key }) { parts.append("\(HistoryEvent.quote(k)):\(HistoryEvent.quote(uuids.replace(in: v)))") }
             return "{" + parts.joined(separator: ",") + "}"
+        }
+    }
+
+    /// Each distinct UUID (8-4-4-4-12 hex digits, any case) becomes `<uuid-N>`, N counting from 1 in
+    /// order of first appearance: the same line order gives the same numbers in every run.
+    struct UUIDNumbering {
+        var numbers: [String: Int] = [:]
+        static let pattern = try! NSRegularExpression(
+            pattern: "[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
+
+        mutating func replace(in value: String) -> String {
+            guard value.utf8.count >= 36 else { return value }
+            let ns = value as NSString
+            let matches = Self.pattern.matches(in: value, range: NSRange(location: 0, length: ns.length))
+            guard !matches.isEmpty else { return value }
+            var out = ""
+            var last = 0
+            for m in matches {
+                let key = ns.substring(with: m.range).uppercased()
+                let n = numbers[key] ?? (numbers.count + 1)
+                numbers[key] = n
+                out += ns.substring(with: NSRange(location: last, length: m.range.location - last)) + "<uuid-\(n)>"
+                last = m.range.location + m.range.length
+            }
+            return out + ns.substring(from: last)
         }
     }
 

@@ -48,6 +48,8 @@ final class LiveRun {
     var inboxes = AppInboxes()
     /// Wall time (monotonic ns) when the last long-lived role was ready.
     var startNanos: Int64 = 0
+    /// The crash points the stand-ins passed (`<process>:<label>#<n>`, in order), read at the end.
+    var crashPoints: [String] = []
 
     var o: ScenarioRunner.Options { setup.options }
     var pack: AnySystemPack { setup.pack }
@@ -107,6 +109,10 @@ final class LiveRun {
         try center.addObserver(SystemPaths.notificationsChanged) { _ in osDirty.set() }
         try center.addObserver(SystemPaths.authorizationChanged) { _ in osDirty.set() }
 
+        // The scenario as it was run: `harness replay` reads this copy, not a file that may have changed since.
+        if let bytes = try? ScenarioParser.readFile(o.scenarioPath) {
+            try OutputFile.write(bytes, to: runDir + "/scenario.yaml", what: "the run's scenario")
+        }
         plan = ScenarioPlan.make(scenario: o.scenario, seed: o.seed, durationOverride: o.durationOverride)
         try OutputFile.write(plan.jsonData(), to: runDir + "/schedule.json", what: "the run's schedule")
         nemesis = Nemesis(planned: plan.faults)
@@ -116,6 +122,12 @@ final class LiveRun {
         environment[Entitlements.environmentVariable] = pack.descriptor.appGroups.joined(separator: ",")
         environment["SCREENTIME_RUN_DIR"] = runDir
         environment["SCREENTIME_VARIANT"] = o.variant.rawValue
+        if o.crashPointsOn {
+            // PROTOCOL.md §11: the stand-ins count and log their crash points, and arm these failpoints.
+            environment[CrashPoints.directoryVariable] = runDir + "/crashpoints"
+            environment[CrashPoints.failpointsVariable] = o.allFailpoints.map(\.description).joined(separator: "\n")
+            environment[CrashPoints.seedVariable] = String(o.seed)
+        }
         processes = RunProcesses(
             table: ProcessTable(
                 longLivedRoles: pack.descriptor.roles.filter(\.lifetime.isLongLived).map(\.name),
@@ -129,9 +141,17 @@ final class LiveRun {
     func start() throws {
         var started = [
             "scenario": o.scenario.name, "system": pack.id, "variant": o.variant.rawValue, "seed": String(o.seed),
-            "rate": String(o.scenario.clock.rate), "clockMode": o.scenario.clock.mode.rawValue, "deviceRoot": setup.deviceRootPath,
+            "rate": String(o.scenario.clock.rate), "clockMode": o.scenario.clock.mode.rawValue,
+            // The device's zone at the start (`time_zone` lines record moves): checkers that judge local days need it.
+            "timeZone": o.scenario.clock.timeZone, "deviceRoot": setup.deviceRootPath,
             "command": setup.rerunCommand(),
         ]
+        if !o.allFailpoints.isEmpty { started["failpoints"] = o.allFailpoints.map(\.description).joined(separator: "\n") }
+        // What `harness replay` needs beyond the scenario's copy: the command line's part and the build.
+        if !o.failpoints.isEmpty { started["extraFailpoints"] = o.failpoints.map(\.description).joined(separator: "\n") }
+        if let d = o.durationOverride { started["durationSeconds"] = String(d.components.seconds) }
+        started["build"] = BuildIdentity.of(binDirectory: o.binDirectory, executables: ["harness"] + pack.descriptor.roles.map(\.executable))
+        if o.crashPointsOn { started["crashPoints"] = "recorded" }
         started.merge(pack.runFacts(o.scenario.configuration)) { core, _ in core }
         rec.record("run_started", started)
         perform(emulated.os.apply(.boot))
@@ -176,6 +196,11 @@ final class LiveRun {
             ])
         }
         var finished = processes.table.faultCounts.mapValues(String.init)
+        if o.crashPointsOn {
+            crashPoints = CrashPoints.recorded(in: runDir + "/crashpoints")
+            finished["crashPoints"] = String(crashPoints.count)
+            try OutputFile.write(Data(crashPoints.map { $0 + "\n" }.joined().utf8), to: runDir + "/crashpoints.txt", what: "the run's crash points")
+        }
         if stepped {
             finished["steps"] = String(virtualTime.steps)
             finished["quiescenceTimeouts"] = String(virtualTime.quiescenceTimeouts)

@@ -106,7 +106,9 @@ extension LiveRun {
                 case .term: child.signal(SIGTERM)
                 case .stop:
                     withdrawPort(of: pid, true)
-                    child.signal(SIGSTOP)
+                    // Recorded as stopped only once it is (bounded): a checker or an inspection
+                    // that reads the process right after must see it stopped.
+                    child.stopAndWait()
                 case .cont:
                     if processes.resumesHeld {
                         processes.heldResumes.append(command)

@@ -37,6 +37,16 @@ public final class ScenarioRunner {
         public var tick: (@Sendable (RunProgress) -> Void)?
         /// The device root to use and keep (`--device-root`); nil: a fresh one, removed after the run.
         public var deviceRoot: String?
+        /// Failpoints armed besides the scenario's (`--failpoint`).
+        public var failpoints: [Failpoint] = []
+        /// Record every crash point the stand-ins pass (`<run-dir>/crashpoints.txt`), even with no
+        /// failpoint armed (`--crash-points`; `harness explore` does).
+        public var recordCrashPoints = false
+
+        /// The scenario's failpoints, then the command line's.
+        public var allFailpoints: [Failpoint] { scenario.failpoints + failpoints }
+        /// Whether the stand-ins count their crash points in this run.
+        public var crashPointsOn: Bool { recordCrashPoints || !allFailpoints.isEmpty }
 
         public init(
             scenario: Scenario, scenarioPath: String, variant: ScenarioVariant, seed: UInt64, durationOverride: Duration?,
@@ -68,6 +78,10 @@ public final class ScenarioRunner {
         public var historyEvents: Int
         /// The run's report.html (RunReport), nil when it could not be written (no history).
         public var reportPage: String? = nil
+        /// The crash points the stand-ins passed, in order (`<process>:<label>#<n>`), when counted.
+        public var crashPoints: [String] = []
+        /// The failpoints that fired (`failpoint` trace lines: label and action), in history order.
+        public var failpointsFired: [(label: String, action: String)] = []
         /// 0 = every invariant held, 1 = a violation, 2 = could not decide.
         public var exitCode: Int32 {
             guard setupError == nil, let r = report, r.decided else { return 2 }
@@ -90,6 +104,7 @@ public final class ScenarioRunner {
         var setupError: String?
         var report: CheckReport?
         var events = 0
+        var fired: [(label: String, action: String)] = []
         // Set once the device root, clock, recorder and OS are in place; what is shut down on failure.
         var live: LiveRun?
         let lease = o.deviceRoot == nil ? try? DeviceRootLease(path: setup.deviceRootPath) : nil
@@ -101,7 +116,13 @@ public final class ScenarioRunner {
             run.loop()
             let merged = try run.finish()
             events = merged.events.count
-            let judged = RunJudgement.judge(setup.pack, merged.events)
+            fired = merged.events.filter { $0.event == "failpoint" }.map { ($0.fields["label"] ?? "", $0.fields["action"] ?? "") }
+            var judged = RunJudgement.judge(setup.pack, merged.events)
+            let faults = o.scenario.os.faults
+            if !faults.isEmpty {
+                let deviceRoles = setup.pack.descriptor.roles.filter { $0.lifetime != .server }.map(\.name)
+                judged.faultRules = FaultRuleTally.tally(faults, deviceRoles: deviceRoles, events: merged.events)
+            }
             report = judged
             try writeReport(judged)
         } catch {
@@ -117,10 +138,14 @@ public final class ScenarioRunner {
         }
         if o.deviceRoot == nil { try? FileManager.default.removeItem(atPath: setup.deviceRootPath) }
         lease?.release()
-        return Outcome(
+        var outcome = Outcome(
             runDirectory: setup.runDir, rerunCommand: setup.rerunCommand(), report: report, setupError: setupError,
             faultCounts: live?.processes.table.faultCounts ?? [:], wallSeconds: Double(LiveRun.now() - t0) / 1e9,
-            historyEvents: events, reportPage: page)
+            historyEvents: events)
+        outcome.reportPage = page
+        outcome.crashPoints = live?.crashPoints ?? []
+        outcome.failpointsFired = fired
+        return outcome
     }
 
     func writeReport(_ r: CheckReport) throws {
@@ -163,6 +188,8 @@ struct RunSetup {
     func rerunCommand() -> String {
         var c = "harness run \(options.scenarioPath) --variant \(options.variant.rawValue) --seed \(options.seed)"
         if let d = options.durationOverride { c += " --duration \(d.components.seconds)s" }
+        for f in options.failpoints { c += " --failpoint '\(f)'" }
+        if options.recordCrashPoints { c += " --crash-points" }
         return c
     }
 }

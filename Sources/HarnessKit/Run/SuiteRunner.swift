@@ -1,3 +1,4 @@
+import AppGroup
 import Foundation
 
 /// Runs scenario × variant × seed combinations one after the other and summarises them:
@@ -24,17 +25,21 @@ public enum SuiteRunner {
 
     public static func run(
         _ cases: [Case], durationOverride: Duration?, outputDirectory: String, binDirectory: String,
-        progress: @escaping @Sendable (String) -> Void, deviceRoot: String? = nil, onStart: (Int, Case) -> Void = { _, _ in },
+        progress: @escaping @Sendable (String) -> Void, deviceRoot: String? = nil, failpoints: [Failpoint] = [],
+        recordCrashPoints: Bool = false, onStart: (Int, Case) -> Void = { _, _ in },
         tick: (@Sendable (RunProgress) -> Void)? = nil, onResult: (Result) -> Void
     ) -> [Result] {
         var out: [Result] = []
         for (i, c) in cases.enumerated() {
             // A stop signal ends the suite after the case it interrupted (RunInterruption).
             if RunInterruption.signal != nil { break }
-            let runner = ScenarioRunner(options: .init(
+            var options = ScenarioRunner.Options(
                 scenario: c.scenario, scenarioPath: c.scenarioPath, variant: c.variant, seed: c.seed,
                 durationOverride: durationOverride, outputDirectory: outputDirectory, binDirectory: binDirectory, progress: progress,
-                deviceRoot: deviceRoot, tick: tick))
+                deviceRoot: deviceRoot, tick: tick)
+            options.failpoints = failpoints
+            options.recordCrashPoints = recordCrashPoints
+            let runner = ScenarioRunner(options: options)
             onStart(i, c)
             progress("[\(i + 1)/\(cases.count)] \(c.scenario.name) \(c.variant.rawValue) seed \(c.seed) (device root \(runner.deviceRootPath)) ...")
             let r = Result(case: c, outcome: runner.run())
@@ -53,6 +58,10 @@ public enum SuiteRunner {
         var parts = ["\(o.killsAndStops) kills/stops"]
         if let lost = o.report?.lostByOS, !lost.isEmpty {
             parts.append("\(lost.count) user action\(lost.count == 1 ? "" : "s") lost by iOS (report.json lostByOS)")
+        }
+        let idle = o.report?.faultRulesNeverFired ?? []
+        if !idle.isEmpty {
+            parts.append("fault rule\(idle.count == 1 ? "" : "s") armed, never fired: " + idle.map(\.rule).joined(separator: ", "))
         }
         parts.append("\(o.historyEvents) history events")
         parts.append(String(format: "%.1f s", o.wallSeconds))
@@ -93,18 +102,30 @@ public enum SuiteRunner {
     public static func junit(_ results: [Result], suiteName: String) -> JUnitReport {
         var cases: [JUnitReport.TestCase] = []
         for r in results {
-            let name = "\(r.case.scenario.name) [\(r.case.variant.rawValue)] seed \(r.case.seed)"
-            var failure: JUnitReport.Failure?
-            if let err = r.outcome.setupError {
-                failure = .init(message: "could not decide: \(err)", text: "run directory: \(r.outcome.runDirectory)")
-            } else if let rep = r.outcome.report, !rep.passed {
-                let first = rep.violations.first.map { "\($0.invariant): \($0.explanation)" } ?? (rep.undecidedReason ?? "undecided")
-                failure = .init(message: first, text: rep.humanSummary() + "\nrun directory: \(r.outcome.runDirectory)")
-            }
-            cases.append(.init(
-                name: name, classname: "ScreenTimeHarness.\(r.case.scenario.name)", timeSeconds: r.outcome.wallSeconds,
-                failure: failure, systemOut: "faults=\(r.outcome.killsAndStops) history=\(r.outcome.runDirectory)/history.jsonl"))
+            cases.append(testCase(
+                scenario: r.case.scenario.name, variant: r.case.variant.rawValue, seed: r.case.seed, report: r.outcome.report,
+                setupError: r.outcome.setupError, runDirectory: r.outcome.runDirectory, wallSeconds: r.outcome.wallSeconds,
+                faults: r.outcome.killsAndStops))
         }
         return JUnitReport(suiteName: suiteName, testCases: cases)
+    }
+
+    /// One run's testcase: `harness run` and `harness merge` name and judge runs alike.
+    public static func testCase(
+        scenario: String, variant: String, seed: UInt64, report: CheckReport?, setupError: String?, runDirectory: String,
+        wallSeconds: Double, faults: Int
+    ) -> JUnitReport.TestCase {
+        var failure: JUnitReport.Failure?
+        if let err = setupError {
+            failure = .init(message: "could not decide: \(err)", text: "run directory: \(runDirectory)")
+        } else if let rep = report, !rep.passed {
+            let first = rep.violations.first.map { "\($0.invariant): \($0.explanation)" } ?? (rep.undecidedReason ?? "undecided")
+            failure = .init(message: first, text: rep.humanSummary() + "\nrun directory: \(runDirectory)")
+        } else if report == nil {
+            failure = .init(message: "could not decide: no report", text: "run directory: \(runDirectory)")
+        }
+        return .init(
+            name: "\(scenario) [\(variant)] seed \(seed)", classname: "ScreenTimeHarness.\(scenario)", timeSeconds: wallSeconds,
+            failure: failure, systemOut: "faults=\(faults) history=\(runDirectory)/history.jsonl")
     }
 }

@@ -1,3 +1,4 @@
+import AppGroup
 import Foundation
 
 /// One scenario file (schema in `ScenarioParser.swift` and `harness/scenarios/README.md`): which
@@ -21,6 +22,8 @@ public struct Scenario: Sendable, Equatable {
     public var os = OSSettings()
     /// The system's own sections, parsed by its pack.
     public var configuration: AnyConfiguration
+    /// Failpoints armed in the stand-ins for every run of this scenario (`failpoints:`).
+    public var failpoints: [Failpoint] = []
 
     public init(
         name: String, system: AnySystemPack, variants: [ScenarioVariant], clock: Clock, durationSeconds: Int,
@@ -39,6 +42,7 @@ public struct Scenario: Sendable, Equatable {
     public static func == (a: Scenario, b: Scenario) -> Bool {
         a.name == b.name && a.system.id == b.system.id && a.variants == b.variants && a.clock == b.clock
             && a.durationSeconds == b.durationSeconds && a.settleSeconds == b.settleSeconds && a.nemesis == b.nemesis && a.os == b.os && a.configuration == b.configuration
+            && a.failpoints == b.failpoints
     }
 
     /// How device time passes.

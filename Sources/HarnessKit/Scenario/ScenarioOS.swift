@@ -25,6 +25,8 @@
 //         window: [1h, 3h]           = the whole run; device offsets from clock.start
 //         probability: 0.5           = 1
 //         maxCount: 2                = unbounded
+//         after: 3                   = 0; the first 3 calls it selects pass untouched (a budget)
+//         per: day                   = run; maxCount and after count per local day of the device
 //         delay: [1m, 10m]           delay only (required): how late, drawn per call
 //         until: "00:05"             batch only (required): held until this local time
 //         stale: 10m                 stale_defaults only (required): how long a reader keeps its cache
@@ -73,11 +75,20 @@ extension NodeReader {
         "hostLifecycle", "backgroundGraceSeconds", "appCategories", "reboots", "authorization", "revokeAt", "notifications",
         "timeZoneChanges", "faults",
     ]
-    static let faultKeys = ["kind", "callbacks", "activity", "window", "probability", "maxCount", "delay", "until", "stale", "roles"]
+    static let faultKeys = ["kind", "callbacks", "activity", "window", "probability", "maxCount", "after", "per", "delay", "until", "stale", "roles"]
     static let faultKinds = ["drop", "delay", "duplicate", "batch", "reorder", "kill_mid_call", "stale_defaults", "torn_write"]
 
     /// `roles`: the system's device roles (what `roles:` of a defaults fault may name).
-    func os(_ node: Node?, start: Date, roles: [String] = []) throws(ScenarioError) -> Scenario.OSSettings {
+    /// What a fault rule must be checked against so that a rule that cannot fire is an error, not
+    /// a run that passes while the user believes the fault was tested (issue 19): the run's
+    /// workload length (faults act only during the workload; the settle time is fault-free) and
+    /// the extension points the system has.
+    struct FaultContext {
+        var durationSeconds: Int?
+        var extensionPoints: Set<ExtensionPoint>?
+    }
+
+    func os(_ node: Node?, start: Date, roles: [String] = [], faultContext: FaultContext = .init()) throws(ScenarioError) -> Scenario.OSSettings {
         var settings = Scenario.OSSettings()
         guard let node else { return settings }
         let section = try fields(node, path: "os", allowed: Self.osKeys)
@@ -129,13 +140,13 @@ extension NodeReader {
         }
         if let v = section["faults"] {
             for (i, item) in try list(v, "os.faults", expected: "a list of fault rules").enumerated() {
-                settings.faults.append(try fault(item, path: "os.faults[\(i)]", start: start, roles: roles))
+                settings.faults.append(try fault(item, path: "os.faults[\(i)]", start: start, roles: roles, context: faultContext))
             }
         }
         return settings
     }
 
-    func fault(_ node: Node, path: String, start: Date, roles: [String] = []) throws(ScenarioError) -> FieldFault {
+    func fault(_ node: Node, path: String, start: Date, roles: [String] = [], context: FaultContext = .init()) throws(ScenarioError) -> FieldFault {
         let f = try fields(node, path: path, allowed: Self.faultKeys)
         let kindNode = try f.required("kind")
         let name = try string(kindNode, "\(path).kind")
@@ -184,17 +195,59 @@ extension NodeReader {
             }
             rule.callbacks = Set(names)
         }
-        if let v = f["activity"] { rule.activityPattern = try string(v, "\(path).activity") }
+        if let v = f["activity"] {
+            rule.activityPattern = try string(v, "\(path).activity")
+            // Only DeviceActivity callbacks carry an activity: a selector on others matches nothing.
+            let monitorNames = Set(MonitorCallback.allCases.map(\.rawValue))
+            if !rule.callbacks.isEmpty && rule.callbacks.isDisjoint(with: monitorNames) {
+                throw error(v, "\(path).activity: \(rule.callbacks.sorted().joined(separator: ", ")) carry no activity, so this rule can never fire; drop activity or add a DeviceActivity callback (\(MonitorCallback.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+        }
+        if case .batchUntil = kind {
+            // iOS batches DeviceActivity callbacks (field reports: the night's callbacks at once);
+            // a shield call is made while the user looks at the shield, never hours later.
+            let monitorNames = Set(MonitorCallback.allCases.map(\.rawValue))
+            let shieldOnly = rule.callbacks.subtracting(monitorNames)
+            if !shieldOnly.isEmpty {
+                throw error(f["callbacks"], "\(path).callbacks: batch holds DeviceActivity callbacks only; \(shieldOnly.sorted().joined(separator: ", ")) cannot be batched (use delay or drop)")
+            }
+            if rule.callbacks.isEmpty { rule.callbacks = monitorNames }
+        }
+        if let points = context.extensionPoints, !kind.isDefaultsFault {
+            let names = rule.callbacks.isEmpty ? Set(ExtensionCall.callbackNames) : rule.callbacks
+            let reachable = names.filter { points.contains(ExtensionCall.point(ofCallback: $0)) }
+            if reachable.isEmpty {
+                throw error(f["callbacks"] ?? kindNode, "\(path): this system has no extension that receives \(names.sorted().joined(separator: ", ")), so this rule can never fire")
+            }
+        }
         if let v = f["window"] {
             let items = try list(v, "\(path).window", expected: "a [from, to] list of two durations after clock.start")
             guard items.count == 2 else { throw error(v, "\(path).window: expected [from, to], got a list of \(items.count)") }
             let from = try duration(items[0], "\(path).window from"), to = try duration(items[1], "\(path).window to")
             guard from <= to else { throw error(v, "\(path).window: from \(from)s is after to \(to)s") }
+            if let d = context.durationSeconds, from >= d {
+                throw error(v, "\(path).window: starts \(from)s after clock.start, when the \(d)s workload is over (faults do not act while the run settles); move it inside [0, \(d)s)")
+            }
             let s = start.timeIntervalSince1970
             rule.window = (s + Double(from))...(s + Double(to))
         }
         if let v = f["probability"] { rule.probability = try probability(v, "\(path).probability") }
         if let v = f["maxCount"] { rule.maxCount = try int(v, "\(path).maxCount", in: 1...1_000_000) }
+        if let v = f["after"] {
+            if kind.isDefaultsFault { throw error(v, "\(path).after: only for faults on callbacks (\(name) acts inside the processes)") }
+            rule.after = try int(v, "\(path).after", in: 0...1_000_000)
+        }
+        if let v = f["per"] {
+            if kind.isDefaultsFault { throw error(v, "\(path).per: only for faults on callbacks (\(name) acts inside the processes)") }
+            let text = try string(v, "\(path).per")
+            guard let per = FieldFault.Budget(rawValue: text) else {
+                throw error(v, "\(path).per: expected run or day, got '\(Excerpt.inner(text))'")
+            }
+            guard rule.maxCount != nil || rule.after > 0 else {
+                throw error(v, "\(path).per: counts maxCount or after; give one of them")
+            }
+            rule.per = per
+        }
         if case .tornWrite = kind {
             if rule.maxCount == nil { rule.maxCount = 1 }
             if rule.maxCount! > 1000 { throw error(f["maxCount"], "\(path).maxCount: torn_write allows at most 1000") }

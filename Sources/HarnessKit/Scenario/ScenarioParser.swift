@@ -32,11 +32,15 @@
 //                                   enabled, no repeats
 //   os:                             how the emulated iOS behaves: host lifecycle, app categories,
 //                                   reboots, field faults (schema in ScenarioOS.swift)
+//   failpoints:                     = none; a list of "label=[p%][n*]action[(ms)]" strings chained
+//     - "host-app:defaults:group.x/key#2=kill"      with ->, actions off kill term stop delay error
+//                                   (Failpoint.swift, docs/SCENARIOS.md "Failpoints")
 //
 // Ranges are two-element lists `[min, max]`. Numbers must be YAML numbers (quoted "600" is a string).
 
 import AppGroup
 import Foundation
+import SystemKit
 import Yams
 
 public enum ScenarioParser {
@@ -45,7 +49,7 @@ public enum ScenarioParser {
     /// The clock file's bounds (`DeviceClock.Configuration.rateRange`): a rate that parses also runs.
     public static let rateRange = DeviceClock.Configuration.rateRange
     /// The keys every scenario may have; the rest belong to its system.
-    public static let commonKeys = ["name", "system", "variants", "clock", "duration", "settle", "nemesis", "os"]
+    public static let commonKeys = ["name", "system", "variants", "clock", "duration", "settle", "nemesis", "os", "failpoints"]
     /// A scenario file is a page of settings; anything this large is a mistake.
     public static let maximumFileBytes = 1 << 20
 
@@ -196,7 +200,12 @@ struct NodeReader {
         var settleSeconds = system.descriptor.defaultSettleSeconds
         if let node = top["settle"] { settleSeconds = try duration(node, "settle") }
         let nemesis = try self.nemesis(top["nemesis"], targets: system.descriptor.nemesisTargets)
-        let os = try self.os(top["os"], start: clock.start, roles: system.descriptor.roles.filter { $0.lifetime != .server }.map(\.name))
+        let extensionPoints = Set(system.descriptor.roles.compactMap { role -> ExtensionPoint? in
+            if case .extension(let point) = role.lifetime { return point } else { return nil }
+        })
+        let os = try self.os(
+            top["os"], start: clock.start, roles: system.descriptor.roles.filter { $0.lifetime != .server }.map(\.name),
+            faultContext: .init(durationSeconds: durationSeconds, extensionPoints: extensionPoints))
         var sections = top
         (sections.clock, sections.timeZoneChanges) = (clock, os.timeZoneChanges)  // for local times of day (LocalTimeSchedule)
         let configuration = try system.configuration(from: ScenarioSection(fields: sections))
@@ -204,6 +213,9 @@ struct NodeReader {
             name: name, system: system, variants: variants, clock: clock, durationSeconds: durationSeconds,
             settleSeconds: settleSeconds, nemesis: nemesis, configuration: configuration)
         scenario.os = os
+        if let node = top["failpoints"] {
+            scenario.failpoints = try failpoints(node, processes: system.descriptor.crashPointProcesses)
+        }
         // Dates and offsets the run could not keep: found here, not as a hang or UNDECIDED later.
         if let (key, message) = ScenarioTimeline.problem(scenario, durationSeconds: durationSeconds) {
             let parts = key.split(separator: ".").map(String.init)
@@ -211,6 +223,32 @@ struct NodeReader {
             throw error(section?[parts[1]] ?? top["duration"], "\(key): \(message)")
         }
         return scenario
+    }
+
+    /// `failpoints:` — each entry parsed, an error pointing at the character that is wrong.
+    func failpoints(_ node: Node, processes: [String]) throws(ScenarioError) -> [Failpoint] {
+        let items = try list(node, "failpoints", expected: "a list of strings like \"host-app:defaults:group.x/key#2=kill\"")
+        var out: [Failpoint] = []
+        for item in items {
+            let text = try string(item, "failpoints")
+            do {
+                let point = try Failpoint.parse(text, processes: processes)
+                if out.contains(where: { $0.label == point.label && $0.occurrence == point.occurrence }) {
+                    throw error(item, "failpoints: \(Excerpt.quoted(point.label + (point.occurrence.map { "#\($0)" } ?? ""))) is armed twice; chain the actions with -> instead")
+                }
+                out.append(point)
+            } catch let e as Failpoint.ParseError {
+                // A plain scalar starts at its mark; a quoted one one column later.
+                var column = item.mark?.column
+                if case .scalar(let scalar) = item, scalar.style != .plain && scalar.style != .any { column = column.map { $0 + 1 } }
+                throw ScenarioError(file: file, line: item.mark?.line, column: column.map { $0 + e.offset }, message: "failpoints: \(e.message)")
+            } catch let e as ScenarioError {
+                throw e
+            } catch {
+                throw self.error(item, "failpoints: \(error)")
+            }
+        }
+        return out
     }
 
     func clock(_ node: Node?) throws(ScenarioError) -> Scenario.Clock {

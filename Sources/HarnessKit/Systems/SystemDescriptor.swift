@@ -52,6 +52,10 @@ public struct SystemDescriptor: Sendable, Codable, Equatable {
 
     /// Roles the nemesis may target, in the order the descriptor lists them (the default targets).
     public var nemesisTargets: [String] { roles.filter(\.nemesisTarget).map(\.name) }
+
+    /// Processes whose crash points the core provides (PROTOCOL.md §11): the apps and extensions,
+    /// which run on `StandInContext`; a server's are its pack's own.
+    public var crashPointProcesses: [String] { roles.filter { $0.lifetime != .server }.map(\.name) }
 }
 
 /// One process of a system: the history's `process` name, how iOS runs it, and how to start it.

@@ -149,4 +149,8 @@ public protocol UserDevice: AnyObject {
     /// (or run in the background for an action without `.foreground`). Recorded as unavailable if
     /// the notification is not in Notification Center.
     func tapNotification(_ identifier: String, action: String)
+    /// The identifiers of the notifications in Notification Center now, oldest first: what the
+    /// user sees on the lock screen when choosing one to tap (an app's identifiers are its own —
+    /// often UUIDs a workload cannot know in advance).
+    var deliveredNotifications: [String] { get }
 }

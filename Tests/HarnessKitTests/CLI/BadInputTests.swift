@@ -78,6 +78,27 @@ import Glibc
             "--device-root $D/readonly/root: cannot write in $D/readonly (Read-only file system)", needs: .readOnlyMount),
         row("run", ["run", "$D/s.yaml", "--bogus"], 2, "Unknown option '--bogus'", "harness run --help"),
         row("run", ["run", "$D/s.yaml", "extra"], 2, "Unexpected argument 'extra'"),
+        row("run", ["run", "$D/s.yaml", "--failpoint", "host-app:defaults:k=explode"], 2,
+            "--failpoint \"host-app:defaults:k=explode\": unknown action 'explode'", "(at character 21)"),
+        row("run", ["run", "$D/s.yaml", "--failpoint", "hots-app:post:x=kill"], 2, "unknown process 'hots-app'; crash points are in: host-app"),
+        row("run", ["run", "$D/s.yaml", "--failpoint", "host-app:step:x=stop"], 2, "stop takes milliseconds, 0...600000: stop(100)"),
+        row("run", ["run", "$D/failpoint.yaml"], 2, "failpoint.yaml:8:26: failpoints: unknown action 'explode'"),
+        // explore
+        row("explore", ["explore", "$D/missing.yaml"], 2, "missing.yaml: cannot read scenario file"),
+        row("explore", ["explore", "$D/s.yaml", "--max", "0"], 2, "--max \"0\": use a whole number of crash points, 1...1000000"),
+        row("explore", ["explore", "$D/s.yaml", "--variant", "nope"], 2, "unknown variant 'nope'"),
+        row("explore", ["explore", "$D/fixed.yaml"], 2, "explore needs clock.mode: virtual"),
+        row("explore", ["explore", "$D/s.yaml", "--junit", "$D"], 2, "--junit $D: is a directory; name a file"),
+        // replay
+        row("replay", ["replay", "$D/nowhere"], 2, "cannot read $D/nowhere/history.jsonl: pass a finished run's directory"),
+        row("replay", ["replay"], 2, "Missing expected argument '<run-directory>'"),
+        // shards
+        row("run", ["run", "$D/s.yaml", "--shard", "5/4"], 2, "--shard 5/4: K is 5; it must be 1...4"),
+        row("run", ["run", "$D/s.yaml", "--shard", "2"], 2, "--shard 2: use K/N with whole numbers"),
+        row("explore", ["explore", "$D/s.yaml", "--shard", "0/2"], 2, "--shard 0/2: K is 0; it must be 1...2"),
+        row("merge", ["merge", "$D/nowhere"], 2, "$D/nowhere: not a directory (pass the output directories of the shards"),
+        row("merge", ["merge", "$D/empty"], 2, "$D/empty: holds no run directory"),
+        row("merge", ["merge"], 2, "Missing expected argument '<directories> ...'"),
         row("run", ["frobnicate"], 2, "frobnicate: cannot read scenario file"),
         // check
         row("check", ["check", "$D/nowhere"], 2, "cannot read $D/nowhere: no such file or directory"),
@@ -171,6 +192,8 @@ import Glibc
             func write(_ name: String, _ text: String) throws { try text.write(toFile: path + "/" + name, atomically: false, encoding: .utf8) }
             try write("s.yaml", good)
             try write("unknown-key.yaml", good + "\nbogus: 1\n")
+            try write("failpoint.yaml", good + "\nfailpoints:\n  - \"host-app:defaults:k=explode\"\n")
+            try write("fixed.yaml", good.replacingOccurrences(of: "rate: 600", with: "rate: 600, mode: fixed"))
             try write("rate-500000.yaml", good.replacingOccurrences(of: "rate: 600", with: "rate: 500000"))
             try write("rate-tiny.yaml", good.replacingOccurrences(of: "rate: 600", with: "rate: 0.0001"))
             try Data([0x6E, 0x61, 0x6D, 0x65, 0x3A, 0x20, 0xE9, 0x0A]).write(to: URL(fileURLWithPath: path + "/latin1.yaml"))

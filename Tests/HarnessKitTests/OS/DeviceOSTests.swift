@@ -304,7 +304,7 @@ import Testing
         #expect(Self.monitorCalls(os.apply(.registrations([Self.registration("a", Self.hm(10, 0), Self.hm(10, 0), repeats: true)]))) == ["intervalDidStart a"])
         let effects = Self.run(&os, until: Self.t0 + 3600 + 1)
         #expect(Self.monitorCalls(effects) == ["intervalDidStart a", "intervalDidEnd a"])
-        #expect(effects.contains(.record("callbacks_reordered", ["activity": "a", "fault": "reorder"])))
+        #expect(effects.contains(.record("callbacks_reordered", ["activity": "a", "fault": "reorder", "rule": "os.faults[0]"])))
         var plain = Self.os()
         _ = plain.apply(.registrations([Self.registration("a", Self.hm(10, 0), Self.hm(10, 0), repeats: true)]))
         #expect(Self.monitorCalls(Self.run(&plain, until: Self.t0 + 3600 + 1)) == ["intervalDidEnd a", "intervalDidStart a"])
@@ -351,6 +351,27 @@ import Testing
         }
         #expect(half() == half())
         #expect((10...30).contains(half().count))
+    }
+
+    /// Budgets (issue 19): `after` lets the first N selected calls through, `per: day` counts
+    /// afresh each local day, `maxCount` bounds acts per period.
+    @Test func faultBudgetsCountPerRunOrPerLocalDay() {
+        let daily = Self.registration("a", Self.hm(10, 0), Self.hm(10, 30), repeats: true)
+        func calls(_ rule: FieldFault) -> [String] {
+            var os = Self.os(faults: [rule])
+            _ = os.apply(.registrations([daily]))
+            return Self.monitorCalls(Self.run(&os, until: Self.t0 + 3 * 86_400))
+        }
+        var afterOneRun = FieldFault(kind: .drop)
+        afterOneRun.after = 1
+        #expect(calls(afterOneRun) == ["intervalDidStart a"], "the first call of the run passes, every later one is dropped")
+        var afterOnePerDay = afterOneRun
+        afterOnePerDay.per = .day
+        #expect(calls(afterOnePerDay) == Array(repeating: "intervalDidStart a", count: 3), "each day's first call passes")
+        var oncePerDay = FieldFault(kind: .drop, maxCount: 1)
+        oncePerDay.per = .day
+        #expect(calls(oncePerDay) == Array(repeating: "intervalDidEnd a", count: 3), "one drop a day: each day's first call")
+        #expect(calls(FieldFault(kind: .drop, maxCount: 1)).count == 5, "per run: one drop in all")
     }
 
     @Test func aMissingExtensionIsRecordedNotCalled() {

@@ -25,6 +25,8 @@ import Testing
         #expect(s.os.faults.map(\.name) == ["stale_defaults", "torn_write"])
         #expect(s.os.faults[0].kind == .staleDefaults(seconds: 300) && s.os.faults[0].roles == ["host"])
         #expect(s.os.faults[1].maxCount == 1)
+        let budget = try Self.parse("{ faults: [{ kind: drop, callbacks: [eventDidReachThreshold], after: 3, per: day }] }")
+        #expect(budget.os.faults.first?.after == 3 && budget.os.faults.first?.per == .day)
     }
 
     @Test func badInputIsOneLineNamingFileLineAndTheFix() {
@@ -41,6 +43,16 @@ import Testing
             ("{ reboots: [100h] }", "os.reboots: 360000s after clock.start is after the run ends (duration 3600s + settle 2700s = 6300s)"),
             ("{ revokeAt: [2h] }", "os.revokeAt: 7200s after clock.start is after the run ends"),
             ("{ timeZoneChanges: [{ at: 2h, to: Asia/Tokyo }] }", "os.timeZoneChanges: 7200s after clock.start is after the run ends"),
+            // Issue 19: a fault rule that cannot fire in the scenario is an error, not a silent pass.
+            ("{ faults: [{ kind: delay, delay: [1m, 2m], window: [2h, 3h] }] }",
+             "os.faults[0].window: starts 7200s after clock.start, when the 3600s workload is over"),
+            ("{ faults: [{ kind: drop, callbacks: [shieldAction, shieldConfiguration], activity: \"s-*\" }] }",
+             "os.faults[0].activity: shieldAction, shieldConfiguration carry no activity, so this rule can never fire"),
+            ("{ faults: [{ kind: batch, until: \"00:05\", callbacks: [intervalDidEnd, shieldConfiguration] }] }",
+             "os.faults[0].callbacks: batch holds DeviceActivity callbacks only; shieldConfiguration cannot be batched"),
+            ("{ faults: [{ kind: drop, per: week, maxCount: 1 }] }", "os.faults[0].per: expected run or day, got 'week'"),
+            ("{ faults: [{ kind: drop, per: day }] }", "os.faults[0].per: counts maxCount or after; give one of them"),
+            ("{ faults: [{ kind: torn_write, after: 2 }] }", "os.faults[0].after: only for faults on callbacks"),
         ]
         for (os, message) in cases {
             let e = #expect(throws: ScenarioError.self) { try Self.parse(os) }

@@ -21,5 +21,8 @@ import Testing
         #expect(SuiteRunner.resultLine(outcome(lost: 2)) == "PASS: 3 kills/stops, 2 user actions lost by iOS (report.json lostByOS), 40 history events, 1.2 s -> /runs/r1")
         #expect(SuiteRunner.resultLine(outcome(lost: 1)).contains(", 1 user action lost by iOS"))
         #expect(SuiteRunner.resultLine(outcome(lost: 0)) == "PASS: 3 kills/stops, 40 history events, 1.2 s -> /runs/r1")
+        var idle = outcome(lost: 0)
+        idle.report?.faultRules = [FaultRuleOutcome(rule: "os.faults[0]", kind: "drop", fired: 3), FaultRuleOutcome(rule: "os.faults[1]", kind: "torn_write", fired: 0)]
+        #expect(SuiteRunner.resultLine(idle) == "PASS: 3 kills/stops, fault rule armed, never fired: os.faults[1], 40 history events, 1.2 s -> /runs/r1")
     }
 }

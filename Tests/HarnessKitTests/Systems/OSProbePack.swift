@@ -24,7 +24,7 @@ struct OSProbePack: SystemPack {
     static let hostActions: Set<String> = [
         "authorize", "monitor", "monitor_many", "stop", "shield", "unshield", "notify_auth", "notify", "write_pair", "read",
     ]
-    static let userActions: Set<String> = ["useApp", "press", "openHost", "leaveHost", "forceQuitHost", "tapNotification", "inspectHost"]
+    static let userActions: Set<String> = ["useApp", "press", "openHost", "leaveHost", "forceQuitHost", "tapNotification", "inspectHost", "inspectNotifications"]
     static let argumentKeys = [
         "activity", "start", "end", "startDay", "endDay", "repeats", "warningMinutes", "event", "eventApp", "thresholdMinutes", "apps", "app",
         "seconds", "button", "identifier", "action", "afterSeconds", "n", "count",
@@ -142,6 +142,8 @@ struct OSProbePack: SystemPack {
             device.tapNotification(
                 a["identifier"] ?? "n1",
                 action: action == "default" ? "com.apple.UNNotificationDefaultActionIdentifier" : action == "dismiss" ? "com.apple.UNNotificationDismissActionIdentifier" : action)
+        case "inspectNotifications":
+            device.record("notification_center", ["identifiers": device.deliveredNotifications.joined(separator: ",")])
         case "inspectHost":
             let (pid, state) = Self.hostProcessState()
             device.record("inspect", ["hostPid": pid.map(String.init) ?? "-", "state": state])

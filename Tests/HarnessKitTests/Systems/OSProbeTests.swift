@@ -285,7 +285,9 @@ import Testing
                 - { at: 2m, do: notify, identifier: n1, afterSeconds: 60 }
                 - { at: 2m, do: notify, identifier: n2, afterSeconds: 60 }
                 - { at: 5m, do: leaveHost }
+                - { at: 6m, do: inspectNotifications }
                 - { at: 8m, do: tapNotification, identifier: n1 }
+                - { at: 9m, do: inspectNotifications }
                 - { at: 10m, do: leaveHost }
                 - { at: 15m, do: tapNotification, identifier: n2, action: LATER }
                 - { at: 20m, do: tapNotification, identifier: n1 }
@@ -298,6 +300,8 @@ import Testing
         let signals = Self.lines(h, "harness", "signal", ["target": "host", "by": "ios"]).map { "\($0["signal"]!) @\(Self.minutes($0.t))" }
         #expect(signals == ["STOP @5.17", "CONT @8", "STOP @10.17", "CONT @15", "STOP @15.17"])
         #expect(Self.lines(h, "harness", "notification_tap_unavailable", ["identifier": "n1"]).count == 1)
+        // What the user sees in Notification Center, oldest first: a tapped one is gone.
+        #expect(Self.lines(h, "harness", "user_action", ["action": "notification_center"]).map { $0["identifiers"]! } == ["n1,n2", "n2"])
     }
 
     @Test func deniedNotificationsAreNeverShown() throws {

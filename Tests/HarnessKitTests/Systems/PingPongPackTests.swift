@@ -32,6 +32,14 @@ import Testing
         return (outcome, history)
     }
 
+    /// A system without extensions: a callback fault could never fire, so it is refused (issue 19).
+    @Test func aCallbackFaultOnASystemWithoutExtensionsIsRefused() {
+        let e = #expect(throws: ScenarioError.self) { try Self.scenario("os: { faults: [{ kind: drop, callbacks: [intervalDidEnd] }] }") }
+        #expect(e?.description.contains("os.faults[0]: this system has no extension that receives intervalDidEnd, so this rule can never fire") == true,
+                "\(e?.description ?? "")")
+        #expect(throws: Never.self) { try Self.scenario("os: { faults: [{ kind: torn_write }] }") }
+    }
+
     @Test func theScenarioSchemaIsThePacksPlusTheCommonKeys() throws {
         let s = try Self.scenario()
         #expect(s.system.id == "pingpong")

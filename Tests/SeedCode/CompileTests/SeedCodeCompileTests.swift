@@ -1,3 +1,4 @@
+import AppGroup
 import Foundation
 @testable import Seed000
 @testable import Seed002
@@ -46,7 +47,7 @@ import Testing
         #expect(c.actions.map(\.identifier) == ["START_WORKOUT", "LATER"] && c.options == .customDismissAction)
     }
 
-    @Test func shieldExtensionSignal() { let f: (Foundation.UserDefaults) -> Void = seed002ShieldExtensionSignal; _ = f }
+    @Test func shieldExtensionSignal() { let f: (AppGroup.SharedDefaults) -> Void = seed002ShieldExtensionSignal; _ = f }
     @Test func notificationManagerCheck() { manager.checkForSignals() }  // reads an empty suite
     @Test func deduplication() { #expect(manager.shouldScheduleNotification("n-1")) }
 

@@ -2,8 +2,12 @@
 // Between BEGIN and END the seed's text verbatim, except the edits listed in Tests/SeedCode/EDITS.md
 // (each marked `// EDIT` at the end of its line, or by a `// EDIT: removed` line).
 
+import AppGroup
+
 /// Context: statements of the shield extension; `store` (the App Group defaults) is not shown.
-func seed002ShieldExtensionSignal(store: UserDefaults) {
+/// It is the App Group suite, `SharedDefaults` (PROTOCOL.md §3), as `UserDefaults(suiteName:)` is in
+/// the other seeds; public because the Pushin pack's shield-action stand-in runs this code as written.
+public func seed002ShieldExtensionSignal(store: SharedDefaults) {
 // ---- BEGIN seed 002 lines 127-131 ----
    store.set(true, forKey: "should_show_workout")
    store.set(Date().timeIntervalSince1970, forKey: "shield_action_timestamp")

@@ -1,0 +1,209 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Every point where a stand-in process can be interrupted, with a stable label
+/// `<process>:<kind>[:<detail>]#<n>` — the nth pass of that label in the run (PROTOCOL.md §11).
+/// The core calls `pass` before every operation that leaves a mark another process or a relaunch
+/// can see: each write of a shared or private suite (each key of a one-`set`-at-a-time write, since
+/// each is its own write), each Darwin post, each heartbeat, each effect the interpreter carries
+/// out on the device, each HTTP request before it is sent and each answer before the app reads
+/// it, and each named protocol step (`Effect.step`). A pack gets them all without a line of its own.
+///
+/// Off unless the harness turns it on for the run (`SCREENTIME_CRASHPOINTS_DIR`): then each pass
+/// is counted, appended to `<dir>/<process>.log` (so a relaunched process, or the next call of an
+/// extension, continues the count) and checked against the armed failpoints
+/// (`SCREENTIME_FAILPOINTS`). Off, a pass costs one Bool load; on and disarmed, a lock, a counter
+/// increment, one dictionary lookup and one `write(2)` of the log line.
+public enum CrashPoints {
+    public static let directoryVariable = "SCREENTIME_CRASHPOINTS_DIR"
+    /// Failpoints, one `label=chain` per line; each process keeps those of its own process name.
+    public static let failpointsVariable = "SCREENTIME_FAILPOINTS"
+    /// The seed of the failpoints' probability draws (the run's seed).
+    public static let seedVariable = "SCREENTIME_FAILPOINT_SEED"
+    /// Passes recorded per process in one run; past it, passes are still counted but not logged.
+    public static let maxLoggedPasses = 1_000_000
+    /// A log larger than this is not read back (a relaunch then counts from what it could read).
+    static let maxLogBytes = 64 << 20
+
+    /// The error an `error` failpoint makes the operation throw.
+    public struct InjectedError: Error, CustomStringConvertible, Sendable {
+        public let label: String
+        public var description: String { "failpoint \(label): injected error" }
+    }
+
+    /// Set once by `configure` before any thread that passes a crash point starts.
+    nonisolated(unsafe) private static var enabled = false
+    nonisolated(unsafe) private static var process = ""
+    nonisolated(unsafe) private static var seed: UInt64 = 0
+    nonisolated(unsafe) private static var logFd: Int32 = -1
+    nonisolated(unsafe) private static var logged = 0
+    nonisolated(unsafe) private static var counts: [String: Int] = [:]
+    /// Armed failpoints by label (without process); each with its terms' counts left.
+    nonisolated(unsafe) private static var armed: [String: [(point: Failpoint, remaining: [Int?])]] = [:]
+    /// Called before an action is carried out (the stand-in traces it; for `kill` it is the last line).
+    nonisolated(unsafe) public static var onFire: (@Sendable (_ label: String, _ term: Failpoint.Term) -> Void)?
+    private static let lock = NSLock()
+
+    public static var isEnabled: Bool { enabled }
+
+    /// Turns crash points on for `process` when the environment asks for it; reads back the passes
+    /// of this process's earlier incarnations (`<dir>/<process>.log`) and arms its failpoints with
+    /// their counts used up as far as those passes went. A failpoint that does not parse is
+    /// thrown (the harness validated them; a hand-set variable may still be wrong).
+    public static func configure(process: String, environment env: [String: String] = ProcessInfo.processInfo.environment) throws {
+        guard let dir = env[directoryVariable], !dir.isEmpty else { return }
+        var points: [Failpoint] = []
+        for line in (env[failpointsVariable] ?? "").split(whereSeparator: \.isNewline) {
+            do {
+                let p = try Failpoint.parse(String(line))
+                if p.process == process { points.append(p) }
+            } catch {
+                throw InjectedError(label: "\(line): \(error)")
+            }
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        self.process = process
+        seed = env[seedVariable].flatMap { UInt64($0) } ?? 0
+        mkdir(dir, 0o700)
+        let path = dir + "/" + process + ".log"
+        counts = [:]
+        logged = 0
+        if let data = FileManager.default.contents(atPath: path), data.count <= maxLogBytes {
+            // Lines: <mono>\t<process>:<label>#<n>; a torn last line (a kill mid-write) is skipped.
+            for line in data.split(separator: UInt8(ascii: "\n")) {
+                guard let tab = line.firstIndex(of: UInt8(ascii: "\t")),
+                    let text = String(bytes: line[(tab + 1)...], encoding: .utf8), let hash = text.lastIndex(of: "#"),
+                    let n = Int(text[text.index(after: hash)...])
+                else { continue }
+                let full = String(text[..<hash])
+                guard full.hasPrefix(process + ":") else { continue }
+                let label = String(full.dropFirst(process.count + 1))
+                counts[label] = max(counts[label] ?? 0, n)
+                logged += 1
+            }
+        }
+        armed = [:]
+        for p in points {
+            let label = String(p.label.dropFirst(process.count + 1))
+            var remaining = p.initialCounts
+            for pass in stride(from: 1, through: counts[label] ?? 0, by: 1) { _ = p.evaluate(pass: pass, remaining: &remaining, seed: seed) }
+            armed[label, default: []].append((p, remaining))
+        }
+        logFd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        enabled = true
+    }
+
+    /// A crash point: call it right before the operation `label` names. Returns at once when crash
+    /// points are off. A failpoint armed here acts now: `kill` never returns, `error` throws
+    /// `InjectedError`, `term` / `stop` / `delay` return after doing their part.
+    @inline(__always)
+    public static func pass(_ label: @autoclosure () -> String) throws {
+        guard enabled else { return }
+        try passEnabled(label())
+    }
+
+    /// `pass` for a call site that cannot fail: an `error` failpoint is traced and has no effect.
+    @inline(__always)
+    public static func passNonThrowing(_ label: @autoclosure () -> String) {
+        guard enabled else { return }
+        do { try passEnabled(label()) } catch {}
+    }
+
+    /// Turns crash points off again and forgets every count and failpoint (tests that configure
+    /// them in their own process end with it).
+    public static func reset() {
+        lock.lock()
+        defer { lock.unlock() }
+        enabled = false
+        if logFd >= 0 { close(logFd) }
+        logFd = -1
+        counts = [:]
+        armed = [:]
+        logged = 0
+    }
+
+    /// The passes so far in this process (its own and its earlier incarnations').
+    public static func count(_ label: String) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return counts[label] ?? 0
+    }
+
+    private static func passEnabled(_ label: String) throws {
+        lock.lock()
+        let n = (counts[label] ?? 0) + 1
+        counts[label] = n
+        if logFd >= 0 && logged < maxLoggedPasses {
+            logged += 1
+            var ts = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &ts)
+            let line = "\(Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec))\t\(process):\(label)#\(n)\n"
+            _ = line.withCString { write(logFd, $0, strlen($0)) }
+        }
+        var action: Failpoint.Term?
+        if var entries = armed[label] {
+            for i in entries.indices where action == nil {
+                action = entries[i].point.evaluate(pass: n, remaining: &entries[i].remaining, seed: seed)
+            }
+            armed[label] = entries
+        }
+        lock.unlock()
+        guard let action else { return }
+        let full = "\(process):\(label)#\(n)"
+        onFire?(full, action)
+        switch action.action {
+        case .off: return
+        case .kill:
+            kill(getpid(), SIGKILL)
+            while true { pause() }
+        case .term:
+            kill(getpid(), SIGTERM)
+        case .stop:
+            stopSelf(milliseconds: action.milliseconds ?? 0)
+        case .delay:
+            usleep(useconds_t(min(action.milliseconds ?? 0, Failpoint.maxMilliseconds)) * 1000)
+        case .error:
+            throw InjectedError(label: full)
+        }
+    }
+
+    /// Freezes the whole process for `milliseconds` of wall time: a forked waker (which only
+    /// sleeps, sends SIGCONT and exits: async-signal-safe calls alone) continues it.
+    static func stopSelf(milliseconds: Int) {
+        let parent = getpid()
+        let child = fork()
+        if child == 0 {
+            var ts = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+            var left = timespec()
+            while nanosleep(&ts, &left) == -1 && errno == EINTR { ts = left }
+            kill(parent, SIGCONT)
+            _exit(0)
+        }
+        guard child > 0 else { return }
+        kill(parent, SIGSTOP)
+        var status: Int32 = 0
+        while waitpid(child, &status, 0) == -1 && errno == EINTR {}
+    }
+
+    /// Reads every process's log in `directory` (a run's `crashpoints/`): each pass as
+    /// `<process>:<label>#<n>`, in the order they happened (CLOCK_MONOTONIC, then the line).
+    public static func recorded(in directory: String) -> [String] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        var passes: [(mono: Int64, label: String)] = []
+        for name in names.sorted() where name.hasSuffix(".log") {
+            guard let data = FileManager.default.contents(atPath: directory + "/" + name), data.count <= maxLogBytes else { continue }
+            for line in data.split(separator: UInt8(ascii: "\n")) {
+                guard let tab = line.firstIndex(of: UInt8(ascii: "\t")),
+                    let mono = Int64(String(decoding: line[..<tab], as: UTF8.self)),
+                    let label = String(bytes: line[(tab + 1)...], encoding: .utf8), label.contains("#")
+                else { continue }
+                passes.append((mono, label))
+            }
+        }
+        return passes.enumerated().sorted { ($0.element.mono, $0.offset) < ($1.element.mono, $1.offset) }.map(\.element.label)
+    }
+}

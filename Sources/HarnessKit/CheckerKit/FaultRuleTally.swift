@@ -1,0 +1,48 @@
+import Foundation
+import History
+
+/// How often each `os.faults` rule of a scenario acted in a run, from the history: a rule that
+/// could fire but never did is said on the summary line ("armed, never fired"), so a user never
+/// believes a fault was tested when it was not (issue 19). Rules that cannot fire at all are
+/// refused when the scenario is read.
+public struct FaultRuleOutcome: Codable, Equatable, Sendable {
+    /// `os.faults[i]`, as the history's `rule` field names it.
+    public var rule: String
+    public var kind: String
+    /// Times it acted (calls dropped, held, duplicated, killed; boundaries reordered; defaults
+    /// reads served stale, writes torn).
+    public var fired: Int
+
+    public init(rule: String, kind: String, fired: Int) {
+        self.rule = rule
+        self.kind = kind
+        self.fired = fired
+    }
+}
+
+public enum FaultRuleTally {
+    /// A process's `defaults_fault` line's `kind` → the rule kind that arms it.
+    static let defaultsFaultRule = ["stale_read": "stale_defaults", "torn_write": "torn_write"]
+
+    /// Call and boundary faults carry their rule in the OS's lines (`rule`). App Group faults act
+    /// inside the processes (`defaults_fault` trace lines with `kind`), which do not know rule
+    /// numbers: such a line counts for every rule of its kind that selects the process's role and
+    /// whose window holds its time.
+    public static func tally(_ rules: [FieldFault], deviceRoles: [String], events: [HistoryEvent]) -> [FaultRuleOutcome] {
+        var fired = Array(repeating: 0, count: rules.count)
+        let byName = Dictionary(uniqueKeysWithValues: rules.indices.map { (FieldFault.ruleName($0), $0) })
+        for e in events {
+            if e.process == "harness", let r = e["rule"], let i = byName[r] {
+                fired[i] += 1
+            } else if e.event == "defaults_fault", let kind = e["kind"].flatMap({ defaultsFaultRule[$0] }) {
+                for (i, rule) in rules.enumerated() where rule.kind.isDefaultsFault && rule.name == kind {
+                    let roles = rule.roles.isEmpty ? Set(deviceRoles) : rule.roles
+                    guard roles.contains(e.process) else { continue }
+                    if let w = rule.window, !w.contains(e.t) { continue }
+                    fired[i] += 1
+                }
+            }
+        }
+        return rules.indices.map { FaultRuleOutcome(rule: FieldFault.ruleName($0), kind: rules[$0].name, fired: fired[$0]) }
+    }
+}

@@ -1,0 +1,132 @@
+import AppGroup
+import Foundation
+
+/// `harness explore`: runs a scenario × variant × seed once with its crash points recorded, then
+/// once per crash point (up to a bound) with a failpoint that SIGKILLs that process exactly at
+/// that point (`<process>:<label>#<n>=kill`); iOS relaunches it as usual, the run goes on, and
+/// the invariants are checked. Every run uses real processes (README "Explore every crash point"
+/// says what that costs). Under virtual time a run replays exactly, so the run killed at point P
+/// is the enumeration run up to P; a point that is not reached is reported as such, never as a pass.
+public enum CrashPointExplorer {
+    public enum Verdict: String, Sendable {
+        /// The process died there, was relaunched, and every invariant held.
+        case held
+        case violated
+        /// The run could not be decided (setup error, interruption, tampering).
+        case undecided
+        /// The failpoint never fired: the run took another path before the point.
+        case notReached = "not reached"
+    }
+
+    public struct Finding: Sendable {
+        public var crashPoint: String
+        public var verdict: Verdict
+        /// The invariants violated (sorted), or why it is undecided.
+        public var detail: [String]
+        public var runDirectory: String
+        public var wallSeconds: Double
+        /// The command that reruns exactly this run.
+        public var rerunCommand: String
+    }
+
+    public struct Result: Sendable {
+        /// The run that enumerated the crash points.
+        public var enumeration: ScenarioRunner.Outcome
+        /// Every crash point the enumeration run passed, in order.
+        public var crashPoints: [String]
+        public var findings: [Finding]
+        /// Wall seconds of the whole exploration (the enumeration run included).
+        public var wallSeconds: Double
+
+        /// Crash points explored per wall minute, the enumeration run's time included.
+        public var pointsPerMinute: Double { wallSeconds > 0 ? Double(findings.count) * 60 / wallSeconds : 0 }
+        public var exitCode: Int32 {
+            if enumeration.exitCode == 2 || findings.contains(where: { $0.verdict == .undecided || $0.verdict == .notReached }) { return 2 }
+            return findings.contains { $0.verdict == .violated } || enumeration.exitCode == 1 ? 1 : 0
+        }
+    }
+
+    /// Explores every crash point of `base`'s run, at most `maxPoints`; `keepPassingRuns` keeps
+    /// the run directories of points that held (else removed: a thousand runs are gigabytes).
+    /// `onFinding` sees each point as it is decided (the CLI's progress line).
+    public static func explore(
+        _ base: ScenarioRunner.Options, maxPoints: Int?, shard: Shard? = nil, keepPassingRuns: Bool = false,
+        progress: @escaping @Sendable (String) -> Void,
+        onFinding: (Int, Int, Finding) -> Void = { _, _, _ in }
+    ) -> Result {
+        let t0 = LiveRun.now()
+        var recording = base
+        recording.recordCrashPoints = true
+        recording.outputDirectory = base.outputDirectory + "/enumeration"
+        let enumeration = ScenarioRunner(options: recording).run()
+        let points = enumeration.crashPoints
+        var findings: [Finding] = []
+        guard enumeration.exitCode != 2 else {
+            return Result(enumeration: enumeration, crashPoints: points, findings: [], wallSeconds: seconds(since: t0))
+        }
+        // A shard takes its part of the first `maxPoints`: the shards' union is the unsharded work.
+        let first = Array(points.prefix(maxPoints ?? points.count))
+        let chosen = shard?.part(of: first) ?? first
+        for (i, point) in chosen.enumerated() {
+            if RunInterruption.signal != nil { break }
+            guard let hash = point.lastIndex(of: "#"), let n = Int(point[point.index(after: hash)...]) else { continue }
+            var options = base
+            options.failpoints = [Failpoint(label: String(point[..<hash]), occurrence: n, terms: [.init(action: .kill)])]
+            options.outputDirectory = base.outputDirectory + "/\(i + 1)"
+            let outcome = ScenarioRunner(options: options).run()
+            let fired = outcome.failpointsFired.contains { $0.label == point }
+            let verdict: Verdict
+            var detail: [String] = []
+            switch outcome.exitCode {
+            case 0: verdict = fired ? .held : .notReached
+            case 1:
+                verdict = .violated
+                detail = Set(outcome.report?.violations.map(\.invariant) ?? []).sorted()
+                if !fired { detail.append("(the point was not reached)") }
+            default:
+                verdict = .undecided
+                detail = [outcome.setupError ?? outcome.report?.undecidedReason ?? "undecided"]
+            }
+            let finding = Finding(
+                crashPoint: point, verdict: verdict, detail: detail, runDirectory: outcome.runDirectory, wallSeconds: outcome.wallSeconds,
+                rerunCommand: outcome.rerunCommand)
+            if verdict == .held && !keepPassingRuns { try? FileManager.default.removeItem(atPath: options.outputDirectory) }
+            findings.append(finding)
+            onFinding(i + 1, chosen.count, finding)
+        }
+        return Result(enumeration: enumeration, crashPoints: points, findings: findings, wallSeconds: seconds(since: t0))
+    }
+
+    static func seconds(since t0: Int64) -> Double { Double(LiveRun.now() - t0) / 1e9 }
+
+    /// Crash point × outcome, one row each.
+    public static func table(_ findings: [Finding]) -> String {
+        let header = ["#", "crash point", "outcome", "violated invariants / why", "wall s"]
+        let rows = findings.enumerated().map { i, f in
+            [String(i + 1), f.crashPoint, f.verdict.rawValue, f.detail.isEmpty ? "-" : f.detail.joined(separator: ","), String(format: "%.1f", f.wallSeconds)]
+        }
+        let widths = header.indices.map { i in max(header[i].count, rows.map { $0[i].count }.max() ?? 0) }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { i, c in c.padding(toLength: widths[i], withPad: " ", startingAt: 0) }.joined(separator: "  ")
+        }
+        return ([line(header)] + rows.map(line)).joined(separator: "\n")
+    }
+
+    /// One testcase per crash point (classname: the scenario and variant).
+    public static func junit(_ result: Result, scenario: String, variant: String, seed: UInt64) -> JUnitReport {
+        let cases = result.findings.map { f -> JUnitReport.TestCase in
+            var failure: JUnitReport.Failure?
+            switch f.verdict {
+            case .held: failure = nil
+            case .violated:
+                failure = .init(message: "killed at \(f.crashPoint): \(f.detail.joined(separator: ", "))", text: "rerun: \(f.rerunCommand)\nrun directory: \(f.runDirectory)")
+            case .undecided, .notReached:
+                failure = .init(message: "\(f.verdict.rawValue) at \(f.crashPoint): \(f.detail.joined(separator: ", "))", text: "rerun: \(f.rerunCommand)")
+            }
+            return .init(
+                name: f.crashPoint, classname: "ScreenTimeHarness.explore.\(scenario).\(variant).seed\(seed)", timeSeconds: f.wallSeconds,
+                failure: failure, systemOut: "rerun: \(f.rerunCommand)")
+        }
+        return JUnitReport(suiteName: "ScreenTimeHarness explore", testCases: cases)
+    }
+}

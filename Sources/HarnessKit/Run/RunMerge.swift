@@ -1,0 +1,114 @@
+import AppGroup
+import Foundation
+import History
+
+/// `harness merge`: the run directories that shards (`--shard K/N`) left in their output
+/// directories, put together — each run's scenario, variant and seed from its history's
+/// `run_started`, its verdict from its `report.json` — as the one table, JUnit and exit code the
+/// unsharded run would have given.
+public enum RunMerge {
+    public struct Run: Sendable {
+        public var directory: String
+        public var scenario: String
+        public var variant: String
+        public var seed: UInt64
+        /// Nil when the run left no readable report (it is undecided).
+        public var report: CheckReport?
+        public var wallSeconds: Double
+        public var faults: Int
+
+        /// 0 held, 1 violated, 2 undecided: as `ScenarioRunner.Outcome.exitCode`.
+        public var exitCode: Int32 {
+            guard let r = report, r.decided else { return 2 }
+            return r.violations.isEmpty ? 0 : 1
+        }
+    }
+
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        public let description: String
+    }
+
+    /// How deep below each given directory a run directory is looked for (`--out DIR` puts runs
+    /// one level down; an artifact download may add one or two).
+    static let maxDepth = 3
+    static let maxRuns = 100_000
+
+    /// Every run directory (one holding `history.jsonl` with a `run_started` line) under
+    /// `directories`, sorted by scenario, variant, seed, then path. A directory that does not
+    /// exist, or holds no run at all, is an error: a shard's artifact went missing.
+    public static func collect(_ directories: [String]) throws(Failure) -> [Run] {
+        var runs: [Run] = []
+        for top in directories {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: top, isDirectory: &isDir), isDir.boolValue else {
+                throw Failure(description: "\(top): not a directory (pass the output directories of the shards, e.g. runs-1 runs-2)")
+            }
+            let found = runDirectories(under: top, depth: 0)
+            guard !found.isEmpty else { throw Failure(description: "\(top): holds no run directory (no history.jsonl with run_started)") }
+            for dir in found {
+                guard runs.count < maxRuns else { throw Failure(description: "more than \(maxRuns) runs to merge") }
+                runs.append(try load(dir))
+            }
+        }
+        return runs.sorted { ($0.scenario, $0.variant, $0.seed, $0.directory) < ($1.scenario, $1.variant, $1.seed, $1.directory) }
+    }
+
+    static func runDirectories(under dir: String, depth: Int) -> [String] {
+        if FileManager.default.fileExists(atPath: dir + "/history.jsonl") { return [dir] }
+        guard depth < maxDepth, let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return [] }
+        return names.sorted().flatMap { name -> [String] in
+            var isDir: ObjCBool = false
+            let path = dir + "/" + name
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue else { return [] }
+            // Symlinks are not followed: a run directory is a directory of its own.
+            guard (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) == nil else { return [] }
+            return runDirectories(under: path, depth: depth + 1)
+        }
+    }
+
+    static func load(_ dir: String) throws(Failure) -> Run {
+        guard let data = FileManager.default.contents(atPath: dir + "/history.jsonl") else {
+            throw Failure(description: "\(dir)/history.jsonl: cannot read it")
+        }
+        let events = HistoryEvent.parse(jsonl: data).events
+        guard let started = events.first(where: { $0.event == "run_started" }), let scenario = started["scenario"],
+            let variant = started["variant"], let seed = started["seed"].flatMap({ UInt64($0) })
+        else { throw Failure(description: "\(dir)/history.jsonl: no run_started line with scenario, variant and seed") }
+        let report = FileManager.default.contents(atPath: dir + "/report.json").flatMap { try? JSONDecoder().decode(CheckReport.self, from: $0) }
+        let first = events.first?.mono ?? 0, last = events.last?.mono ?? first
+        let faults = events.filter { $0.event == "signal" && $0["by"] == "nemesis" && $0["signal"] != "CONT" }.count
+        return Run(
+            directory: dir, scenario: scenario, variant: variant, seed: seed, report: report, wallSeconds: Double(last - first) / 1e9,
+            faults: faults)
+    }
+
+    /// What the unsharded `harness run` exits with: 2 if any run is undecided, else 1 if a run of a
+    /// gated variant (every variant when `gate` is nil) violated, else 0.
+    public static func exitCode(_ runs: [Run], gate: [String]?) -> Int32 {
+        if runs.contains(where: { $0.exitCode == 2 }) { return 2 }
+        return runs.contains { $0.exitCode == 1 && (gate?.contains($0.variant) ?? true) } ? 1 : 0
+    }
+
+    public static func table(_ runs: [Run]) -> String {
+        let header = ["scenario", "variant", "seed", "verdict", "faults", "violated invariants", "run directory"]
+        let rows = runs.map { r -> [String] in
+            let verdict = r.exitCode == 0 ? "PASS" : r.exitCode == 1 ? "VIOLATION" : "UNDECIDED"
+            let kinds = r.report.map { Set($0.violations.map(\.invariant)).sorted().joined(separator: ",") } ?? ""
+            return [r.scenario, r.variant, String(r.seed), verdict, String(r.faults), kinds.isEmpty ? "-" : kinds, r.directory]
+        }
+        let widths = header.indices.map { i in max(header[i].count, rows.map { $0[i].count }.max() ?? 0) }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { i, c in c.padding(toLength: widths[i], withPad: " ", startingAt: 0) }.joined(separator: "  ")
+        }
+        return ([line(header)] + rows.map(line)).joined(separator: "\n")
+    }
+
+    public static func junit(_ runs: [Run], suiteName: String) -> JUnitReport {
+        JUnitReport(suiteName: suiteName, testCases: runs.map {
+            SuiteRunner.testCase(
+                scenario: $0.scenario, variant: $0.variant, seed: $0.seed, report: $0.report,
+                setupError: $0.report == nil ? "no report.json" : nil, runDirectory: $0.directory, wallSeconds: $0.wallSeconds,
+                faults: $0.faults)
+        })
+    }
+}

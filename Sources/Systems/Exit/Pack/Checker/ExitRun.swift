@@ -1,0 +1,115 @@
+import Exit
+import Foundation
+import HarnessKit
+import History
+
+/// A run's history, read once into the facts the rules judge (all from the history alone).
+struct ExitRun {
+    let events: [HistoryEvent]
+    let finished: HistoryEvent?
+    /// The device's zone at the start (`run_started` `timeZone`) and its moves (`time_zone` lines).
+    let zones: [(mono: Int64, zone: TimeZone)]
+    /// "Begin Breathing" taps that landed: the shield action's first write per call of
+    /// `intervention_requested = true` or of `blocked_app`.
+    let taps: [HistoryEvent]
+    /// The host's writes of `unlock_timestamp`, with the value written.
+    let unlocks: [(line: HistoryEvent, value: Double)]
+    /// The host's daily resets (`daily_reset`, traced before it writes).
+    let resets: [HistoryEvent]
+    /// The host's foreground periods, from iOS's `host_state` lines.
+    let foreground: [Period]
+    let hostLives: [ProcessLifetime]
+    /// The apps the user picked (`select_apps`).
+    let monitoredApps: [String]
+
+    struct Period {
+        var start: HistoryEvent
+        /// The line that ended it (nil: it lasted to the end of the history).
+        var end: HistoryEvent?
+    }
+
+    init(_ events: [HistoryEvent]) {
+        self.events = events
+        finished = events.last { $0.isHarnessLine("run_finished") }
+        var zones: [(Int64, TimeZone)] = []
+        if let start = events.first(where: { $0.isHarnessLine("run_started") }) {
+            zones.append((start.mono, start["timeZone"].flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!))
+        }
+        for e in events where e.isHarnessLine("time_zone") {
+            if let z = e["timeZone"].flatMap(TimeZone.init(identifier:)) { zones.append((e.mono, z)) }
+        }
+        self.zones = zones.map { (mono: $0.0, zone: $0.1) }
+        // A tap landed when its call wrote the flag (true) or a new `blocked_app`: one per call.
+        var tapCalls: Set<Int32> = []
+        taps = events.filter { e in
+            guard e.isDefaultsSet(by: ExitRoles.shieldAction),
+                e["v." + ExitKeys.interventionRequested] == "true" || (e["keys"] ?? "").split(separator: ",").contains(Substring(ExitKeys.blockedApp))
+            else { return false }
+            return tapCalls.insert(e.pid).inserted
+        }
+        unlocks = events.compactMap { e in
+            guard e.isDefaultsSet(by: ExitRoles.host), let v = e["v." + ExitKeys.unlockTimestamp].flatMap(Double.init) else { return nil }
+            return (e, v)
+        }
+        resets = events.filter { $0.isLine(of: ExitRoles.host, "daily_reset") }
+        var periods: [Period] = []
+        for e in events where e.isHarnessLine("host_state") {
+            if e["state"] == "foreground" {
+                if periods.last.map({ $0.end == nil }) != true { periods.append(Period(start: e)) }
+            } else if let last = periods.indices.last, periods[last].end == nil {
+                periods[last].end = e
+            }
+        }
+        foreground = periods
+        hostLives = ProcessLifetime.lifetimes(of: ExitRoles.host, in: events)
+        monitoredApps = events.first { $0.isUserAction("select_apps") }?["apps"]?.split(separator: ",").map(String.init) ?? []
+    }
+
+    /// The local day of `e`, in the zone the device was in then.
+    func day(_ e: HistoryEvent) -> String {
+        let zone = zones.last { $0.mono <= e.mono }?.zone ?? zones.first?.zone ?? TimeZone(identifier: "UTC")!
+        return LocalDay.of(e.t, in: zone)
+    }
+
+    /// Device time at the end of the history.
+    var endT: Double { finished?.t ?? events.last?.t ?? 0 }
+
+    func endT(of p: Period) -> Double { p.end?.t ?? endT }
+
+    /// The monotonic time of the first line at or after device time `t` (the end if none).
+    func mono(atOrAfter t: Double) -> Int64 {
+        events.first { $0.t >= t }?.mono ?? (events.last?.mono ?? 0)
+    }
+
+    /// The monotonic time of the last line at or before device time `t`: the state at `t`.
+    func mono(atOrBefore t: Double) -> Int64 {
+        events.last { $0.t <= t }?.mono ?? (events.first?.mono ?? 0)
+    }
+
+    /// The host's incarnation running at `mono`.
+    func hostPid(atMono mono: Int64) -> Int32? { hostLives.alive(atMono: mono)?.pid }
+
+    /// True when the nemesis held the host stopped at some moment in `[from, to]` (iOS's own
+    /// suspensions, `by: ios`, end a foreground period instead).
+    func hostStopped(from: Int64, to: Int64) -> Bool {
+        for life in hostLives where life.spawn.mono <= to && (life.exit?.mono ?? .max) >= from {
+            var stopped = false
+            for s in life.signals where s["by"] == "nemesis" {
+                if s.mono <= from {
+                    if s["signal"] == "STOP" { stopped = true } else if s["signal"] == "CONT" { stopped = false }
+                } else if s.mono <= to, s["signal"] == "STOP" {
+                    return true
+                }
+            }
+            if stopped { return true }
+        }
+        return false
+    }
+}
+
+extension HistoryEvent {
+    /// A traced App Group write of `role` to Exit's suite.
+    func isDefaultsSet(by role: String) -> Bool {
+        process == role && event == "defaults_set" && self["suite"] == ExitKeys.appGroup
+    }
+}

@@ -1,0 +1,32 @@
+import HarnessKit
+import History
+
+/// "Never two for one `pending_notification_id`" (seed: "Enhanced App Group signaling with
+/// deduplication tokens"; `if newId == lastId { return false }`): at most one prompt per signal,
+/// counting notifications shown (a second delivery of one identifier is a second banner) and
+/// in-app prompts alike. And no prompt without a workout signal: an emergency unlock, or nothing,
+/// must not prompt ("Maintain completionHandler(.close) for emergency unlocks").
+enum OnePromptPerSignalRule {
+    static let descriptor = InvariantDescriptor(
+        name: "one-prompt-per-signal",
+        promise: "Each workout signal gets at most one prompt, and every prompt belongs to a workout signal the shield extension wrote.",
+        source: "seed 002, Shield Action Extension: 'deduplication tokens'; Deduplication Logic: 'Don't schedule if same ID already processed'")
+
+    static func judge(_ run: PushinRun) -> RuleOutcome {
+        var outcome = RuleOutcome(descriptor.name, subjectKind: "signal")
+        var byId: [String: [PushinRun.Prompt]] = [:]
+        for p in run.prompts { byId[p.id, default: []].append(p) }
+        for (id, prompts) in byId.sorted(by: { $0.key < $1.key }) {
+            outcome.checkedCount += 1
+            guard let s = run.signal(id) else {
+                outcome.fail(id, "a \(prompts[0].kind.rawValue) prompt for \(id), which no workout shield action signalled", [prompts[0].line])
+                continue
+            }
+            if prompts.count > 1 {
+                let kinds = prompts.map { "\($0.kind.rawValue) at t=\($0.t)" }.joined(separator: ", ")
+                outcome.fail(id, "workout signal \(id) got \(prompts.count) prompts: \(kinds)", [s.line] + prompts.prefix(4).map { Optional($0.line) })
+            }
+        }
+        return outcome
+    }
+}

@@ -1,0 +1,117 @@
+import AppGroup
+import ArgumentParser
+import Foundation
+import HarnessKit
+import Supervision
+import SystemRegistry
+
+/// `harness explore`: a run killed at every crash point of a scenario (`CrashPointExplorer`).
+struct ExploreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explore",
+        abstract: "Kill a process exactly at every crash point of a scenario's run, one run each, and check the invariants.",
+        discussion: """
+            Runs SCENARIO once with its crash points recorded (<process>:<label>#<n>: every App Group write, Darwin post,
+            heartbeat, device effect, HTTP request and answer, named step), then once per crash point (up to --max) with
+            the failpoint <point>=kill: that process SIGKILLs itself exactly there, iOS relaunches it as usual, and the
+            invariants are checked. Prints a progress line per point, a table (crash point x outcome) and the rate in crash
+            points per minute. Exit codes: 0 every point held, 1 a violation, 2 bad input or a point that could not be decided
+            or was not reached (the run took another path). Run directories go under --out; those of points that held are
+            removed unless --keep-runs.
+            """)
+
+    @Argument(help: "Scenario file (YAML).") var scenario: String
+    @Option(help: "as-written or hardened (default: the first variant the scenario lists).") var variant: String?
+    @Option(parsing: .unconditional, help: "Seed of the workload and fault schedule (a whole number).", transform: Seed.parse)
+    var seed: UInt64 = 1
+    @Option(name: .customLong("max"), parsing: .unconditional, help: "Explore at most this many crash points (the first N of the run).")
+    var maxPoints: String?
+    @Option(help: "Device time the workload covers, e.g. 30m (default: the scenario's).") var duration: String?
+    @Option(help: "Write a JUnit XML report here: one testcase per crash point.") var junit: String?
+    @Option(help: "Directory for the exploration's run directories.") var out: String = "runs"
+    @Flag(name: .customLong("keep-runs"), help: "Keep the run directories of crash points that held.") var keepRuns = false
+    @Option(help: "Explore only this runner's part of the crash points: K/N or auto/N (K = $JOB_COMPLETION_INDEX + 1).")
+    var shard: String?
+
+    static let maxPointsLimit = 1_000_000
+
+    func run() throws {
+        let sc = try ScenarioParser.load(path: scenario, systems: SystemRegistry.catalog)
+        let v = try sc.variant(named: variant)
+        var limit: Int?
+        if let maxPoints {
+            guard let n = Int(maxPoints), n >= 1, n <= Self.maxPointsLimit else {
+                throw InputError("--max \(Excerpt.quoted(maxPoints)): use a whole number of crash points, 1...\(Self.maxPointsLimit)")
+            }
+            limit = n
+        }
+        var part: Shard?
+        if let shard {
+            do { part = try Shard.parse(shard, environment: ProcessInfo.processInfo.environment) } catch { throw InputError(error.description) }
+        }
+        var durationOverride: Duration?
+        if let duration {
+            guard let s = ScenarioDuration.seconds(from: duration), s > 0 else {
+                throw InputError("--duration \(String(reflecting: duration)): use e.g. 90s, 15m, 2h, 1h30m (more than 0, at most 366 days)")
+            }
+            durationOverride = .seconds(s)
+        }
+        guard sc.clock.mode == .virtual else {
+            throw InputError("\(scenario): explore needs clock.mode: virtual (a run killed at a point must be the recorded run up to it)")
+        }
+        try Preflight.timeline([(scenario, sc)], durationOverride: durationOverride)
+        let bin = Executables.directory
+        for name in Set(sc.system.descriptor.roles.map(\.executable)).sorted() {
+            guard FileManager.default.isExecutableFile(atPath: bin + "/" + name) else {
+                throw InputError("\(bin)/\(name) is missing; build all products first (swift build -c release)")
+            }
+        }
+        let outDir = try Preflight.outputDirectory(out)
+        if let junit { try Preflight.writableFile(junit, what: "--junit") }
+        RunInterruption.install()
+        _ = DeviceRootLease.sweep(runsDirectory: DeviceRootLease.managedRunsDirectory)
+        let stamp = Int(Date().timeIntervalSince1970)
+        let exploreDir = "\(outDir)/explore-\(sc.name)-\(v.rawValue)-seed\(seed)-\(stamp)-\(getpid())"
+        let options = ScenarioRunner.Options(
+            scenario: sc, scenarioPath: scenario, variant: v, seed: seed, durationOverride: durationOverride, outputDirectory: exploreDir,
+            binDirectory: bin, progress: { _ in })
+        let err = FileHandle.standardError
+        err.write(Data("… \(sc.name) \(v.rawValue) seed \(seed): enumerating crash points (one run) -> \(exploreDir)\n".utf8))
+        let t0 = Date()
+        let result = CrashPointExplorer.explore(
+            options, maxPoints: limit, shard: part, keepPassingRuns: keepRuns, progress: { err.write(Data("… \($0)\n".utf8)) },
+            onFinding: { i, total, f in
+                let elapsed = Date().timeIntervalSince(t0)
+                let rate = elapsed > 0 ? Double(i) * 60 / elapsed : 0
+                err.write(Data("  [\(i)/\(total)] \(f.crashPoint): \(f.verdict.rawValue)\(f.detail.isEmpty ? "" : " (\(f.detail.joined(separator: ", ")))") — \(String(format: "%.0f", rate)) points/min\n".utf8))
+            })
+        let e = result.enumeration
+        guard e.exitCode != 2 else {
+            throw InputError("the enumeration run could not be decided: \(e.setupError ?? e.report?.undecidedReason ?? "undecided") (\(e.runDirectory))")
+        }
+        print("enumeration run: \(SuiteRunner.verdictWord(e)), \(result.crashPoints.count) crash points -> \(e.runDirectory)/crashpoints.txt\(part.map { " (shard \($0): every \($0.count)th of them)" } ?? "")")
+        print(CrashPointExplorer.table(result.findings))
+        let counts = Dictionary(grouping: result.findings, by: { $0.verdict }).mapValues { $0.count }
+        print("""
+
+            \(result.findings.count) of \(result.crashPoints.count) crash points explored in \(String(format: "%.1f", result.wallSeconds)) s \
+            (\(String(format: "%.1f", result.pointsPerMinute)) crash points per minute, the enumeration run included): \
+            \(counts[.held] ?? 0) held, \(counts[.violated] ?? 0) violated, \(counts[.notReached] ?? 0) not reached, \(counts[.undecided] ?? 0) undecided
+            """)
+        for f in result.findings where f.verdict != .held {
+            print("── \(f.crashPoint): \(f.verdict.rawValue)\(f.detail.isEmpty ? "" : " — \(f.detail.joined(separator: ", "))")")
+            print("   rerun: \(f.rerunCommand)")
+            print("   history: \(f.runDirectory)/history.jsonl")
+        }
+        if let junit {
+            do {
+                try CrashPointExplorer.junit(result, scenario: sc.name, variant: v.rawValue, seed: seed).write(toPath: junit, what: "--junit")
+            } catch {
+                HarnessExit.fail("\(error)")
+                throw ExitCode(2)
+            }
+        }
+        if let signal = RunInterruption.signal { throw ExitCode(RunInterruption.exitCode(for: signal)) }
+        if result.exitCode != 0 { throw ExitCode(result.exitCode) }
+    }
+}

@@ -1,0 +1,86 @@
+import AppGroup
+import ArgumentParser
+import Foundation
+import HarnessKit
+import History
+import Supervision
+import SystemRegistry
+
+/// `harness replay RUN_DIR`: the recorded run again — its scenario (the copy in the run
+/// directory), variant, seed, duration and failpoints — on the same build, and whether the same
+/// invariants fail.
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Rerun a recorded run (scenario, seed, failpoints) and say whether the same invariants fail.",
+        discussion: """
+            Reads RUN_DIR/history.jsonl (run_started: variant, seed, duration, failpoints, build) and RUN_DIR/scenario.yaml
+            (the scenario as it was run), runs it again and compares the violated invariants with RUN_DIR/report.json.
+            Refuses (exit 2) when this harness or a stand-in is another build than the one that recorded the run (GNU build
+            ids differ): under virtual time a run replays exactly only on the same build. Exit codes: 0 the same invariants
+            fail (or hold) again, 1 they differ, 2 bad input or a replay that could not be decided.
+            """)
+
+    @Argument(help: "A run directory (runs/<scenario>-<variant>-seed<n>-…).") var runDirectory: String
+    @Option(help: "Directory for the replay's run directory.") var out: String = "runs"
+
+    func run() throws {
+        let dir = runDirectory.hasSuffix("/") ? String(runDirectory.dropLast()) : runDirectory
+        let historyPath = dir + "/history.jsonl"
+        guard let data = FileManager.default.contents(atPath: historyPath) else {
+            throw InputError("cannot read \(historyPath): pass a finished run's directory")
+        }
+        guard let started = HistoryEvent.parse(jsonl: data).events.first(where: { $0.event == "run_started" }) else {
+            throw InputError("\(historyPath) has no run_started line: not a run's history")
+        }
+        let scenarioCopy = dir + "/scenario.yaml"
+        guard FileManager.default.fileExists(atPath: scenarioCopy) else {
+            throw InputError("\(dir) holds no scenario.yaml (recorded by a harness before replay existed); rerun it with: \(started["command"] ?? "its command")")
+        }
+        guard let recordedBuild = started["build"] else { throw InputError("\(historyPath): run_started names no build; it cannot be replayed") }
+        let sc = try ScenarioParser.load(path: scenarioCopy, systems: SystemRegistry.catalog)
+        let variant = try sc.variant(named: started["variant"])
+        guard let seed = started["seed"].flatMap({ UInt64($0) }) else { throw InputError("\(historyPath): run_started has no seed") }
+        let bin = Executables.directory
+        let here = BuildIdentity.of(binDirectory: bin, executables: ["harness"] + sc.system.descriptor.roles.map(\.executable))
+        guard here == recordedBuild else {
+            let what = BuildIdentity.differences(recorded: recordedBuild, now: here).joined(separator: "; ")
+            throw InputError("\(dir) was recorded by another build (\(what)); check out and build that commit to replay it")
+        }
+        let failpoints = try Preflight.failpoints(
+            (started["extraFailpoints"] ?? "").split(separator: "\n").map(String.init), scenario: sc, limit: RunCommand.maxFailpoints)
+        let outDir = try Preflight.outputDirectory(out)
+        var options = ScenarioRunner.Options(
+            scenario: sc, scenarioPath: scenarioCopy, variant: variant, seed: seed,
+            durationOverride: started["durationSeconds"].flatMap { Int64($0) }.map { .seconds($0) }, outputDirectory: outDir,
+            binDirectory: bin, progress: { FileHandle.standardError.write(Data("… \($0)\n".utf8)) })
+        options.failpoints = failpoints
+        // Recorded only when asked for (failpoints turn counting on by themselves).
+        options.recordCrashPoints = started["command"]?.hasSuffix(" --crash-points") == true
+        RunInterruption.install()
+        let recorded = Self.violated(reportAt: dir + "/report.json")
+        let outcome = ScenarioRunner(options: options).run()
+        if let signal = RunInterruption.signal { throw ExitCode(RunInterruption.exitCode(for: signal)) }
+        guard outcome.exitCode != 2 else {
+            throw InputError("the replay could not be decided: \(outcome.setupError ?? outcome.report?.undecidedReason ?? "undecided") (\(outcome.runDirectory))")
+        }
+        let now = Set(outcome.report?.violations.map(\.invariant) ?? [])
+        func words(_ s: Set<String>?) -> String { s.map { $0.isEmpty ? "held" : "violated: " + $0.sorted().joined(separator: ", ") } ?? "no report" }
+        print("recorded: \(words(recorded)) (\(dir))")
+        print("replayed: \(words(now)) (\(outcome.runDirectory))")
+        if recorded == now {
+            print("reproduced")
+        } else {
+            print("differs")
+            throw ExitCode(1)
+        }
+    }
+
+    /// The invariants a run's report.json names as violated; nil when there is no report.
+    static func violated(reportAt path: String) -> Set<String>? {
+        guard let data = FileManager.default.contents(atPath: path),
+            let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return Set((obj["violations"] as? [[String: Any]] ?? []).compactMap { $0["invariant"] as? String })
+    }
+}

@@ -1,0 +1,121 @@
+import AppGroup
+import Foundation
+import SystemKit
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The core's crash points (`CrashPoints`, PROTOCOL.md §11) as a stand-in passes them: the App
+/// Group primitives (a suite write per key, a post, a heartbeat) and the effect interpreter each
+/// mark theirs with a stable label and count, the log lets a relaunch continue the count, and an
+/// armed failpoint acts there. `CrashPoints` is one registry per process, so every test that
+/// turns it on is in this one serialized suite (AppGroup's own tests cannot reach the interpreter).
+@Suite(.serialized, .timeLimit(.minutes(1))) struct CrashPointsTests {
+    final class Setup {
+        let device: TestDevice
+        let log: String
+        init(_ label: String = #function) throws {
+            device = try TestDevice(label)
+            log = device.path + "/crashpoints"
+        }
+        func configure(_ failpoints: [String] = [], process: String = "p") throws {
+            try CrashPoints.configure(process: process, environment: [
+                CrashPoints.directoryVariable: log, CrashPoints.failpointsVariable: failpoints.joined(separator: "\n"),
+                CrashPoints.seedVariable: "1",
+            ])
+        }
+        func defaults() throws -> SharedDefaults {
+            let c = try AppGroupContainer(deviceRoot: device.device.root, groupIdentifier: "group.cp", entitlements: Entitlements(appGroups: ["group.cp"]))
+            return try SharedDefaults(container: c, suiteName: "group.cp")
+        }
+        deinit { CrashPoints.reset() }
+    }
+
+    @Test func offByDefaultNothingIsCounted() throws {
+        let s = try Setup()
+        CrashPoints.reset()
+        try s.defaults().store(1, forKey: "k")
+        #expect(!CrashPoints.isEnabled)
+        #expect(CrashPoints.count("defaults:group.cp/k") == 0)
+        #expect(CrashPoints.recorded(in: s.log).isEmpty)
+    }
+
+    /// A one-`set`-at-a-time write through the interpreter is one crash point per key, a post
+    /// and a heartbeat one each, an atomic multi-key write one; each pass is logged with its count.
+    @Test func thePrimitivesAndTheInterpreterMarkEachWrite() throws {
+        let s = try Setup()
+        try s.configure()
+        let d = try s.defaults()
+        try d.setValues(["a": 1, "b": 2])
+        try d.store(3, forKey: "a")
+        d.removeObject(forKey: "b")
+        d.set(3, forKey: "a")  // unchanged: nothing is written, no crash point
+        try DarwinNotificationCenter(deviceRoot: s.device.device.root).post("com.x.changed")
+        let c = try AppGroupContainer(deviceRoot: s.device.device.root, groupIdentifier: "group.cp", entitlements: Entitlements(appGroups: ["group.cp"]))
+        try HeartbeatWriter(container: c, writer: "app", intervalSeconds: 5, clock: DeviceClock(deviceRoot: s.device.device.root)).beat()
+        let memory = InMemoryDevice()
+        EffectInterpreter.perform([.applyShields(["com.x"]), .step("decided"), .respond(.close)], on: memory)
+        #expect(CrashPoints.recorded(in: s.log) == [
+            "p:defaults:group.cp/a,b#1", "p:defaults:group.cp/a#1", "p:defaults:group.cp/b#1", "p:post:com.x.changed#1",
+            "p:heartbeat:app#1", "p:shield:default#1", "p:step:decided#1", "p:respond#1",
+        ])
+    }
+
+    /// A relaunched process reads its log back: the count goes on, and a failpoint's count is
+    /// used up as far as the earlier incarnation went.
+    @Test func aRelaunchContinuesTheCountAndTheFailpointsState() throws {
+        let s = try Setup()
+        try s.configure(["p:step:x=2*off->error"])
+        let memory = InMemoryDevice()
+        let first = EffectInterpreter.perform([.step("x")], on: memory)
+        #expect(first.failures.isEmpty)
+        // "Relaunch": the registry is configured again from the same log.
+        CrashPoints.reset()
+        try s.configure(["p:step:x=2*off->error"])
+        #expect(CrashPoints.count("step:x") == 1)
+        let second = EffectInterpreter.perform([.step("x"), .step("x")], on: memory)
+        #expect(second.failures.count == 1, "the 2*off let passes 1 and 2 through; pass 3 errs")
+        #expect(memory.traces(named: "step_error").first?["error"] == "failpoint p:step:x#3: injected error")
+        #expect(CrashPoints.recorded(in: s.log).suffix(2) == ["p:step:x#2", "p:step:x#3"])
+    }
+
+    /// `error` makes the operation throw: a suite write does not land and the interpreter hands
+    /// the machine `effectFailed`; other processes' failpoints are ignored.
+    @Test func anErrorFailpointFailsTheWriteItNames() throws {
+        let s = try Setup()
+        try s.configure(["p:defaults:group.cp/b#1=error", "other:defaults:group.cp/a=error"])
+        let d = try s.defaults()
+        try d.store(1, forKey: "a")
+        #expect(throws: CrashPoints.InjectedError.self) { try d.store(2, forKey: "b") }
+        #expect(try s.defaults().value(forKey: "b") == nil)
+        try d.store(2, forKey: "b")  // #2: the failpoint was for #1 only
+        #expect(try s.defaults().value(forKey: "b") == .integer(2))
+        let memory = InMemoryDevice()
+        try s.configure(["p:shield:default=error"])
+        let outcome = EffectInterpreter.perform([.applyShields(["com.x"])], on: memory)
+        #expect(outcome.failures.count == 1 && memory.shields == nil)
+    }
+
+    /// `delay(ms)` holds the calling thread; `stop(ms)` freezes the process and a forked waker
+    /// continues it: both come back after about that long.
+    @Test func delayAndStopComeBackAfterTheirTime() throws {
+        let s = try Setup()
+        try s.configure(["p:step:d=delay(60)", "p:step:s=stop(60)"])
+        final class Fired: @unchecked Sendable {
+            let lock = NSLock()
+            var lines: [String] = []
+        }
+        let fired = Fired()
+        CrashPoints.onFire = { label, term in fired.lock.lock(); fired.lines.append("\(label) \(term)"); fired.lock.unlock() }
+        for name in ["d", "s"] {
+            let t0 = ContinuousClock.now
+            try CrashPoints.pass("step:" + name)
+            let ms = (ContinuousClock.now - t0).components.attoseconds / 1_000_000_000_000_000 + (ContinuousClock.now - t0).components.seconds * 1000
+            #expect(ms >= 55 && ms < 5000, "\(name): \(ms) ms")
+        }
+        CrashPoints.onFire = nil
+        #expect(fired.lines == ["p:step:d#1 delay(60)", "p:step:s#1 stop(60)"])
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import HarnessKit
+import History
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct FaultRuleTallyTests {
+    func e(_ process: String, _ event: String, t: Double = 100, _ fields: [String: String] = [:]) -> HistoryEvent {
+        HistoryEvent(mono: 1, t: t, process: process, pid: 1, event: event, fields: fields)
+    }
+
+    /// Each rule's count comes from the lines that name it; App Group faults count for the rules
+    /// of their kind that select the process's role and whose window holds the line's time.
+    @Test func everyRuleIsCountedAndTheIdleOnesAreNamed() {
+        var stale = FieldFault(kind: .staleDefaults(seconds: 60))
+        stale.roles = ["host-app"]
+        let torn = FieldFault(kind: .tornWrite, window: 0...50, maxCount: 1)
+        let rules = [FieldFault(kind: .drop, callbacks: ["intervalDidEnd"]), FieldFault(kind: .duplicate), stale, torn,
+                     FieldFault(kind: .reorderAtBoundary)]
+        let events = [
+            e("harness", "callback_dropped", ["fault": "drop", "rule": "os.faults[0]"]),
+            e("harness", "callback_dropped", ["fault": "drop", "rule": "os.faults[0]"]),
+            e("harness", "callbacks_reordered", ["fault": "reorder", "rule": "os.faults[4]"]),
+            e("host-app", "defaults_fault", ["kind": "stale_read"]),
+            e("monitor-extension", "defaults_fault", ["kind": "stale_read"]),  // not a role of rule 2
+            e("host-app", "defaults_fault", t: 80, ["kind": "torn_write"]),  // outside rule 3's window
+            e("host-app", "session_started", ["rule": "os.faults[1]"]),  // only the harness's lines name rules
+        ]
+        let tally = FaultRuleTally.tally(rules, deviceRoles: ["host-app", "monitor-extension"], events: events)
+        #expect(tally.map(\.fired) == [2, 0, 1, 0, 1])
+        #expect(tally.map(\.kind) == ["drop", "duplicate", "stale_defaults", "torn_write", "reorder"])
+        var report = CheckReport(checker: "x", decided: true, results: [], violations: [], latencies: [])
+        report.faultRules = tally
+        #expect(report.faultRulesNeverFired.map(\.rule) == ["os.faults[1]", "os.faults[3]"])
+        #expect(report.humanSummary().contains("fault rules armed, never fired (this run did not test them): os.faults[1] duplicate, os.faults[3] torn_write"))
+    }
+}

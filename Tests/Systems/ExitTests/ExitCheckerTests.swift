@@ -1,0 +1,241 @@
+import Exit
+@testable import ExitPack
+import Foundation
+import HarnessKit
+import History
+import Testing
+
+/// The checker by hand-made histories: each rule holds on the history it should accept and names
+/// the subject of the one it should not.
+@Suite struct ExitCheckerTests {
+    /// A history written line by line at device times `t`; `mono` follows the order of the lines.
+    struct History {
+        var events: [HistoryEvent] = []
+        var mono: Int64 = 1_000
+        static let group = ExitKeys.appGroup
+
+        mutating func line(_ t: Double, _ process: String, _ event: String, _ fields: [String: String] = [:], pid: Int32 = 1) {
+            mono += 1_000
+            events.append(HistoryEvent(mono: mono, t: t, process: process, pid: pid, event: event, fields: fields))
+        }
+
+        mutating func harness(_ t: Double, _ event: String, _ fields: [String: String] = [:]) { line(t, "harness", event, fields, pid: 9) }
+
+        mutating func write(_ t: Double, _ process: String, _ values: [String: String], pid: Int32 = 1) {
+            var f = ["suite": Self.group, "keys": values.keys.sorted().joined(separator: ",")]
+            for (k, v) in values { f["v." + k] = v }
+            line(t, process, "defaults_set", f, pid: pid)
+        }
+
+        /// A started run in Berlin, the host spawned as pid 1 and in the foreground.
+        static func started(at t: Double = 1_000, zone: String = "Europe/Berlin") -> History {
+            var h = History()
+            h.harness(t, "run_started", ["timeZone": zone])
+            h.harness(t, "spawn", ["target": ExitRoles.host, "childPid": "1"])
+            h.line(t, ExitRoles.host, "launched")
+            return h
+        }
+
+        func finished(at t: Double) -> [HistoryEvent] {
+            events + [HistoryEvent(mono: mono + 1_000, t: t, process: "harness", pid: 9, event: "run_finished", fields: [:])]
+        }
+    }
+
+    static func violations(_ events: [HistoryEvent], _ invariant: ExitInvariant) -> [InvariantViolation] {
+        ExitChecker.check(events).violations.filter { $0.invariant == invariant.rawValue }
+    }
+
+    // MARK: key-registry
+
+    @Test func writesInsideTheRegistryHoldAndEveryOtherKeyOrWriterIsNamedOnce() throws {
+        var h = History.started()
+        h.write(1_001, ExitRoles.shieldAction, [ExitKeys.interventionRequested: "true", ExitKeys.blockedApp: "x"], pid: 2)
+        h.write(1_002, ExitRoles.host, [ExitKeys.unlockTimestamp: "1002.0", ExitKeys.lastInterventionCount: "1"])
+        #expect(Self.violations(h.finished(at: 2_000), .keyRegistry).isEmpty)
+        h.write(1_003, ExitRoles.host, [ExitKeys.interventionRequested: "false"])
+        h.write(1_004, ExitRoles.host, [ExitKeys.interventionRequested: "false"])
+        h.write(1_005, ExitRoles.monitor, ["last_activity_start": "1005.0"], pid: 3)
+        let v = Self.violations(h.finished(at: 2_000), .keyRegistry)
+        #expect(v.map(\.subject?.id) == ["intervention_requested by host", "last_activity_start by monitor-extension"])
+        #expect(try #require(v.first).explanation.contains("2 time(s)"))
+        #expect(v.last?.explanation.contains("not in the registry") == true)
+    }
+
+    // MARK: tap-served
+
+    @Test func aTapIsServedWithin2SecondsOfTheForegroundAndAForceQuitThatLosesItIsAViolation() throws {
+        var h = History.started()
+        h.harness(1_000, "host_state", ["state": "foreground"])
+        h.harness(1_010, "host_state", ["state": "suspended"])
+        h.write(1_100, ExitRoles.shieldAction, [ExitKeys.interventionRequested: "true"], pid: 2)
+        h.harness(1_130, "host_state", ["state": "foreground"])
+        h.line(1_131, ExitRoles.host, "intervention_shown", ["app": ""])
+        var served = h
+        served.line(1_170, ExitRoles.host, "intervention_finished", ["outcome": "completed", "at": "1170"])
+        served.harness(1_200, "host_state", ["state": "background"])
+        let ok = ExitChecker.check(served.finished(at: 2_000))
+        #expect(ok.result("tap-served")?.passed == true)
+        #expect(ok.result("tap-served")?.checkedCount == 1)
+        #expect(ok.latency("tap-to-intervention")?.count == 1)
+        // Force quit mid-exercise: a new process in the foreground that never shows it again.
+        h.harness(1_140, "host_state", ["state": "notRunning", "why": "force quit"])
+        h.harness(1_141, "exit", ["target": ExitRoles.host, "childPid": "1"])
+        h.harness(1_150, "spawn", ["target": ExitRoles.host, "childPid": "5"])
+        h.harness(1_150, "host_state", ["state": "foreground"])
+        h.line(1_150, ExitRoles.host, "launched", pid: 5)
+        h.harness(1_200, "host_state", ["state": "background"])
+        let v = try #require(Self.violations(h.finished(at: 2_000), .tapServed).first)
+        #expect(v.subject?.id == "1@t=1100")
+        #expect(v.explanation.contains("the force quit lost it"))
+    }
+
+    @Test func aTapWhileTheHostNeverComesBackIsNotJudged() {
+        var h = History.started()
+        h.harness(1_010, "host_state", ["state": "suspended"])
+        h.write(1_100, ExitRoles.shieldAction, [ExitKeys.interventionRequested: "true"], pid: 2)
+        let r = ExitChecker.check(h.finished(at: 2_000))
+        #expect(r.result("tap-served")?.checkedCount == 0)
+        #expect(r.result("tap-served")?.passed == true)
+    }
+
+    // MARK: unlock-in-window
+
+    @Test func accessGrantedTextMustMatchTheWindowToTheSecond() throws {
+        var h = History.started()
+        h.write(1_100, ExitRoles.host, [ExitKeys.unlockTimestamp: "1100.0"])
+        h.line(1_110, ExitRoles.shieldConfiguration, "shield_configuration", ["title": "Access Granted", "subtitle": "50s remaining"], pid: 3)
+        #expect(Self.violations(h.finished(at: 2_000), .unlockInWindow).isEmpty)
+        h.line(1_120, ExitRoles.shieldConfiguration, "shield_configuration", ["title": "Access Granted", "subtitle": "50s remaining"], pid: 4)
+        h.line(1_160, ExitRoles.shieldConfiguration, "shield_configuration", ["title": "Access Granted", "subtitle": "0s remaining"], pid: 5)
+        let v = Self.violations(h.finished(at: 2_000), .unlockInWindow)
+        #expect(v.count == 2)
+        #expect(v.first?.explanation.contains("expected 40s remaining") == true)
+        #expect(v.last?.explanation.contains("60.0 s after") == true)
+    }
+
+    @Test func anAppUnshieldedPastTheWindowIsAViolationUnlessIOSKilledEveryChanceToReshield() throws {
+        var base = History.started()
+        base.harness(1_000, "user_action", ["action": "select_apps", "apps": "a"])
+        base.harness(1_001, "shields", ["apps": "a"])
+        base.write(1_100, ExitRoles.host, [ExitKeys.unlockTimestamp: "1100.0"])
+        base.harness(1_100, "shields", ["apps": ""])
+        var inTime = base
+        inTime.harness(1_160, "shields", ["apps": "a"])
+        #expect(Self.violations(inTime.finished(at: 2_000), .unlockInWindow).isEmpty)
+        // Re-shielded 100 s late although a monitor call ran to its end at the window's end.
+        var late = base
+        late.line(1_160, ExitRoles.monitor, "callback_end", pid: 6)
+        late.harness(1_200, "shields", ["apps": "a"])
+        let v = try #require(Self.violations(late.finished(at: 2_000), .unlockInWindow).first)
+        #expect(v.subject?.id == "a@t=1100")
+        // No call of the app ran between the window's end and the re-shield: no chance, no blame.
+        var noChance = base
+        noChance.harness(1_200, "shields", ["apps": "a"])
+        #expect(Self.violations(noChance.finished(at: 2_000), .unlockInWindow).isEmpty)
+        // The host in the foreground but held stopped by the nemesis: its chance comes 2 s after CONT.
+        var held = base
+        held.harness(1_150, "host_state", ["state": "foreground"])
+        held.harness(1_155, "signal", ["target": ExitRoles.host, "childPid": "1", "signal": "STOP", "by": "nemesis"])
+        held.harness(1_190, "signal", ["target": ExitRoles.host, "childPid": "1", "signal": "CONT", "by": "nemesis"])
+        var reshieldedAfterCont = held
+        reshieldedAfterCont.harness(1_191, "shields", ["apps": "a"])
+        #expect(Self.violations(reshieldedAfterCont.finished(at: 2_000), .unlockInWindow).isEmpty)
+        held.harness(1_250, "shields", ["apps": "a"])
+        #expect(Self.violations(held.finished(at: 2_000), .unlockInWindow).first?.explanation.contains("first chance after the window: t=1192.0") == true)
+        // Unshielded with no unlock at all.
+        var never = History.started()
+        never.harness(1_000, "user_action", ["action": "select_apps", "apps": "a"])
+        never.harness(1_001, "shields", ["apps": "a"])
+        never.harness(1_050, "shields", ["apps": ""])
+        #expect(Self.violations(never.finished(at: 1_051), .unlockInWindow).first?.explanation.contains("outside any unlock window") == true)
+    }
+
+    // MARK: unlock-grants-access
+
+    @Test func theUserWhoComesBackInsideTheWindowMustGetTheAppNotItsShield() throws {
+        var h = History.started()
+        h.line(1_100, ExitRoles.host, "intervention_finished", ["outcome": "completed", "at": "1100.0"])
+        h.harness(1_105, "user_action", ["action": "open_unlocked_app", "app": "a", "episode": "3"])
+        var ok = h
+        ok.harness(1_105, "app_in_use", ["app": "a"])
+        #expect(Self.violations(ok.finished(at: 2_000), .unlockGrantsAccess).isEmpty)
+        h.harness(1_105, "shield_shown", ["app": "a"])
+        h.line(1_105, ExitRoles.shieldConfiguration, "shield_configuration", ["title": "Access Granted", "subtitle": "55s remaining"], pid: 3)
+        let v = try #require(Self.violations(h.finished(at: 2_000), .unlockGrantsAccess).first)
+        #expect(v.subject?.id == "3")
+        #expect(v.explanation.contains("Access Granted — 55s remaining"))
+    }
+
+    // MARK: daily-reset-once-per-day
+
+    @Test func aResetIsDueOnEachNewLocalDayAtTheFirstForegroundAndOnlyOnce() throws {
+        // 2026-03-28 21:00 in Berlin (UTC+1); midnight is 23:00 UTC.
+        let start = 1_774_728_000.0
+        let midnight = 1_774_738_800.0
+        var h = History.started(at: start)
+        h.harness(start, "host_state", ["state": "foreground"])
+        h.harness(start + 10, "host_state", ["state": "notRunning"])
+        h.harness(midnight + 3_600, "host_state", ["state": "foreground"])
+        var reset = h
+        reset.line(midnight + 3_601, ExitRoles.host, "daily_reset", ["day": "2026-03-29"])
+        reset.harness(midnight + 3_700, "host_state", ["state": "background"])
+        #expect(Self.violations(reset.finished(at: midnight + 7_200), .dailyReset).isEmpty)
+        var missed = h
+        missed.harness(midnight + 3_700, "host_state", ["state": "background"])
+        #expect(try #require(Self.violations(missed.finished(at: midnight + 7_200), .dailyReset).first).subject?.id == "2026-03-29")
+        var twice = reset
+        twice.line(midnight + 3_800, ExitRoles.host, "daily_reset", ["day": "2026-03-29"])
+        #expect(try #require(Self.violations(twice.finished(at: midnight + 7_200), .dailyReset).first).explanation.contains("2 times"))
+        // After a move to New York the same instant is still the 28th there: a reset then is on the 28th.
+        var moved = reset
+        moved.harness(midnight + 3_900, "time_zone", ["timeZone": "America/New_York"])
+        moved.line(midnight + 3_901, ExitRoles.host, "daily_reset", ["day": "2026-03-28"])
+        #expect(Self.violations(moved.finished(at: midnight + 7_200), .dailyReset).isEmpty)
+    }
+
+    // MARK: count-matches-day
+
+    @Test func theCountIsTheUnlocksSinceTheLatestResetAndALostUpdateIsNamed() throws {
+        var h = History.started()
+        h.write(1_100, ExitRoles.host, [ExitKeys.unlockTimestamp: "1100.0"])
+        h.write(1_100, ExitRoles.host, [ExitKeys.lastInterventionCount: "1"])
+        h.line(1_200, ExitRoles.host, "daily_reset", ["day": "x"])
+        h.write(1_200, ExitRoles.host, [ExitKeys.lastInterventionCount: "0"])
+        h.write(1_300, ExitRoles.host, [ExitKeys.unlockTimestamp: "1300.0", ExitKeys.lastInterventionCount: "1"])
+        #expect(Self.violations(h.finished(at: 2_000), .countMatchesDay).isEmpty)
+        // Killed between the unlock and the count: the next exercise counts one too few.
+        h.write(1_400, ExitRoles.host, [ExitKeys.unlockTimestamp: "1400.0"])
+        h.write(1_500, ExitRoles.host, [ExitKeys.unlockTimestamp: "1500.0"])
+        h.write(1_500, ExitRoles.host, [ExitKeys.lastInterventionCount: "2"])
+        let v = try #require(Self.violations(h.finished(at: 2_000), .countMatchesDay).first)
+        #expect(v.explanation.contains("= 2") && v.explanation.hasSuffix(": 3"))
+    }
+
+    // MARK: heartbeat-no-false-alarm
+
+    @Test func aDecisionIsTrueOnlyWhenTheMonitorsLastCallDiedBeforeItEnded() throws {
+        var h = History.started()
+        // Never called: false alarm.
+        h.line(1_001, ExitRoles.host, "reinitialize_extensions", ["ageSeconds": "999"])
+        // A call that ended: false alarm (idle).
+        h.harness(1_100, "spawn", ["target": ExitRoles.monitor, "childPid": "7"])
+        h.line(1_100, ExitRoles.monitor, "callback_end", pid: 7)
+        h.harness(1_100, "exit", ["target": ExitRoles.monitor, "childPid": "7"])
+        h.line(1_500, ExitRoles.host, "reinitialize_extensions", ["ageSeconds": "400"])
+        // A call killed mid-way: true alarm, measured.
+        h.harness(1_600, "spawn", ["target": ExitRoles.monitor, "childPid": "8"])
+        h.harness(1_600, "exit", ["target": ExitRoles.monitor, "childPid": "8"])
+        h.line(1_950, ExitRoles.host, "reinitialize_extensions", ["ageSeconds": "850"])
+        let report = ExitChecker.check(h.finished(at: 2_000))
+        let v = report.violations.filter { $0.invariant == ExitInvariant.heartbeatNoFalseAlarm.rawValue }
+        #expect(v.map(\.subject?.id) == ["1@t=1001", "2@t=1500"])
+        #expect(v.first?.explanation.contains("never called") == true)
+        #expect(v.last?.explanation.contains("idle since") == true)
+        #expect(report.result("heartbeat-no-false-alarm")?.checkedCount == 3)
+        #expect(report.latency("crash-to-reinitialize")?.count == 1)
+    }
+
+    @Test func aHistoryThatDidNotFinishIsUndecided() {
+        #expect(!ExitChecker.check(History.started().events).decided)
+    }
+}

@@ -1,0 +1,102 @@
+import AppGroup
+import Exit
+import Foundation
+import SystemKit
+import Testing
+
+/// The host machine by events and effects: the seed's lines as-written, each fix hardened.
+@Suite struct ExitHostTests {
+    static let requested: [String: PropertyListValue] = [ExitKeys.interventionRequested: .bool(true), ExitKeys.blockedApp: .string("tok")]
+
+    @Test func asWrittenClearsTheFlagAndShowsTheInterventionFromMemoryOnly() {
+        var host = ExitHost(variant: .asWritten)
+        _ = host.handle(.launched(now: 100, day: "2026-03-02", store: [:], privateStore: [:]))
+        let effects = host.handle(.pollTick(now: 101, day: "2026-03-02", store: Self.requested))
+        #expect(effects == [
+            .setDefaults([.set(ExitKeys.interventionRequested, .bool(false))], atomic: false),
+            .trace("intervention_shown", ["app": "tok"]),
+        ])
+        // Killed and relaunched: the request is gone (the flag was cleared, the screen was memory).
+        var relaunched = ExitHost(variant: .asWritten)
+        #expect(!relaunched.handle(.launched(now: 110, day: "2026-03-02", store: [:], privateStore: [:])).contains { $0.isTrace("intervention_shown") })
+    }
+
+    @Test func hardenedNeverClearsTheShieldActionsFlagServesEachRequestOnceAndShowsItAgainAfterARelaunch() {
+        var host = ExitHost(variant: .hardened)
+        _ = host.handle(.launched(now: 100, day: "2026-03-02", store: [:], privateStore: [:]))
+        let effects = host.handle(.pollTick(now: 101, day: "2026-03-02", store: Self.requested))
+        #expect(!effects.contains { if case .setDefaults = $0 { return true } else { return false } }, "H7: the registry gives the flag to the ShieldAction")
+        let keep = effects.firstIndex { if case .setPrivateDefaults = $0 { return true } else { return false } }
+        let show = effects.firstIndex(of: .trace("intervention_shown", ["app": "tok"]))
+        #expect(keep != nil && show != nil && keep! < show!, "H2: kept privately before it is shown")
+        #expect(!host.handle(.pollTick(now: 102, day: "2026-03-02", store: Self.requested)).contains { $0.isTrace("intervention_shown") }, "served once")
+        var next = Self.requested
+        next[ExitKeys.blockedApp] = .string("tok@200")
+        #expect(host.handle(.pollTick(now: 201, day: "2026-03-02", store: next)).contains(.trace("intervention_shown", ["app": "tok@200"])))
+        var relaunched = ExitHost(variant: .hardened)
+        let again = relaunched.handle(.launched(
+            now: 110, day: "2026-03-02", store: Self.requested,
+            privateStore: [
+                ExitHost.PrivateKeys.pendingApp: .string("tok"), ExitHost.PrivateKeys.pendingSince: .real(101),
+                ExitHost.PrivateKeys.lastResetDay: .string("2026-03-02"), ExitHost.PrivateKeys.servedRequest: .string("tok"),
+            ]))
+        #expect(again.contains(.trace("intervention_shown", ["app": "tok", "resumed": "true"])))
+        #expect(relaunched.onScreen == "tok")
+        #expect(!relaunched.handle(.pollTick(now: 111, day: "2026-03-02", store: Self.requested)).contains { $0.isTrace("intervention_shown") })
+    }
+
+    @Test func hardenedRelaunchedAfterTheUnlockLandedFinishesItInsteadOfAskingAgain() {
+        var host = ExitHost(variant: .hardened)
+        let effects = host.handle(.launched(
+            now: 130, day: "2026-03-02", store: [ExitKeys.unlockTimestamp: .real(120), ExitKeys.monitoredApps: .string("[\"a\"]")],
+            privateStore: [ExitHost.PrivateKeys.pendingApp: .string("tok"), ExitHost.PrivateKeys.pendingSince: .real(101), ExitHost.PrivateKeys.lastResetDay: .string("2026-03-02")]))
+        #expect(effects.contains(.removeShields), "inside the window: the shield is lifted")
+        #expect(!effects.contains { $0.isTrace("intervention_shown") })
+        #expect(host.unlockedUntil == 180)
+        #expect(host.handle(.pollTick(now: 181, day: "2026-03-02", store: [ExitKeys.monitoredApps: .string("[\"a\"]")])).contains(.applyShields(["a"])))
+    }
+
+    @Test func completingWritesTheUnlockAndCountsTheDayAsWrittenKeyByKeyHardenedAtOnceAndLiftsTheShield() {
+        for variant in ExitVariant.allCases {
+            var host = ExitHost(variant: variant)
+            _ = host.handle(.launched(now: 100, day: "2026-03-02", store: [:], privateStore: [ExitHost.PrivateKeys.lastResetDay: .string("2026-03-02")]))
+            _ = host.handle(.pollTick(now: 101, day: "2026-03-02", store: Self.requested))
+            let effects = host.handle(.breathingDone(now: 150, day: "2026-03-02", store: [ExitKeys.lastInterventionCount: .integer(2)]))
+            #expect(effects.contains(.setDefaults([
+                .set(ExitKeys.unlockTimestamp, .real(150)), .set(ExitKeys.lastInterventionCount, .integer(3)),
+                .set(ExitKeys.clarityScore, .integer(80)), .set(ExitKeys.userLevel, .string("oracle")),
+            ], atomic: variant == .hardened)))
+            #expect(effects.contains(.removeShields) == (variant == .hardened), "only hardened lifts the shield (H3)")
+            #expect(host.onScreen == nil)
+        }
+    }
+
+    @Test func asWrittenResetsAtEveryTimeChangeHardenedOncePerNewDay() {
+        var asWritten = ExitHost(variant: .asWritten)
+        var hardened = ExitHost(variant: .hardened)
+        _ = hardened.handle(.launched(now: 0, day: "2026-03-28", store: [:], privateStore: [:]))
+        #expect(asWritten.handle(.significantTimeChange(now: 10, day: "2026-03-29", store: [:])).contains(.trace("daily_reset", ["day": "2026-03-29"])))
+        #expect(asWritten.handle(.significantTimeChange(now: 20, day: "2026-03-28", store: [:])).contains(.trace("daily_reset", ["day": "2026-03-28"])))
+        #expect(hardened.handle(.significantTimeChange(now: 10, day: "2026-03-29", store: [:])).contains(.trace("daily_reset", ["day": "2026-03-29"])))
+        #expect(hardened.handle(.significantTimeChange(now: 20, day: "2026-03-28", store: [:])).isEmpty, "a day that comes again is not new")
+        #expect(hardened.handle(.significantTimeChange(now: 30, day: "2026-03-29", store: [:])).isEmpty, "once per day")
+    }
+
+    @Test func onlyAsWrittenJudgesTheHeartbeatAndOnlyWhenOlderThan300Seconds() {
+        var asWritten = ExitHost(variant: .asWritten)
+        let fresh = asWritten.handle(.becameActive(now: 1000, day: "d", store: [ExitKeys.extensionHeartbeat: .real(700)]))
+        #expect(!fresh.contains { $0.isTrace("reinitialize_extensions") })
+        let stale = asWritten.handle(.becameActive(now: 1000.5, day: "d", store: [ExitKeys.extensionHeartbeat: .real(700)]))
+        #expect(stale.contains { $0.isTrace("reinitialize_extensions") })
+        var hardened = ExitHost(variant: .hardened)
+        _ = hardened.handle(.launched(now: 0, day: "d", store: [:], privateStore: [:]))
+        #expect(!hardened.handle(.becameActive(now: 1000, day: "d", store: [:])).contains { $0.isTrace("reinitialize_extensions") })
+    }
+}
+
+extension Effect {
+    func isTrace(_ name: String) -> Bool {
+        if case .trace(name, _) = self { return true }
+        return false
+    }
+}

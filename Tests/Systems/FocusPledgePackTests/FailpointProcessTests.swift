@@ -1,0 +1,175 @@
+import Foundation
+import History
+import Supervision
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Crash points, failpoints and `harness explore` with real processes: the harness arms a
+/// failpoint, the stand-in SIGKILLs itself exactly there, iOS relaunches it, the run is judged.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct FailpointProcessTests {
+    /// One session of 15 minutes with one violation, then a second one; no nemesis, so the only
+    /// kill is the failpoint's.
+    static let scenario = """
+        name: fp
+        system: focuspledge
+        clock: { start: "2026-02-17T08:00:00Z", timeZone: "Europe/Berlin" }
+        duration: 40m
+        settle: 20m
+        workload:
+          blockedApps: [com.social.feed]
+          sessions: { durationMinutes: [15, 15], gapMinutes: [2, 2] }
+          violations: { probability: 1.0, kinds: [open_blocked_app], maxPerSession: 1 }
+        """
+    /// as-written's `setActiveSession` is four separate sets; this is the second.
+    static let secondKey = "host-app:defaults:group.com.focuspledge.shared/focuspledge_session_start_time"
+    static let firstKey = "host-app:defaults:group.com.focuspledge.shared/focuspledge_active_session_id"
+
+    func harness(_ args: [String]) throws -> (ChildProcess.ExitStatus?, String) {
+        let p = try ChildProcess.spawn(try Executables.path(of: "harness"), args)
+        var out: [String] = []
+        while let l = p.readLine(timeout: .seconds(120)) { out.append(l) }
+        return (p.wait(timeout: .seconds(30)) ?? p.killAndReap(), out.joined(separator: "\n"))
+    }
+
+    func history(_ run: String) throws -> [HistoryEvent] {
+        HistoryEvent.parse(jsonl: try Data(contentsOf: URL(fileURLWithPath: run + "/history.jsonl"))).events
+    }
+
+    func violated(_ run: String) throws -> Set<String> {
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/report.json"))) as? [String: Any]
+        let violations = report?["violations"] as? [[String: Any]] ?? []
+        return Set(violations.compactMap { $0["invariant"] as? String })
+    }
+
+    /// The issue's example: the as-written host killed between two single-key writes of a
+    /// session start — the first key landed, the second never did — and relaunched. Recording the
+    /// crash points twice gives the same list (reruns are identical); the kill is exactly there.
+    @Test func aFailpointKillsTheHostBetweenTwoSingleKeyWrites() throws {
+        let d = try HarnessRunProcessTests.Dir()
+        let file = try d.write("fp.yaml", Self.scenario)
+        var baseline: [String] = []
+        for i in 0..<2 {
+            let (status, out) = try harness(["run", file, "--variant", "as-written", "--seed", "1", "--crash-points", "--out", d.path + "/base\(i)"])
+            #expect(status == .exited(0) || status == .exited(1), "\(out)")
+            let run = try #require(((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/base\(i)")) ?? []).first.map { d.path + "/base\(i)/" + $0 })
+            let points = try String(contentsOfFile: run + "/crashpoints.txt", encoding: .utf8).split(separator: "\n").map(String.init)
+            if i == 0 { baseline = points } else { #expect(points == baseline, "two runs of one seed passed different crash points") }
+            #expect(!(try violated(run)).contains("start-enforced"))
+        }
+        // The two keys are consecutive crash points of the host.
+        let first = try #require(baseline.firstIndex(of: Self.firstKey + "#1"))
+        #expect(baseline[first + 1] == Self.secondKey + "#1")
+
+        let (status, out) = try harness([
+            "run", file, "--variant", "as-written", "--seed", "1", "--out", d.path + "/fp", "--failpoint", Self.secondKey + "#1=kill",
+        ])
+        #expect(status == .exited(1), "\(out)")
+        #expect(out.contains("--failpoint '\(Self.secondKey)#1=kill'"), "the rerun command names the failpoint")
+        let run = try #require(((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/fp")) ?? []).first.map { d.path + "/fp/" + $0 })
+        let events = try history(run)
+        let fired = try #require(events.firstIndex { $0.event == "failpoint" })
+        #expect(events[fired].process == "host-app" && events[fired]["label"] == Self.secondKey + "#1" && events[fired]["action"] == "kill")
+        // Nothing of the host after its failpoint line but its exit (signal 9), then iOS relaunches it.
+        let after = events[(fired + 1)...]
+        let exit = try #require(after.firstIndex { $0.event == "exit" && $0["target"] == "host-app" })
+        #expect(events[exit]["status"] == "signal 9")
+        #expect(!events[(fired + 1)..<exit].contains { $0.process == "host-app" })
+        #expect(events[exit...].contains { $0.event == "spawn" && $0["target"] == "host-app" })
+        // The session's start never reached its shields: the first key landed alone.
+        #expect(try violated(run).contains("start-enforced"))
+        #expect(events.first { $0.event == "run_started" }?["failpoints"] == Self.secondKey + "#1=kill")
+    }
+
+    /// `harness replay`: a run with a failpoint, replayed from its directory alone, fails the
+    /// same invariants; a run whose recorded build differs is refused with one line, exit 2.
+    @Test func replayReproducesARecordedRunAndRefusesAnotherBuild() throws {
+        let d = try HarnessRunProcessTests.Dir()
+        let file = try d.write("fp.yaml", Self.scenario)
+        _ = try harness(["run", file, "--variant", "as-written", "--seed", "1", "--out", d.path + "/rec", "--failpoint", Self.secondKey + "#1=kill"])
+        let run = try #require(((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/rec")) ?? []).first.map { d.path + "/rec/" + $0 })
+        // The scenario file may change or go: the replay reads the run directory's copy.
+        try FileManager.default.removeItem(atPath: file)
+        let (status, out) = try harness(["replay", run, "--out", d.path + "/rep"])
+        #expect(status == .exited(0), "\(out)")
+        #expect(out.contains("recorded: violated: ") && out.contains("start-enforced") && out.contains("reproduced"), "\(out)")
+        let replayed = try #require(((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/rep")) ?? []).first.map { d.path + "/rep/" + $0 })
+        #expect(try history(replayed).contains { $0.event == "failpoint" && $0["label"] == Self.secondKey + "#1" })
+
+        // Another build: the recorded ids no longer match this harness's.
+        let historyPath = run + "/history.jsonl"
+        let text = try String(contentsOfFile: historyPath, encoding: .utf8)
+        let other = text.replacingOccurrences(of: #""build":"harness="#, with: #""build":"harness=00"#)
+        #expect(other != text)
+        try other.write(toFile: historyPath, atomically: true, encoding: .utf8)
+        let p = try ChildProcess.spawn(try Executables.path(of: "harness"), ["replay", run, "--out", d.path + "/rep2"], captureStdout: true, stderrTo: -1)
+        _ = p.readLine(timeout: .seconds(30))
+        #expect(p.wait(timeout: .seconds(30)) == .exited(2))
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/rep2")) ?? []).isEmpty, "nothing ran")
+    }
+
+    /// Four shards of `harness run --seeds 1-4`, as four harness processes at once (the last one's
+    /// K from a Kubernetes Indexed Job's JOB_COMPLETION_INDEX), merged: the same testcases,
+    /// verdicts and exit code as the unsharded run.
+    @Test func fourShardsMergedEqualTheUnshardedRun() throws {
+        let d = try HarnessRunProcessTests.Dir()
+        let file = try d.write("fp.yaml", Self.scenario)
+        let common = ["run", file, "--variant", "as-written", "--seeds", "1-4"]
+        let (whole, wholeOut) = try harness(common + ["--out", d.path + "/whole", "--junit", d.path + "/whole.xml"])
+        var shards: [ChildProcess] = []
+        for k in 1...4 {
+            var env = ProcessInfo.processInfo.environment
+            env["JOB_COMPLETION_INDEX"] = String(k - 1)
+            shards.append(try ChildProcess.spawn(
+                try Executables.path(of: "harness"), common + ["--shard", k == 4 ? "auto/4" : "\(k)/4", "--out", d.path + "/shard\(k)"],
+                environment: env))
+        }
+        for p in shards { while p.readLine(timeout: .seconds(120)) != nil {} ; _ = p.wait(timeout: .seconds(30)) ?? p.killAndReap() }
+        for k in 1...4 {
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/shard\(k)")) ?? []).count == 1, "shard \(k) runs one seed")
+        }
+        let (merged, mergedOut) = try harness(["merge"] + (1...4).map { d.path + "/shard\($0)" } + ["--junit", d.path + "/merged.xml"])
+        #expect(merged == whole, "unsharded:\n\(wholeOut)\nmerged:\n\(mergedOut)")
+        /// Each testcase's name and failure message (the run directories differ, nothing else may).
+        func cases(_ path: String) throws -> [String] {
+            let xml = try String(contentsOfFile: path, encoding: .utf8)
+            return xml.split(separator: "\n").compactMap { line -> String? in
+                let l = line.trimmingCharacters(in: .whitespaces)
+                guard l.hasPrefix("<testcase") || l.hasPrefix("<failure") else { return nil }
+                return l.replacingOccurrences(of: #" time="[^"]*""#, with: "", options: .regularExpression)
+                    .replacingOccurrences(of: #">.*"#, with: ">", options: .regularExpression)
+            }
+        }
+        let a = try cases(d.path + "/whole.xml"), b = try cases(d.path + "/merged.xml")
+        #expect(a.count >= 4)
+        #expect(a == b)
+    }
+
+    /// `harness explore --max 3`: the enumeration run, then one run killed at each of the first
+    /// three crash points, each reached; a table row and a JUnit testcase per point, the rate
+    /// printed; the exit code says whether any violated.
+    @Test func exploreKillsAtEachOfTheFirstPointsAndReports() throws {
+        let d = try HarnessRunProcessTests.Dir()
+        let file = try d.write("fp.yaml", Self.scenario)
+        let (status, out) = try harness(["explore", file, "--variant", "hardened", "--max", "3", "--out", d.path + "/x", "--junit", d.path + "/j.xml"])
+        let explore = try #require(((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/x")) ?? []).first.map { d.path + "/x/" + $0 })
+        let enumeration = try #require(((try? FileManager.default.contentsOfDirectory(atPath: explore + "/enumeration")) ?? []).first)
+        let points = try String(contentsOfFile: explore + "/enumeration/" + enumeration + "/crashpoints.txt", encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+        try #require(points.count > 3)
+        let rows = out.split(separator: "\n").filter { $0.first?.isNumber == true && $0.contains(":") && !$0.contains("crash points explored") }
+        #expect(rows.count == 3, "\(out)")
+        for (row, point) in zip(rows, points.prefix(3)) {
+            #expect(row.contains(point), "\(row) is not \(point)")
+            #expect(!row.contains("not reached") && !row.contains("undecided"), "\(row)")
+        }
+        #expect(out.contains("3 of \(points.count) crash points explored") && out.contains("crash points per minute"), "\(out)")
+        let anyViolated = rows.contains { $0.contains("violated") }
+        #expect(status == .exited(anyViolated ? 1 : 0), "\(out)")
+        let junit = try String(contentsOfFile: d.path + "/j.xml", encoding: .utf8)
+        #expect(junit.contains("tests=\"3\""))
+        #expect(junit.contains(points[0].replacingOccurrences(of: "&", with: "&amp;")))
+    }
+}

@@ -1,0 +1,201 @@
+import HarnessKit
+import History
+@testable import PushinPack
+import Testing
+
+/// The checker by hand-made histories: each rule passes what the seed promises and names what it
+/// does not, and the excuses hold only where the history shows nothing could be done.
+@Suite(.timeLimit(.minutes(1))) struct PushinCheckerTests {
+    struct H {
+        var events: [HistoryEvent] = []
+        var mono: Int64 = 1_000
+        var pid: Int32 = 100
+
+        mutating func line(_ process: String, _ event: String, at t: Double, pid: Int32? = nil, _ fields: [String: String] = [:]) {
+            mono += 1_000
+            events.append(HistoryEvent(mono: mono, t: t, process: process, pid: pid ?? 1, event: event, fields: fields))
+        }
+
+        mutating func notificationsAllowed(_ status: String = "authorized", at t: Double = 1) {
+            line("harness", "authorization", at: t, ["kind": "notifications", "status": status])
+        }
+
+        /// A workout press whose extension wrote signal `id` (as-written: one `set` per key).
+        mutating func workoutPress(_ id: String, at t: Double, response: String = "none", expires: Double? = nil) {
+            pid += 1
+            line("shield-action-extension", "callback_begin", at: t, pid: pid, ["action": "primaryButtonPressed", "delivery": id])
+            line("shield-action-extension", "defaults_set", at: t, pid: pid, ["keys": "pending_notification_id", "v.pending_notification_id": id])
+            line("shield-action-extension", "defaults_set", at: t, pid: pid,
+                 ["keys": "notification_expires_at", "v.notification_expires_at": String(expires ?? t + 300)])
+            line("shield-action-extension", "responded", at: t, pid: pid, ["response": response])
+        }
+
+        mutating func emergencyPress(at t: Double, writes: [Int], response: String = "close") {
+            pid += 1
+            line("shield-action-extension", "callback_begin", at: t, pid: pid, ["action": "secondaryButtonPressed", "delivery": "e\(pid)"])
+            for w in writes { line("shield-action-extension", "defaults_set", at: t, pid: pid, ["v.emergency_unlocks_remaining": String(w)]) }
+            line("shield-action-extension", "responded", at: t, pid: pid, ["response": response])
+        }
+
+        mutating func delivered(_ id: String, at t: Double) { line("harness", "notification_delivered", at: t, ["identifier": id]) }
+        mutating func host(_ state: String, at t: Double) { line("harness", "host_state", at: t, ["state": state]) }
+
+        func finished(at t: Double = 10_000) -> [HistoryEvent] {
+            events + [HistoryEvent(mono: mono + 1, t: t, process: "harness", pid: 1, event: "run_finished", fields: [:])]
+        }
+    }
+
+    @Test func aPressAnsweredByItsNotificationPassesAndIsMeasured() {
+        var h = H()
+        h.notificationsAllowed()
+        h.host("suspended", at: 5)
+        h.workoutPress("a", at: 100)
+        h.delivered("a", at: 100.5)
+        let report = PushinChecker.check(h.finished())
+        #expect(report.passed, "\(report.violations.map(\.explanation))")
+        #expect(report.result("workout-press-prompted")?.checkedCount == 1)
+        #expect(report.latency("press-to-prompt-host-suspended")?.count == 1)
+        #expect(report.latency("press-to-prompt-host-background")?.count == 0)
+    }
+
+    @Test func aPressNeverPromptedWhileTheHostSleptIsLost() throws {
+        var h = H()
+        h.notificationsAllowed()
+        h.host("suspended", at: 5)
+        h.workoutPress("a", at: 100)
+        let report = PushinChecker.check(h.finished())
+        let v = try #require(report.violations(of: "workout-press-prompted").first)
+        #expect(v.subject == .init(kind: "signal", id: "a"))
+        #expect(v.explanation.contains("suspended"))
+    }
+
+    @Test func aLaterSignalsPromptAnswersAnEarlierOneButNotAfterItsExpiry() {
+        var h = H()
+        h.notificationsAllowed()
+        h.workoutPress("a", at: 100)
+        h.workoutPress("b", at: 150)
+        h.delivered("b", at: 200)
+        #expect(PushinChecker.check(h.finished()).passed)
+        var late = H()
+        late.notificationsAllowed()
+        late.workoutPress("a", at: 100)
+        late.workoutPress("b", at: 390)
+        late.delivered("b", at: 420)  // after a's expiry at 400
+        #expect(PushinChecker.check(late.finished()).violations(of: "workout-press-prompted").map(\.subject?.id) == ["a"])
+    }
+
+    @Test func anEarlierSignalsPromptDoesNotAnswerALaterOne() {
+        var h = H()
+        h.notificationsAllowed()
+        h.workoutPress("a", at: 100)
+        h.workoutPress("b", at: 120)
+        h.delivered("a", at: 130)
+        #expect(PushinChecker.check(h.finished()).violations(of: "workout-press-prompted").map(\.subject?.id) == ["b"])
+    }
+
+    @Test func withNotificationsDeniedOnlyAForegroundHostOwesThePrompt() {
+        var h = H()
+        h.notificationsAllowed("denied")
+        h.host("suspended", at: 5)
+        h.workoutPress("a", at: 100)
+        #expect(PushinChecker.check(h.finished()).passed, "never opened before expiry: not judged")
+        h.host("foreground", at: 200)
+        #expect(PushinChecker.check(h.finished()).violations(of: "workout-press-prompted").count == 1)
+        h.line("host-app", "in_app_prompt", at: 200, ["id": "a"])
+        #expect(PushinChecker.check(h.finished()).passed)
+    }
+
+    @Test func aSignalExpiringAfterTheRunIsNotJudged() {
+        var h = H()
+        h.notificationsAllowed()
+        h.workoutPress("a", at: 100)
+        #expect(PushinChecker.check(h.finished(at: 300)).result("workout-press-prompted")?.checkedCount == 0)
+    }
+
+    @Test func twoPromptsForOneSignalAndAPromptWithoutOneAreViolations() {
+        var h = H()
+        h.notificationsAllowed()
+        h.workoutPress("a", at: 100)
+        h.delivered("a", at: 100)
+        h.delivered("a", at: 200)
+        h.delivered("ghost", at: 400)
+        let ids = PushinChecker.check(h.finished()).violations(of: "one-prompt-per-signal").compactMap(\.subject?.id)
+        #expect(ids == ["a", "ghost"])
+    }
+
+    @Test func notificationsCloserThanAMinuteBreakTheThrottle() {
+        var h = H()
+        h.notificationsAllowed()
+        h.workoutPress("a", at: 100)
+        h.workoutPress("b", at: 130)
+        h.delivered("a", at: 100)
+        h.delivered("b", at: 159.5)
+        #expect(PushinChecker.check(h.finished()).violations(of: "one-notification-per-minute").map(\.subject?.id) == ["b"])
+        var ok = H()
+        ok.notificationsAllowed()
+        ok.workoutPress("a", at: 100)
+        ok.workoutPress("b", at: 130)
+        ok.delivered("a", at: 100)
+        ok.delivered("b", at: 160)
+        #expect(PushinChecker.check(ok.finished()).passed)
+    }
+
+    @Test func aPromptAfterItsSignalExpiredIsAViolation() {
+        var h = H()
+        h.notificationsAllowed()
+        h.workoutPress("a", at: 100)
+        h.delivered("a", at: 401)
+        let report = PushinChecker.check(h.finished())
+        #expect(report.violations(of: "no-prompt-after-expiry").map(\.subject?.id) == ["a"])
+        #expect(report.violations(of: "workout-press-prompted").map(\.subject?.id) == ["a"])
+    }
+
+    @Test func workoutAndEmergencyPressesAnswerAsTheSeedSays() {
+        var h = H()
+        h.notificationsAllowed()
+        h.workoutPress("a", at: 100, response: "close")
+        h.delivered("a", at: 100)
+        h.line("host-app", "defaults_set", at: 50, ["v.emergency_unlocks_remaining": "1"])
+        h.emergencyPress(at: 200, writes: [0], response: "none")
+        let v = PushinChecker.check(h.finished()).violations(of: "shield-press-answered")
+        #expect(v.count == 2)
+    }
+
+    @Test func emergencyUnlocksAreCountedOneAtATimeAndNeverBelowZero() {
+        var h = H()
+        h.line("host-app", "defaults_set", at: 50, ["v.emergency_unlocks_remaining": "1"])
+        h.emergencyPress(at: 100, writes: [0])
+        h.emergencyPress(at: 200, writes: [])
+        #expect(PushinChecker.check(h.finished()).passed)
+        #expect(PushinChecker.check(h.finished()).result("emergency-unlocks-counted")?.checkedCount == 2)
+        var bad = H()
+        bad.line("host-app", "defaults_set", at: 50, ["v.emergency_unlocks_remaining": "1"])
+        bad.emergencyPress(at: 100, writes: [0])
+        bad.emergencyPress(at: 200, writes: [-1])
+        let v = PushinChecker.check(bad.finished()).violations(of: "emergency-unlocks-counted")
+        #expect(v.count == 2, "the negative value, and a spend with none left")
+        var none = H()
+        none.line("host-app", "defaults_set", at: 50, ["v.emergency_unlocks_remaining": "2"])
+        none.emergencyPress(at: 100, writes: [])
+        #expect(PushinChecker.check(none.finished()).violations(of: "emergency-unlocks-counted").count == 1, "an unlock not counted")
+    }
+
+    @Test func aTapOpensTheWorkoutWhenTheHostRunsAndLaterDoesNot() {
+        var h = H()
+        h.line("harness", "notification_tapped", at: 100, ["identifier": "a", "action": "com.apple.UNNotificationDefaultActionIdentifier"])
+        #expect(PushinChecker.check(h.finished()).passed, "the host never ran after it: not judged")
+        h.line("host-app", "launched", at: 101)
+        #expect(PushinChecker.check(h.finished()).violations(of: "tap-opens-workout").count == 1)
+        h.line("host-app", "workout_screen_shown", at: 101, ["id": "a", "source": "notification"])
+        #expect(PushinChecker.check(h.finished()).passed)
+        h.line("harness", "notification_tapped", at: 200, ["identifier": "b", "action": "LATER"])
+        h.line("host-app", "workout_screen_shown", at: 201, ["id": "b", "source": "notification"])
+        #expect(PushinChecker.check(h.finished()).violations(of: "tap-opens-workout").map(\.subject?.id) == ["b"])
+    }
+
+    @Test func aHistoryThatDidNotFinishIsUndecided() {
+        var h = H()
+        h.workoutPress("a", at: 100)
+        #expect(!PushinChecker.check(h.events).decided)
+    }
+}

@@ -1,0 +1,97 @@
+import AppGroup
+import Foundation
+import SystemKit
+import Testing
+import Until
+
+/// The hardened host by events and effects (README H2-H5).
+@Suite struct HardenedHostTests {
+    static func report(_ ms: Int64) -> (String, PropertyListValue) {
+        let key = HardenedMonitor.key(timestampMillis: ms, activity: "untilMonitoring", event: "appOpened")
+        let data = AppOpenedEvent(eventName: "appOpened", activityName: "untilMonitoring", timestampMillis: Double(ms)).jsonData
+        return (key, .data(data))
+    }
+
+    static func store(_ ms: Int64...) -> [String: PropertyListValue] {
+        Dictionary(uniqueKeysWithValues: ms.map(report))
+    }
+
+    static func reminders(_ effects: [Effect]) -> [String] {
+        effects.compactMap { if case .addNotification(let r) = $0 { r.identifier } else { nil } }
+    }
+
+    @Test func everyWaitingReportIsRemindedOfOldestFirstThenRememberedThenRemoved() throws {
+        var host = HardenedHost()
+        let effects = host.handle(.notified(store: Self.store(2_000, 1_000)))
+        let k1 = Self.report(1_000).0, k2 = Self.report(2_000).0
+        #expect(Self.reminders(effects) == ["until-\(k1)", "until-\(k2)"])
+        let remember = try #require(effects.firstIndex { if case .setPrivateDefaults = $0 { true } else { false } })
+        let remove = try #require(effects.firstIndex(of: .setDefaults([.remove(k1), .remove(k2)], atomic: true)))
+        let lastReminder = try #require(effects.lastIndex { if case .addNotification = $0 { true } else { false } })
+        #expect(lastReminder < remember && remember < remove, "a kill in between may repeat a reminder, never lose one")
+        #expect(effects.contains(.trace("reminder", ["identifier": "until-\(k1)", "eventTimestamp": "1000", "via": "notification"])))
+    }
+
+    @Test func aReportSeenAgainIsNotRemindedOfAgain() {
+        var host = HardenedHost()
+        _ = host.handle(.pollTick(store: Self.store(1_000)))
+        // A stale read (or a duplicate call written after the removal) shows it again.
+        let again = host.handle(.pollTick(store: Self.store(1_000)))
+        #expect(Self.reminders(again).isEmpty)
+        #expect(again == [.setDefaults([.remove(Self.report(1_000).0)], atomic: true)])
+    }
+
+    @Test func theMemorySurvivesARelaunch() {
+        var first = HardenedHost()
+        let effects = first.handle(.pollTick(store: Self.store(1_000)))
+        var privateStore: [String: PropertyListValue] = [:]
+        for case .setPrivateDefaults(let writes, _) in effects { for w in writes { privateStore[w.key] = w.value } }
+        var relaunched = HardenedHost()
+        let launch = relaunched.handle(.launched(store: Self.store(1_000, 3_000), privateStore: privateStore))
+        #expect(Self.reminders(launch) == ["until-\(Self.report(3_000).0)"])
+        #expect(launch.contains(.startTimer(HardenedHost.pollTimer, .every(seconds: HardenedHost.pollSeconds))))
+    }
+
+    @Test func theMemoryIsBounded() {
+        var host = HardenedHost()
+        for ms in 1...Int64(HardenedHost.maxRemembered + 5) { _ = host.handle(.pollTick(store: Self.store(ms))) }
+        let effects = host.handle(.pollTick(store: Self.store(9_999)))
+        guard case .setPrivateDefaults(let writes, _)? = effects.first(where: { if case .setPrivateDefaults = $0 { true } else { false } }),
+            case .array(let ids)? = writes.first?.value
+        else {
+            Issue.record("no memory written: \(effects)")
+            return
+        }
+        #expect(ids.count == HardenedHost.maxRemembered)
+        #expect(ids.last == .string(Self.report(9_999).0))
+    }
+
+    @Test func lookingIntoAnEmptyStoreDoesNothing() {
+        var host = HardenedHost()
+        #expect(host.handle(.becameActive(store: [:])).isEmpty)
+        #expect(host.handle(.pollTick(store: ["other": .integer(1)])).isEmpty)
+    }
+
+    @Test func anUnreadableReportIsTracedAndRemoved() {
+        var host = HardenedHost()
+        let key = Self.report(5).0
+        let effects = host.handle(.pollTick(store: [key: .string("not json")]))
+        #expect(effects == [.trace("report_unreadable", ["key": key]), .setDefaults([.remove(key)], atomic: true)])
+    }
+
+    @Test func savingWithoutAppsIsRejectedLikeTheSeed() {
+        var host = HardenedHost()
+        #expect(host.handle(.saveReminderTapped) == [.trace("monitoring_rejected", ["code": "NO_APPS", "message": "No apps selected"])])
+        _ = host.handle(.appsSelected(["com.a"]))
+        let effects = host.handle(.saveReminderTapped)
+        guard case .startMonitoringSchedule(let activity, let schedule, let events)? = effects.first else {
+            Issue.record("no startMonitoring: \(effects)")
+            return
+        }
+        #expect(activity == "untilMonitoring" && schedule.repeats)
+        #expect(schedule.intervalStart == DateComponents(hour: 0, minute: 0) && schedule.intervalEnd == DateComponents(hour: 23, minute: 59))
+        #expect(events == ["appOpened": MonitoringEvent(applications: ["com.a"], threshold: DateComponents(second: 1))])
+        let failed = host.handle(.effectFailed(EffectFailure(effect: effects[0], error: "intervalTooShort")))
+        #expect(failed.first == .trace("monitoring_rejected", ["code": "MONITORING_ERROR", "message": "Failed to start monitoring: intervalTooShort"]))
+    }
+}
