@@ -12,6 +12,7 @@ import PackageDescription
 //   ScreenTimeShims              the app inbox; the runner's readers of system/ (through ScreenTimeOS)
 //   StandInKit                   the stand-in shells: app run loop, extension runner, live device
 //   Supervision                  children that die with us
+//   RunReport                    report.html and the suite index (history.jsonl -> Mustache -> HTML + SVG)
 //   HarnessKit                   SystemPack, scenarios, runner (OS, process table, merge), checker kit, reports
 //   harness                      the CLI
 // Emulated iOS (layers 3-4 of DESIGN.md)
@@ -48,6 +49,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
         // Tests only: property-based generators with shrinking, for the fuzz tests (Tests/Fuzz).
         .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
+        // report.html is rendered from Mustache templates (Sources/RunReport/ReportTemplates.swift).
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", exact: "2.1.1"),
     ],
     targets: [
         // MARK: Core
@@ -58,6 +61,10 @@ let package = Package(
         .target(name: "CDeviceTime", path: "Sources/CDeviceTime", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("m")]),
         .target(name: "AppGroup", dependencies: ["CInotifyTools", "CSystemShims"], path: "Sources/AppGroup"),
         .target(name: "History", path: "Sources/History"),
+        // report.html and the suite index, from history.jsonl (+ report.json's verdicts): no system named.
+        .target(
+            name: "RunReport", dependencies: ["History", .product(name: "Mustache", package: "swift-mustache")],
+            path: "Sources/RunReport"),
         .target(name: "SystemKit", dependencies: ["AppGroup", "ScreenTimeModel"], path: "Sources/SystemKit"),
         .target(
             name: "ScreenTimeShims", dependencies: ["AppGroup", "History", "ScreenTimeModel", "ScreenTimeOS", "SystemFiles"],
@@ -77,7 +84,7 @@ let package = Package(
             name: "HarnessKit",
             dependencies: [
                 "AppGroup", "Supervision", "CInotifyTools", "CSystemShims", "History", "ScreenTimeShims", "SystemKit",
-                "ScreenTimeModel", "ScreenTimeOS", "SystemFiles",
+                "ScreenTimeModel", "ScreenTimeOS", "SystemFiles", "RunReport",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
@@ -86,7 +93,7 @@ let package = Package(
         .executableTarget(
             name: "harness",
             dependencies: [
-                "AppGroup", "Supervision", "HarnessKit", "History", "SystemRegistry",
+                "AppGroup", "Supervision", "HarnessKit", "History", "RunReport", "SystemRegistry",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/harness"
@@ -224,6 +231,7 @@ let package = Package(
             path: "Tests/SeedCode/CompileTests"),
 
         // MARK: Tests
+        .testTarget(name: "RunReportTests", dependencies: ["RunReport", "History"], path: "Tests/RunReportTests"),
         .testTarget(name: "ScreenTimeModelTests", dependencies: ["ScreenTimeModel"], path: "Tests/ScreenTimeModelTests"),
         .testTarget(
             name: "FrameworksTests",

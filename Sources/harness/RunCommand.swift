@@ -2,6 +2,7 @@ import AppGroup
 import ArgumentParser
 import Foundation
 import HarnessKit
+import RunReport
 import Supervision
 import SystemRegistry
 
@@ -35,6 +36,7 @@ struct RunCommand: ParsableCommand {
         name: .customLong("device-root"),
         help: "Use this device root for the run and keep it afterwards (absent or empty; one run only). Default: $SCREENTIME_DEVICE_ROOT if set, else a fresh one, removed after the run.")
     var deviceRoot: String?
+    @Flag(help: "No progress on stderr (no live line, no per-run lines); the summary and violations still print.") var quiet = false
     @Option(
         name: .customLong("failpoint"),
         help: ArgumentHelp(
@@ -133,16 +135,30 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         let (cases, durationOverride, outDir, root, gate, failpoints) = try preflight()
         RunInterruption.install()
+        let printer = ProgressPrinter(total: cases.count, quiet: quiet)
         let swept = DeviceRootLease.sweep(runsDirectory: DeviceRootLease.managedRunsDirectory)
-        if !swept.isEmpty { progress("removed \(swept.count) device root(s) of harnesses that died: \(swept.joined(separator: ", "))") }
+        if !swept.isEmpty { printer.message("… removed \(swept.count) device root(s) of harnesses that died: \(swept.joined(separator: ", "))") }
         let results = SuiteRunner.run(
             cases, durationOverride: durationOverride, outputDirectory: outDir, binDirectory: Executables.directory,
-            progress: { FileHandle.standardError.write(Data("… \($0)\n".utf8)) }, deviceRoot: root,
+            progress: { printer.message("… \($0)") }, deviceRoot: root,
             failpoints: failpoints, recordCrashPoints: crashPoints,
+            onStart: { _, c in printer.started("\(c.scenario.name) \(c.variant.rawValue) seed \(c.seed)") },
+            tick: { printer.tick($0) },
             onResult: { r in
-                FileHandle.standardError.write(Data("  \(SuiteRunner.resultLine(r.outcome))\n".utf8))
+                printer.message("  \(SuiteRunner.resultLine(r.outcome))")
+                printer.finished(faults: r.outcome.killsAndStops, violated: r.outcome.exitCode == 1)
             })
+        printer.end()
         print(SuiteRunner.table(results))
+        // Several runs: an index of their reports (this invocation's runs; the last one wins).
+        let pages = results.compactMap { $0.outcome.reportPage }
+        if pages.count > 1 {
+            let index = outDir + "/index.html"
+            do {
+                try SuiteIndexPage.writeIndex(runDirectories: pages.map { ($0 as NSString).deletingLastPathComponent }, indexPath: index)
+                print("reports: \(index) (\(pages.count) runs)")
+            } catch { printer.message("… index of the reports not written: \(error)") }
+        }
         for r in results where r.outcome.exitCode != 0 {
             print("")
             print("── \(r.case.scenario.name) [\(r.case.variant.rawValue)] seed \(r.case.seed): \(r.outcome.exitCode == 1 ? "invariant violated" : "could not decide")")
@@ -155,6 +171,7 @@ struct RunCommand: ParsableCommand {
                 print("   rerun: \(r.outcome.rerunCommand)")
             }
             print("   history: \(r.outcome.runDirectory)/history.jsonl")
+            if let page = r.outcome.reportPage { print("   report: \(page)") }
         }
         if let junit {
             do { try SuiteRunner.junit(results, suiteName: "ScreenTimeHarness").write(toPath: junit, what: "--junit") } catch {

@@ -47,6 +47,7 @@ extension LiveRun {
         var lastScan: Int64 = 0
         let hardDeadline = startNanos + Int64(plan.wallSpanMillis) * 1_000_000 + Self.overrunWallNanos
         var lastProgress = Self.now()
+        var lastTick = Int64(0)
         while true {
             if stopRequested() { return }
             let now = Self.now()
@@ -85,7 +86,13 @@ extension LiveRun {
             {
                 return
             }
-            if now - lastProgress > 2_000_000_000 {
+            if let tick = o.tick, now - lastTick > 200_000_000 {
+                lastTick = now
+                tick(RunProgress(
+                    deviceSeconds: deviceNow - deviceStart, deviceTotalSeconds: quiesceUntilDevice - deviceStart,
+                    faults: processes.table.faultCounts.values.reduce(0, +)))
+            }
+            if o.tick == nil, now - lastProgress > 2_000_000_000 {
                 lastProgress = now
                 let pct = Int(100 * min(1, (deviceNow - deviceStart) / max(1, quiesceUntilDevice - deviceStart)))
                 let faultCount = processes.table.faultCounts.values.reduce(0, +)

@@ -1,6 +1,7 @@
 import AppGroup
 import Foundation
 import History
+import RunReport
 import ScreenTimeModel
 import ScreenTimeOS
 import ScreenTimeShims
@@ -31,6 +32,9 @@ public final class ScenarioRunner {
         /// Where the stand-in executables are (next to `harness`).
         public var binDirectory: String
         public var progress: @Sendable (String) -> Void
+        /// Where the run is, a few times a second (the live progress line); when set, it replaces
+        /// the periodic "x% of device time" messages of `progress`.
+        public var tick: (@Sendable (RunProgress) -> Void)?
         /// The device root to use and keep (`--device-root`); nil: a fresh one, removed after the run.
         public var deviceRoot: String?
         /// Failpoints armed besides the scenario's (`--failpoint`).
@@ -46,8 +50,10 @@ public final class ScenarioRunner {
 
         public init(
             scenario: Scenario, scenarioPath: String, variant: ScenarioVariant, seed: UInt64, durationOverride: Duration?,
-            outputDirectory: String, binDirectory: String, progress: @escaping @Sendable (String) -> Void, deviceRoot: String? = nil
+            outputDirectory: String, binDirectory: String, progress: @escaping @Sendable (String) -> Void, deviceRoot: String? = nil,
+            tick: (@Sendable (RunProgress) -> Void)? = nil
         ) {
+            self.tick = tick
             self.scenario = scenario
             self.scenarioPath = scenarioPath
             self.variant = variant
@@ -70,6 +76,8 @@ public final class ScenarioRunner {
         public var faultCounts: [String: Int]
         public var wallSeconds: Double
         public var historyEvents: Int
+        /// The run's report.html (RunReport), nil when it could not be written (no history).
+        public var reportPage: String? = nil
         /// The crash points the stand-ins passed, in order (`<process>:<label>#<n>`), when counted.
         public var crashPoints: [String] = []
         /// The failpoints that fired (`failpoint` trace lines: label and action), in history order.
@@ -122,12 +130,19 @@ public final class ScenarioRunner {
             live?.shutdownAll()
         }
         stream.stop()
+        // The page people read: from the history just written, whatever the verdict (an
+        // interrupted run's too). A page that cannot be written costs the run nothing but a line.
+        var page: String?
+        if FileManager.default.fileExists(atPath: setup.runDir + "/history.jsonl") {
+            do { page = try RunReportPage.write(runDirectory: setup.runDir) } catch { o.progress("report.html not written: \(error)") }
+        }
         if o.deviceRoot == nil { try? FileManager.default.removeItem(atPath: setup.deviceRootPath) }
         lease?.release()
         var outcome = Outcome(
             runDirectory: setup.runDir, rerunCommand: setup.rerunCommand(), report: report, setupError: setupError,
             faultCounts: live?.processes.table.faultCounts ?? [:], wallSeconds: Double(LiveRun.now() - t0) / 1e9,
             historyEvents: events)
+        outcome.reportPage = page
         outcome.crashPoints = live?.crashPoints ?? []
         outcome.failpointsFired = fired
         return outcome

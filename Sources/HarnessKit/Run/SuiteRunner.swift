@@ -26,7 +26,8 @@ public enum SuiteRunner {
     public static func run(
         _ cases: [Case], durationOverride: Duration?, outputDirectory: String, binDirectory: String,
         progress: @escaping @Sendable (String) -> Void, deviceRoot: String? = nil, failpoints: [Failpoint] = [],
-        recordCrashPoints: Bool = false, onResult: (Result) -> Void
+        recordCrashPoints: Bool = false, onStart: (Int, Case) -> Void = { _, _ in },
+        tick: (@Sendable (RunProgress) -> Void)? = nil, onResult: (Result) -> Void
     ) -> [Result] {
         var out: [Result] = []
         for (i, c) in cases.enumerated() {
@@ -35,10 +36,11 @@ public enum SuiteRunner {
             var options = ScenarioRunner.Options(
                 scenario: c.scenario, scenarioPath: c.scenarioPath, variant: c.variant, seed: c.seed,
                 durationOverride: durationOverride, outputDirectory: outputDirectory, binDirectory: binDirectory, progress: progress,
-                deviceRoot: deviceRoot)
+                deviceRoot: deviceRoot, tick: tick)
             options.failpoints = failpoints
             options.recordCrashPoints = recordCrashPoints
             let runner = ScenarioRunner(options: options)
+            onStart(i, c)
             progress("[\(i + 1)/\(cases.count)] \(c.scenario.name) \(c.variant.rawValue) seed \(c.seed) (device root \(runner.deviceRootPath)) ...")
             let r = Result(case: c, outcome: runner.run())
             onResult(r)
@@ -50,7 +52,8 @@ public enum SuiteRunner {
     public static func verdictWord(_ o: ScenarioRunner.Outcome) -> String { verdict(o) }
 
     /// The line printed as each run ends. Work iOS lost (a user action whose callback was dropped
-    /// or killed, `report.lostByOS`) is said here too, so a PASS never hides it (issue 19).
+    /// or killed, `report.lostByOS`) is said here too, so a PASS never hides it (issue 19). The
+    /// report.html written for the run ends it (issue 25).
     public static func resultLine(_ o: ScenarioRunner.Outcome) -> String {
         var parts = ["\(o.killsAndStops) kills/stops"]
         if let lost = o.report?.lostByOS, !lost.isEmpty {
@@ -62,7 +65,7 @@ public enum SuiteRunner {
         }
         parts.append("\(o.historyEvents) history events")
         parts.append(String(format: "%.1f s", o.wallSeconds))
-        return "\(verdict(o)): " + parts.joined(separator: ", ") + " -> \(o.runDirectory)"
+        return "\(verdict(o)): " + parts.joined(separator: ", ") + " -> \(o.runDirectory)" + (o.reportPage.map { " (report: \($0))" } ?? "")
     }
 
     static func verdict(_ o: ScenarioRunner.Outcome) -> String {

@@ -44,6 +44,7 @@ extension LiveRun {
         // Virtual time is far faster than the device; bound the wall time anyway.
         let hardDeadline = startNanos + Self.overrunWallNanos + Int64(Double(plan.deviceDurationSeconds + o.scenario.settleSeconds) / 100 * 1e9)
         var lastProgress = Self.now()
+        var lastTick = Int64(0)
         quiesce()
         while true {
             if stopRequested() { return }
@@ -107,7 +108,13 @@ extension LiveRun {
             advance(to: next)
             quiesce()
             let wall = Self.now()
-            if wall - lastProgress > 2_000_000_000 {
+            if let tick = o.tick, wall - lastTick > 200_000_000 {
+                lastTick = wall
+                tick(RunProgress(
+                    deviceSeconds: virtualTime.now - deviceStart, deviceTotalSeconds: end - deviceStart,
+                    faults: processes.table.faultCounts.values.reduce(0, +)))
+            }
+            if o.tick == nil, wall - lastProgress > 2_000_000_000 {
                 lastProgress = wall
                 let pct = Int(100 * min(1, (virtualTime.now - deviceStart) / max(1, end - deviceStart)))
                 let faultCount = processes.table.faultCounts.values.reduce(0, +)

@@ -156,6 +156,11 @@ import Glibc
             "key or value \"k\" holds U+1, which an XML 1.0 property list cannot hold"),
         row("defaults", ["defaults", "write", "group.test", "k", "[123456789012345678901234567890]", "--type", "json", "--device-root", "$D/root"], 2,
             "\"123456789012345678901234567890\" in --type json does not fit a 64-bit integer"),
+        // report
+        row("report", ["report", "$D/nowhere"], 2, "$D/nowhere: no such directory"),
+        row("report", ["report", "$D/empty"], 2, "$D/empty: no history.jsonl (not a run directory"),
+        row("report", ["report", "$D/fifo"], 2, "$D/fifo: not a directory"),
+        row("report", ["report"], 2, "Missing expected argument '<runs> ...'"),
     ]
 
     /// The fixtures every row may name as `$D/...`, made once per test run.

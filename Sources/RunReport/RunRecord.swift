@@ -1,0 +1,128 @@
+import Foundation
+import History
+
+/// What a report page is built from: `history.jsonl` (every line, with its 1-based line number so
+/// the page can point at it) and, when present, the verdicts of `report.json` (docs/REPORT.md).
+/// Read here without the checker: a report of an old or interrupted run needs only its files.
+public struct RunRecord: Sendable {
+    public struct Line: Sendable {
+        /// 1-based line number in history.jsonl.
+        public var number: Int
+        public var event: HistoryEvent
+    }
+
+    public var name: String
+    public var lines: [Line]
+    /// Lines that did not parse (a process killed mid-append): counted and shown, never dropped silently.
+    public var badLineNumbers: [Int]
+    public var verdicts: Verdicts?
+
+    /// The run's identity from its `run_started` line (written by the core for every run).
+    public var started: HistoryEvent? { lines.first { $0.event.event == "run_started" && $0.event.process == "harness" }?.event }
+    public var scenario: String { started?["scenario"] ?? "?" }
+    public var variant: String { started?["variant"] ?? "?" }
+    public var seed: String { started?["seed"] ?? "?" }
+    public var system: String { started?["system"] ?? "?" }
+    public var rerunCommand: String? { started?["command"] }
+
+    /// Bounds: a history is at most this big (a 24-device-hour run with the nemesis is ~10 MB).
+    public static let maxHistoryBytes = 512 * 1024 * 1024
+
+    public init(name: String, history: Data, report: Data?) throws(RunReportError) {
+        self.name = name
+        var lines: [Line] = []
+        var bad: [Int] = []
+        let dec = JSONDecoder()
+        var number = 0
+        // Split by hand (not split(separator:)): empty lines still count, so numbers match `sed -n Np`.
+        var start = history.startIndex
+        while start < history.endIndex {
+            let end = history[start...].firstIndex(of: UInt8(ascii: "\n")) ?? history.endIndex
+            number += 1
+            let slice = history[start..<end]
+            if !slice.isEmpty {
+                if let e = try? dec.decode(HistoryEvent.self, from: Data(slice)) { lines.append(Line(number: number, event: e)) } else { bad.append(number) }
+            }
+            start = end == history.endIndex ? end : history.index(after: end)
+        }
+        self.lines = lines
+        badLineNumbers = bad
+        if let report {
+            do { verdicts = try dec.decode(Verdicts.self, from: report) } catch {
+                throw RunReportError("report.json of \(name) is not a report (docs/REPORT.md): \(error); run `harness check \(name)` to judge the history again")
+            }
+        }
+    }
+
+    /// Reads `RUN_DIR/history.jsonl` and `RUN_DIR/report.json` (optional).
+    public static func load(runDirectory dir: String) throws(RunReportError) -> RunRecord {
+        let historyPath = dir + "/history.jsonl"
+        var st = stat()
+        guard lstat(dir, &st) == 0 else { throw RunReportError("\(dir): no such directory (pass a run directory `harness run` wrote under runs/)") }
+        guard (st.st_mode & S_IFMT) == S_IFDIR || (st.st_mode & S_IFMT) == S_IFLNK else { throw RunReportError("\(dir): not a directory (pass a run directory)") }
+        guard stat(historyPath, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            throw RunReportError("\(dir): no history.jsonl (not a run directory; pass a directory `harness run` wrote under runs/)")
+        }
+        guard Int(st.st_size) <= maxHistoryBytes else {
+            throw RunReportError("\(historyPath): \(st.st_size) bytes, more than the \(maxHistoryBytes) a report reads")
+        }
+        guard let history = FileManager.default.contents(atPath: historyPath) else { throw RunReportError("\(historyPath): cannot read it") }
+        let report = FileManager.default.contents(atPath: dir + "/report.json")
+        return try RunRecord(name: (dir as NSString).lastPathComponent, history: history, report: report)
+    }
+
+    /// `report.json`, the parts a page shows (docs/REPORT.md; unknown fields ignored).
+    public struct Verdicts: Decodable, Sendable {
+        public var checker: String?
+        public var decided: Bool
+        public var undecidedReason: String?
+        public var interruption: String?
+        public var tampered: String?
+        public var results: [Result]?
+        public var violations: [Violation]
+        public var latencies: [Series]?
+        public var lostByOS: [Violation]?
+
+        public struct Result: Decodable, Sendable {
+            public var name: String
+            public var passed: Bool
+            public var checkedCount: Int
+        }
+
+        public struct Subject: Decodable, Sendable {
+            public var kind: String
+            public var id: String
+        }
+
+        public struct Violation: Decodable, Sendable {
+            public var invariant: String
+            public var subject: Subject?
+            public var explanation: String
+            public var relevantEvents: [HistoryEvent]
+        }
+
+        public struct Series: Decodable, Sendable {
+            public var name: String
+            public var what: String?
+            public var count: Int
+            public var p50Micros: Double?
+            public var p99Micros: Double?
+            public var maxMicros: Double?
+            /// `[valueMicros, count]` per non-empty bucket.
+            public var buckets: [[Double]]?
+        }
+
+        /// The word `harness run` prints for the run.
+        public var verdict: String {
+            if interruption != nil { return "INTERRUPTED" }
+            if tampered != nil { return "TAMPERED" }
+            if !decided { return "UNDECIDED" }
+            return violations.isEmpty ? "PASS" : "VIOLATION"
+        }
+    }
+}
+
+public struct RunReportError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ d: String) { description = d }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import History
+import Mustache
+
+/// `report.html` of one run: a self-contained page (no network; opens from disk) with the run's
+/// verdict, the command that reruns it, a timeline (one lane per process on the device-time axis,
+/// zoom and pan), every violation with the history lines that prove it, and a histogram per
+/// latency series. Built from `history.jsonl` (+ `report.json`'s verdicts) through Mustache
+/// templates (`ReportTemplates`); the SVG geometry is computed here (`Timeline`,
+/// `LatencyHistogram`).
+public enum RunReportPage {
+    public static let fileName = "report.html"
+
+    /// SVG layout, in px.
+    static let labelWidth = 190.0, plotWidth = 1380.0, axisHeight = 26.0, laneHeight = 46.0, markerWidth = 3.0, markerHeight = 10.0
+
+    /// Writes `RUN_DIR/report.html` and returns its path.
+    @discardableResult
+    public static func write(runDirectory dir: String) throws(RunReportError) -> String {
+        let record = try RunRecord.load(runDirectory: dir)
+        let path = dir + "/" + fileName
+        try ReportFile.write(render(record), to: path)
+        return path
+    }
+
+    public static func render(_ record: RunRecord) -> String {
+        ReportTemplates.render(ReportTemplates.page, context(record))
+    }
+
+    static func f(_ v: Double) -> String {
+        let r = (v * 10).rounded() / 10
+        return r == r.rounded() ? String(Int(r)) : String(r)
+    }
+
+    static func context(_ record: RunRecord) -> [String: Any] {
+        let tl = Timeline(record)
+        let span = tl.end - tl.start
+        func x(_ t: Double) -> Double { labelWidth + (t - tl.start) / span * plotWidth }
+        func rel(_ t: Double) -> String { String(format: "%.3f", t - tl.start) }
+        var lanes: [[String: Any]] = []
+        for (i, lane) in tl.lanes.enumerated() {
+            let y = axisHeight + Double(i) * laneHeight
+            let spans: [[String: Any]] = lane.spans.map { s in
+                let (top, h) = s.kind == .alive || s.kind == .seen ? (y + 3, laneHeight - 6) : (y + laneHeight - 12, 8.0)
+                return [
+                    "x": f(x(s.from)), "w": f(max(1, x(s.to) - x(s.from))), "y": f(top), "h": f(h), "kind": s.kind.rawValue,
+                    "t1": rel(s.from), "t2": rel(s.to), "title": s.title,
+                ]
+            }
+            let markers: [[String: Any]] = lane.markers.map { m in
+                let row = Double(m.family.row)
+                return [
+                    "x": f(x(m.t) - markerWidth / 2), "y": f(y + 4 + row * 11), "colour": m.family.colour, "family": m.family.rawValue,
+                    "t": rel(m.t), "line": m.line, "title": m.title, "event": m.event,
+                    "cited": !m.violations.isEmpty, "violations": m.violations.map { "v\($0)" }.joined(separator: " "),
+                ]
+            }
+            let bins: [[String: Any]] = lane.bins.map { b in
+                [
+                    "x": f(x(b.from)), "w": f(max(1, x(b.to) - x(b.from))), "y": f(y + 4 + Double(b.family.row) * 11), "colour": b.family.colour,
+                    "t1": rel(b.from), "t2": rel(b.to),
+                    "title": "\(b.event) ×\(b.count) (history.jsonl:\(b.firstLine)–\(b.lastLine)) \(DeviceTimeText.offset(b.from - tl.start)) – \(DeviceTimeText.offset(b.to - tl.start))",
+                ]
+            }
+            var note = "\(lane.lineCount) lines"
+            if lane.binnedLines > 0 { note += ", \(lane.binnedLines) in bins" }
+            lanes.append([
+                "name": lane.name, "y": f(y), "labelY": f(y + laneHeight / 2 + 4), "noteY": f(y + laneHeight / 2 + 16), "note": note,
+                "stripe": i % 2 == 1, "spans": spans, "markers": markers, "bins": bins, "plotLeft": f(labelWidth), "plotWidth": f(plotWidth),
+                "height": f(laneHeight),
+            ])
+        }
+        let svgHeight = axisHeight + Double(tl.lanes.count) * laneHeight + 4
+        let violations: [[String: Any]] = tl.violations.map { v in
+            [
+                "index": v.index, "first": v.index == 1, "invariant": v.invariant, "explanation": v.explanation, "subject": v.subject ?? "the run",
+                "x": f(x(v.to)), "t": rel(v.to), "t1": rel(v.from), "t2": rel(v.to), "top": f(axisHeight - 14), "bottom": f(svgHeight),
+                "when": DeviceTimeText.offset(v.to - tl.start),
+                "cited": v.cited.map { c in ["line": c.line.map(String.init) ?? "not in this history", "text": c.text, "found": c.line != nil] },
+            ]
+        }
+        let binned = tl.lanes.reduce(0) { $0 + $1.binnedLines }
+        let markerCount = tl.lanes.reduce(0) { $0 + $1.markers.count }
+        let binCount = tl.lanes.reduce(0) { $0 + $1.bins.count }
+        let verdicts = record.verdicts
+        let verdict = verdicts?.verdict ?? "NOT JUDGED"
+        var c: [String: Any] = [
+            "title": "\(record.scenario) [\(record.variant)] seed \(record.seed) — \(verdict)",
+            "name": record.name, "scenario": record.scenario, "variant": record.variant, "seed": record.seed, "system": record.system,
+            "verdict": verdict, "verdictClass": verdict == "PASS" ? "pass" : (verdict == "VIOLATION" ? "fail" : "undecided"),
+            "checker": verdicts?.checker ?? "-", "judged": verdicts != nil,
+            "undecidedReason": verdicts?.undecidedReason ?? "", "hasUndecidedReason": verdicts?.undecidedReason != nil,
+            "lineCount": record.lines.count, "badLines": record.badLineNumbers.map(String.init).joined(separator: ", "),
+            "hasBadLines": !record.badLineNumbers.isEmpty,
+            "deviceSpan": DeviceTimeText.duration(span),
+            "startText": ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: tl.start)),
+            "rerun": record.rerunCommand ?? "", "hasRerun": record.rerunCommand != nil,
+            "svgWidth": f(labelWidth + plotWidth + 10), "svgHeight": f(svgHeight), "plotLeft": f(labelWidth), "plotWidth": f(plotWidth),
+            "axisHeight": f(axisHeight), "span": String(format: "%.3f", span),
+            "lanes": lanes, "laneCount": tl.lanes.count,
+            "violations": violations, "hasViolations": !violations.isEmpty, "violationCount": violations.count,
+            "drawing": "\(markerCount) markers"
+                + (binned > 0
+                    ? "; \(binned) lines of series longer than \(Timeline.maxMarkersPerSeries) lines on one lane drawn as \(binCount) bins (counts and line ranges in their tooltips; lines a violation cites stay single markers)"
+                    : ""),
+            "legend": EventFamily.allCases.map { ["colour": $0.colour, "label": $0.label] },
+        ]
+        c["results"] = (verdicts?.results ?? []).map { ["name": $0.name, "passed": $0.passed, "checked": $0.checkedCount] }
+        c["histograms"] = (verdicts?.latencies ?? []).map { s -> [String: Any] in
+            let h = LatencyHistogram(s)
+            return [
+                "name": h.name, "what": h.what, "summary": h.summary, "width": f(LatencyHistogram.width), "height": f(LatencyHistogram.height),
+                "empty": h.bars.isEmpty, "axisY": f(LatencyHistogram.height - LatencyHistogram.bottom), "labelY": f(LatencyHistogram.height - LatencyHistogram.bottom + 14),
+                "markTop": f(LatencyHistogram.top - 2), "markLabelY": f(LatencyHistogram.top + 8), "maxCount": h.maxCount,
+                "bars": h.bars.map { ["x": f($0.x), "y": f($0.y), "w": f($0.w), "h": f($0.h), "title": $0.title] },
+                "ticks": h.ticks.map { ["x": f($0.x), "label": $0.label] },
+                "marks": h.marks.map { ["x": f($0.x), "label": $0.label] },
+            ]
+        }
+        c["style"] = ReportTemplates.style
+        c["script"] = ReportTemplates.script
+        c["hasHistograms"] = !((verdicts?.latencies ?? []).isEmpty)
+        c["lost"] = (verdicts?.lostByOS ?? []).map { ["invariant": $0.invariant, "explanation": $0.explanation] }
+        return c
+    }
+}
+
+/// Writes a page whole or not at all (temp + rename): a reader never sees half a report.
+enum ReportFile {
+    static func write(_ text: String, to path: String) throws(RunReportError) {
+        let tmp = path + ".tmp-\(getpid())"
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: tmp))
+            if rename(tmp, path) != 0 {
+                let why = String(cString: strerror(errno))
+                unlink(tmp)
+                throw RunReportError("\(path): cannot write it (rename: \(why))")
+            }
+        } catch let e as RunReportError {
+            throw e
+        } catch {
+            unlink(tmp)
+            throw RunReportError("\(path): cannot write it (\(error.localizedDescription))")
+        }
+    }
+}
