@@ -195,10 +195,10 @@ extension NodeReader {
             }
             rule.callbacks = Set(names)
         }
+        let monitorNames = Set(MonitorCallback.allCases.map(\.rawValue))
         if let v = f["activity"] {
             rule.activityPattern = try string(v, "\(path).activity")
             // Only DeviceActivity callbacks carry an activity: a selector on others matches nothing.
-            let monitorNames = Set(MonitorCallback.allCases.map(\.rawValue))
             if !rule.callbacks.isEmpty && rule.callbacks.isDisjoint(with: monitorNames) {
                 throw error(v, "\(path).activity: \(rule.callbacks.sorted().joined(separator: ", ")) carry no activity, so this rule can never fire; drop activity or add a DeviceActivity callback (\(MonitorCallback.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
@@ -206,7 +206,6 @@ extension NodeReader {
         if case .batchUntil = kind {
             // iOS batches DeviceActivity callbacks (field reports: the night's callbacks at once);
             // a shield call is made while the user looks at the shield, never hours later.
-            let monitorNames = Set(MonitorCallback.allCases.map(\.rawValue))
             let shieldOnly = rule.callbacks.subtracting(monitorNames)
             if !shieldOnly.isEmpty {
                 throw error(f["callbacks"], "\(path).callbacks: batch holds DeviceActivity callbacks only; \(shieldOnly.sorted().joined(separator: ", ")) cannot be batched (use delay or drop)")

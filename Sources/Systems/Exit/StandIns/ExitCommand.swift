@@ -8,23 +8,15 @@ import SystemKit
 /// `sth-exit <role>`: seed 004's host app and its three extensions, one role per process, started
 /// by the harness as iOS would (PROTOCOL.md §7). Thin shells: inputs become machine events (the
 /// host, hardened extensions) or calls into the seed's own classes (as-written extensions).
-public struct ExitCommand: ParsableCommand {
+public struct ExitCommand: PlainLaunchable {
     public static let configuration = CommandConfiguration(
         commandName: "sth-exit", abstract: "Exit (seed 004) stand-ins: the host app and its extensions.",
         subcommands: [HostCommand.self, MonitorCommand.self, ShieldActionCommand.self, ShieldConfigurationCommand.self])
 
     public init() {}
 
-    /// The plain forms the harness writes start without ArgumentParser's cost; the rest go through it.
-    public static func launch(_ args: [String] = Array(CommandLine.arguments.dropFirst())) {
-        guard var command = plainCommand(args) else {
-            main(args)
-            return
-        }
-        do { try command.run() } catch { exit(withError: error) }
-    }
-
-    static func plainCommand(_ args: [String]) -> ParsableCommand? {
+    /// The command for `args` when they are in a plain form (`PlainLaunchable.launch` runs it), else nil.
+    public static func plainCommand(_ args: [String]) -> ParsableCommand? {
         guard let role = args.first else { return nil }
         let rest = Array(args.dropFirst())
         switch role {

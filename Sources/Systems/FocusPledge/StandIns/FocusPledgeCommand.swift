@@ -6,7 +6,7 @@ import SystemKit
 
 /// `sth-focuspledge <role>`: seed 000's host app and extensions, one role per process, started by
 /// the harness as iOS would (PROTOCOL.md §7).
-public struct FocusPledgeCommand: ParsableCommand {
+public struct FocusPledgeCommand: PlainLaunchable {
     public static let configuration = CommandConfiguration(
         commandName: "sth-focuspledge",
         abstract: "FocusPledge (seed 000) stand-ins: the host app and its extensions.",
@@ -16,18 +16,8 @@ public struct FocusPledgeCommand: ParsableCommand {
 
     public init() {}
 
-    /// Starts the role the arguments name: the plain forms the harness writes without
-    /// ArgumentParser's start-up cost (`FrameworkCallOptions.plain`), everything else through it.
-    public static func launch(_ args: [String] = Array(CommandLine.arguments.dropFirst())) {
-        guard var command = plainCommand(args) else {
-            main(args)
-            return
-        }
-        do { try command.run() } catch { exit(withError: error) }
-    }
-
-    /// The command for `args` when they are in a plain form, else nil.
-    static func plainCommand(_ args: [String]) -> ParsableCommand? {
+    /// The command for `args` when they are in a plain form (`PlainLaunchable.launch` runs it), else nil.
+    public static func plainCommand(_ args: [String]) -> ParsableCommand? {
         guard let role = args.first else { return nil }
         let rest = Array(args.dropFirst())
         switch role {
