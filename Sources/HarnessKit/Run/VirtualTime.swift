@@ -102,9 +102,9 @@ extension LiveRun {
             if !quiescing, let t = nextReboot { candidates.append(t) }
             if let t = nextScheduledOSEvent { candidates.append(t) }
             let next = candidates.filter { $0 > virtualTime.now }.min() ?? (virtualTime.now + 0.001)
-            // Nothing may be left unrecorded at this instant when the clock moves: a checker must
-            // never blame an app for the harness's own lag (a reaction recorded minutes late).
-            settle()
+            // Every step above ended with `settle()`, so nothing is left unrecorded at this
+            // instant when the clock moves (a checker must never blame an app for the harness's
+            // lag); after the move, the top of the loop looks at the OS's files again.
             advance(to: next)
             quiesce()
             let wall = Self.now()
