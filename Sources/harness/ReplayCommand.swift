@@ -37,16 +37,11 @@ struct ReplayCommand: ParsableCommand {
         guard FileManager.default.fileExists(atPath: scenarioCopy) else {
             throw InputError("\(dir) holds no scenario.yaml (recorded by a harness before replay existed); rerun it with: \(started["command"] ?? "its command")")
         }
-        guard let recordedBuild = started["build"] else { throw InputError("\(historyPath): run_started names no build; it cannot be replayed") }
         let sc = try ScenarioParser.load(path: scenarioCopy, systems: SystemRegistry.catalog)
         let variant = try sc.variant(named: started["variant"])
         guard let seed = started["seed"].flatMap({ UInt64($0) }) else { throw InputError("\(historyPath): run_started has no seed") }
         let bin = Executables.directory
-        let here = BuildIdentity.of(binDirectory: bin, executables: ["harness"] + sc.system.descriptor.roles.map(\.executable))
-        guard here == recordedBuild else {
-            let what = BuildIdentity.differences(recorded: recordedBuild, now: here).joined(separator: "; ")
-            throw InputError("\(dir) was recorded by another build (\(what)); check out and build that commit to replay it")
-        }
+        try Self.requireSameBuild(recorded: started["build"], runDirectory: dir, system: sc.system, binDirectory: bin, verb: "replay")
         let failpoints = try Preflight.failpoints(
             (started["extraFailpoints"] ?? "").split(separator: "\n").map(String.init), scenario: sc, limit: RunCommand.maxFailpoints)
         let outDir = try Preflight.outputDirectory(out)
@@ -73,6 +68,17 @@ struct ReplayCommand: ParsableCommand {
         } else {
             print("differs")
             throw ExitCode(1)
+        }
+    }
+
+    /// Under virtual time a run replays exactly only on the build that recorded it: refuses
+    /// (exit 2, one line) when the harness or a stand-in differs from run_started's `build`.
+    static func requireSameBuild(recorded: String?, runDirectory dir: String, system: AnySystemPack, binDirectory bin: String, verb: String) throws {
+        guard let recorded else { throw InputError("\(dir)/history.jsonl: run_started names no build; it cannot be \(verb == "replay" ? "replayed" : "shrunk")") }
+        let here = BuildIdentity.of(binDirectory: bin, executables: ["harness"] + system.descriptor.roles.map(\.executable))
+        guard here == recorded else {
+            let what = BuildIdentity.differences(recorded: recorded, now: here).joined(separator: "; ")
+            throw InputError("\(dir) was recorded by another build (\(what)); check out and build that commit to \(verb) it")
         }
     }
 

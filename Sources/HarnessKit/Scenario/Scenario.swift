@@ -24,6 +24,9 @@ public struct Scenario: Sendable, Equatable {
     public var configuration: AnyConfiguration
     /// Failpoints armed in the stand-ins for every run of this scenario (`failpoints:`).
     public var failpoints: [Failpoint] = []
+    /// The user's actions and the nemesis's faults written out (`plan:`), used instead of what
+    /// the seed would plan (`harness shrink` writes them).
+    public var pinnedPlan: PinnedPlan? = nil
 
     public init(
         name: String, system: AnySystemPack, variants: [ScenarioVariant], clock: Clock, durationSeconds: Int,
@@ -42,7 +45,7 @@ public struct Scenario: Sendable, Equatable {
     public static func == (a: Scenario, b: Scenario) -> Bool {
         a.name == b.name && a.system.id == b.system.id && a.variants == b.variants && a.clock == b.clock
             && a.durationSeconds == b.durationSeconds && a.settleSeconds == b.settleSeconds && a.nemesis == b.nemesis && a.os == b.os && a.configuration == b.configuration
-            && a.failpoints == b.failpoints
+            && a.failpoints == b.failpoints && a.pinnedPlan == b.pinnedPlan
     }
 
     /// How device time passes.

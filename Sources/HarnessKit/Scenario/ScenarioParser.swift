@@ -49,7 +49,7 @@ public enum ScenarioParser {
     /// The clock file's bounds (`DeviceClock.Configuration.rateRange`): a rate that parses also runs.
     public static let rateRange = DeviceClock.Configuration.rateRange
     /// The keys every scenario may have; the rest belong to its system.
-    public static let commonKeys = ["name", "system", "variants", "clock", "duration", "settle", "nemesis", "os", "failpoints"]
+    public static let commonKeys = ["name", "system", "variants", "clock", "duration", "settle", "nemesis", "os", "failpoints", "plan"]
     /// A scenario file is a page of settings; anything this large is a mistake.
     public static let maximumFileBytes = 1 << 20
 
@@ -215,6 +215,9 @@ struct NodeReader {
         scenario.os = os
         if let node = top["failpoints"] {
             scenario.failpoints = try failpoints(node, processes: system.descriptor.crashPointProcesses)
+        }
+        if let node = top["plan"] {
+            scenario.pinnedPlan = try pinnedPlan(node, system: system, clock: clock, durationSeconds: durationSeconds)
         }
         // Dates and offsets the run could not keep: found here, not as a hang or UNDECIDED later.
         if let (key, message) = ScenarioTimeline.problem(scenario, durationSeconds: durationSeconds) {

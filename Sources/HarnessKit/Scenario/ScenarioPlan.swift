@@ -45,11 +45,18 @@ public struct ScenarioPlan: Sendable, Equatable, Encodable {
         scenario: Scenario, seed: UInt64, durationOverride: Duration? = nil, wallSpanMillis: Int
     ) -> ScenarioPlan {
         let deviceSeconds = deviceDurationSeconds(scenario: scenario, override: durationOverride)
-        var workloadGenerator = SeededGenerator(seed: seed, stream: workloadStream)
-        let workload = scenario.system.plan(
-            scenario.configuration, seed: seed, deviceMillis: deviceSeconds * 1000, generator: &workloadGenerator)
-        var nemesisGenerator = SeededGenerator(seed: seed, stream: nemesisStream)
-        let faults = planFaults(scenario.nemesis, spanMillis: max(0, wallSpanMillis), timeBase: .wall, generator: &nemesisGenerator)
+        let workload: AnyWorkloadPlan
+        let faults: [PlannedFault]
+        if let pinned = scenario.pinnedPlan {
+            workload = pinned.workload.prefix(pinned.workload.actionTimes.filter { $0 <= Double(deviceSeconds) }.count)
+            faults = pinned.faults.filter { $0.endOffsetMillis <= max(0, wallSpanMillis) }
+        } else {
+            var workloadGenerator = SeededGenerator(seed: seed, stream: workloadStream)
+            workload = scenario.system.plan(
+                scenario.configuration, seed: seed, deviceMillis: deviceSeconds * 1000, generator: &workloadGenerator)
+            var nemesisGenerator = SeededGenerator(seed: seed, stream: nemesisStream)
+            faults = planFaults(scenario.nemesis, spanMillis: max(0, wallSpanMillis), timeBase: .wall, generator: &nemesisGenerator)
+        }
         return ScenarioPlan(
             scenarioName: scenario.name, seed: seed, deviceDurationSeconds: deviceSeconds,
             wallSpanMillis: max(0, wallSpanMillis), workload: workload, faults: faults)
@@ -66,13 +73,21 @@ public struct ScenarioPlan: Sendable, Equatable, Encodable {
             let wallSpan = Int(Double(deviceSeconds) / scenario.clock.rate * 1000)
             return make(scenario: scenario, seed: seed, durationOverride: durationOverride, wallSpanMillis: max(wallSpan, 1))
         case .virtual:
-            var workloadGenerator = SeededGenerator(seed: seed, stream: workloadStream)
-            let workload = scenario.system.plan(
-                scenario.configuration, seed: seed, deviceMillis: deviceSeconds * 1000, generator: &workloadGenerator)
-            var nemesisGenerator = SeededGenerator(seed: seed, stream: nemesisStream)
-            let faults = planFaults(
-                scenario.nemesis.scaled(by: scenario.clock.rate), spanMillis: deviceSeconds * 1000, timeBase: .device,
-                generator: &nemesisGenerator)
+            let workload: AnyWorkloadPlan
+            let faults: [PlannedFault]
+            if let pinned = scenario.pinnedPlan {
+                // A shorter --duration drops what would fall after it.
+                workload = pinned.workload.prefix(pinned.workload.actionTimes.filter { $0 <= Double(deviceSeconds) }.count)
+                faults = pinned.faults.filter { $0.endOffsetMillis <= deviceSeconds * 1000 }
+            } else {
+                var workloadGenerator = SeededGenerator(seed: seed, stream: workloadStream)
+                workload = scenario.system.plan(
+                    scenario.configuration, seed: seed, deviceMillis: deviceSeconds * 1000, generator: &workloadGenerator)
+                var nemesisGenerator = SeededGenerator(seed: seed, stream: nemesisStream)
+                faults = planFaults(
+                    scenario.nemesis.scaled(by: scenario.clock.rate), spanMillis: deviceSeconds * 1000, timeBase: .device,
+                    generator: &nemesisGenerator)
+            }
             return ScenarioPlan(
                 scenarioName: scenario.name, seed: seed, deviceDurationSeconds: deviceSeconds, wallSpanMillis: 0,
                 workload: workload, faults: faults)
@@ -113,9 +128,12 @@ public struct ScenarioPlan: Sendable, Equatable, Encodable {
 
     // MARK: - schedule.json
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case scenarioName, seed, deviceDurationSeconds, wallSpanMillis, faults
     }
+
+    /// The keys of `schedule.json` the core writes (a pack's summary may not use them).
+    public static let coreKeys = Set(CodingKeys.allCases.map(\.rawValue))
 
     /// The core's keys and the pack's (`userActions` and its summary) in one object.
     public func encode(to encoder: any Encoder) throws {

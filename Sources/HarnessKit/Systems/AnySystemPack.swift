@@ -32,6 +32,13 @@ public struct AnySystemPack: Sendable, CustomStringConvertible {
     public func evidence(run: RunPaths) -> [Evidence] { box.evidence(run: run) }
 
     public func check(_ history: [HistoryEvent]) -> CheckReport { box.check(history) }
+
+    /// A workload of exactly these actions (a scenario's `plan.userActions`, each one JSON object
+    /// as `schedule.json` records it: `atDeviceOffsetSeconds` and the pack's `action`), instead of
+    /// the one the pack would plan from a seed. Throws, per entry, why one is not this pack's.
+    public func pinnedWorkload(_ entries: [Data], summary: [String: JSONValue] = [:]) throws(PinnedPlan.EntryError) -> AnyWorkloadPlan {
+        try box.pinnedWorkload(entries, summary: summary)
+    }
 }
 
 /// A pack's configuration, erased; equal when the pack and the values are.
@@ -59,14 +66,49 @@ public struct AnyWorkloadPlan: Sendable, Encodable, Equatable {
     let encodeInto: @Sendable (any Encoder) throws -> Void
     let value: any Sendable
     let equals: @Sendable (any Sendable) -> Bool
+    /// A pinned plan's first n actions (nil for a planned workload).
+    let firstActions: (@Sendable (Int) -> AnyWorkloadPlan)?
 
     init<P: SystemPack>(_ plan: WorkloadPlan<P.Action, P.Summary>, pack: P) {
+        firstActions = nil
         actionTimes = plan.actions.map(\.atDeviceOffsetSeconds)
         performAction = { index, device in pack.perform(plan.actions[index].action, on: device) }
         encodeInto = { try plan.encode(to: $0) }
         value = plan
         equals = { ($0 as? WorkloadPlan<P.Action, P.Summary>) == plan }
     }
+
+    /// A pinned workload (`PinnedPlan`): the actions alone, no pack summary; `schedule.json`
+    /// says `"pinned": true`.
+    init<P: SystemPack>(pinned actions: [PlannedAction<P.Action>], summary: [String: JSONValue], pack: P) {
+        actionTimes = actions.map(\.atDeviceOffsetSeconds)
+        performAction = { index, device in pack.perform(actions[index].action, on: device) }
+        // The core's keys of schedule.json are the core's, whatever a summary says.
+        let extra = summary.filter { PinnedKeys(rawValue: $0.key) == nil && !ScenarioPlan.coreKeys.contains($0.key) }
+        encodeInto = { encoder in
+            try JSONValue.object(extra).encode(to: encoder)
+            var c = encoder.container(keyedBy: PinnedKeys.self)
+            try c.encode(actions, forKey: .userActions)
+            try c.encode(true, forKey: .pinned)
+        }
+        value = PinnedValue(actions: actions, summary: extra)
+        equals = { ($0 as? PinnedValue<P.Action>) == PinnedValue(actions: actions, summary: extra) }
+        firstActions = { AnyWorkloadPlan(pinned: Array(actions.prefix($0)), summary: extra, pack: pack) }
+    }
+
+    struct PinnedValue<Action: Codable & Sendable & Equatable>: Sendable, Equatable {
+        var actions: [PlannedAction<Action>]
+        var summary: [String: JSONValue]
+    }
+
+    /// The plan up to its nth action (a pinned plan under a shorter `--duration`); a planned
+    /// workload is planned for its duration already and comes back whole.
+    public func prefix(_ n: Int) -> AnyWorkloadPlan { firstActions?(n) ?? self }
+
+    enum PinnedKeys: String, CodingKey { case userActions, pinned }
+
+    /// How many actions the plan holds.
+    public var actionCount: Int { actionTimes.count }
 
     public func perform(action index: Int, on device: any UserDevice) { performAction(index, device) }
 
@@ -85,6 +127,7 @@ protocol ErasedPack: Sendable {
     func runFacts(_ configuration: AnyConfiguration) -> [String: String]
     func evidence(run: RunPaths) -> [Evidence]
     func check(_ history: [HistoryEvent]) -> CheckReport
+    func pinnedWorkload(_ entries: [Data], summary: [String: JSONValue]) throws(PinnedPlan.EntryError) -> AnyWorkloadPlan
 }
 
 struct Box<P: SystemPack>: ErasedPack {
@@ -114,6 +157,18 @@ struct Box<P: SystemPack>: ErasedPack {
     func evidence(run: RunPaths) -> [Evidence] { pack.evidence(run: run) }
 
     func check(_ history: [HistoryEvent]) -> CheckReport { pack.check(history) }
+
+    func pinnedWorkload(_ entries: [Data], summary: [String: JSONValue]) throws(PinnedPlan.EntryError) -> AnyWorkloadPlan {
+        var actions: [PlannedAction<P.Action>] = []
+        for (i, data) in entries.enumerated() {
+            do {
+                actions.append(try JSONDecoder().decode(PlannedAction<P.Action>.self, from: data))
+            } catch {
+                throw PinnedPlan.EntryError(index: i, message: "not a \(pack.descriptor.id) action: \(PinnedPlan.describe(error))")
+            }
+        }
+        return AnyWorkloadPlan(pinned: actions, summary: summary, pack: pack)
+    }
 }
 
 /// The systems a harness knows: the registry module lists the real ones; tests add their own.

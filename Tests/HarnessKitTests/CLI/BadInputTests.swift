@@ -92,6 +92,11 @@ import Glibc
         // replay
         row("replay", ["replay", "$D/nowhere"], 2, "cannot read $D/nowhere/history.jsonl: pass a finished run's directory"),
         row("replay", ["replay"], 2, "Missing expected argument '<run-directory>'"),
+        // shrink
+        row("shrink", ["shrink", "$D/nowhere"], 2, "cannot read $D/nowhere/history.jsonl: pass a finished run's directory"),
+        row("shrink", ["shrink", "$D/nowhere", "--max-runs", "0"], 2, "--max-runs \"0\": use a whole number of runs, 1...100000"),
+        row("shrink", ["shrink"], 2, "Missing expected argument '<run-directory>'"),
+        row("shrink", ["shrink", "$D/nowhere", "--match", "words"], 2, "--match \"words\": use explanation or invariant"),
         // shards
         row("run", ["run", "$D/s.yaml", "--shard", "5/4"], 2, "--shard 5/4: K is 5; it must be 1...4"),
         row("run", ["run", "$D/s.yaml", "--shard", "2"], 2, "--shard 2: use K/N with whole numbers"),

@@ -1,0 +1,183 @@
+import AppGroup
+import ArgumentParser
+import Foundation
+import HarnessKit
+import Supervision
+import SystemRegistry
+
+/// `harness shrink RUN_DIR`: delta debugging over a failing run's steps (user actions, nemesis
+/// faults, failpoints, field-fault rules) down to a few that still fail the same invariant,
+/// written as a scenario file with a pinned `plan:` (`ShrinkInput`, `DeltaDebugging`).
+struct ShrinkCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shrink",
+        abstract: "Cut a failing run down to the few steps that still fail the same invariant; write them as a scenario file.",
+        discussion: """
+            Reads RUN_DIR (history.jsonl, scenario.yaml, schedule.json, report.json). Its steps are the user actions and
+            nemesis faults schedule.json planned, the failpoints (the scenario's and --failpoint's) and the field-fault
+            rules (os.faults). Each trial runs the recorded scenario with a subset of them pinned in a plan: section, on the
+            same seed and build, and keeps the subset when the invariant still fails (ddmin: Zeller and Hildebrandt 2002,
+            each kind of step first dropped whole). The result is 1-minimal — dropping any one of its steps makes the
+            violation go away — unless --max-runs ran out first (said so). The shrunk scenario is written to --out
+            (default RUN_DIR/shrunk.yaml) and run once more from that file; that run's directory is kept for
+            `harness replay`. Exit codes: 0 shrunk and confirmed, 1 the shrunk file did not fail again, 2 bad input (a
+            run that held, another build, an invariant the run did not violate) or a run that could not be decided.
+            """)
+
+    @Argument(help: "A failing run's directory (runs/<scenario>-<variant>-seed<n>-…).") var runDirectory: String
+    @Option(help: "The invariant that must keep failing (default: the first the run violated, by name).") var invariant: String?
+    @Option(help: "Where to write the shrunk scenario (default: RUN_DIR/shrunk.yaml).") var out: String?
+    @Option(help: "What counts as the same failure: explanation (the invariant, with an explanation equal but for its numbers; default) or invariant (its name alone).")
+    var match: String = "explanation"
+    @Option(name: .customLong("max-runs"), parsing: .unconditional, help: "At most this many trial runs (default 300).")
+    var maxRuns: String?
+    @Option(name: .customLong("runs"), help: "Directory for the trials' run directories (each removed once judged).")
+    var runsDirectory: String = "runs"
+
+    static let header = "Shrunk by `harness shrink`"
+    static let maxRunsLimit = 100_000
+
+    func run() throws {
+        let dir = runDirectory.hasSuffix("/") ? String(runDirectory.dropLast()) : runDirectory
+        var budget = 300
+        if let maxRuns {
+            guard let n = Int(maxRuns), (1...Self.maxRunsLimit).contains(n) else {
+                throw InputError("--max-runs \(Excerpt.quoted(maxRuns)): use a whole number of runs, 1...\(Self.maxRunsLimit)")
+            }
+            budget = n
+        }
+        guard ["explanation", "invariant"].contains(match) else {
+            throw InputError("--match \(Excerpt.quoted(match)): use explanation or invariant")
+        }
+        let input: ShrinkInput
+        do { input = try ShrinkInput.load(runDirectory: dir) } catch { throw InputError(error.description) }
+        guard !input.violated.isEmpty else {
+            throw InputError("\(dir) held every invariant: there is no failure to shrink (pass a run with a violation)")
+        }
+        let target = invariant ?? input.violated.sorted()[0]
+        guard input.violated.contains(target) else {
+            throw InputError("--invariant \(Excerpt.quoted(target)): \(dir) did not violate it; it violated \(input.violated.sorted().joined(separator: ", "))")
+        }
+        let recorded = try ScenarioParser.load(path: dir + "/scenario.yaml", systems: SystemRegistry.catalog)
+        let variant = try recorded.variant(named: input.variant)
+        guard recorded.clock.mode == .virtual else {
+            throw InputError("\(dir): shrink needs a clock.mode: virtual run (only those rerun exactly)")
+        }
+        let bin = Executables.directory
+        try ReplayCommand.requireSameBuild(recorded: input.build, runDirectory: dir, system: recorded.system, binDirectory: bin, verb: "shrink")
+        let outFile = out ?? dir + "/shrunk.yaml"
+        try Self.requireReplaceable(outFile)
+        let runsDir = try Preflight.outputDirectory(runsDirectory)
+        RunInterruption.install()
+        _ = DeviceRootLease.sweep(runsDirectory: DeviceRootLease.managedRunsDirectory)
+
+        let shrunkName = String((input.scenarioName + "-shrunk").suffix(100))
+        let workDir = "\(runsDir)/shrink-\(input.scenarioName)-\(input.variant)-seed\(input.seed)-\(Int(Date().timeIntervalSince1970))-\(getpid())"
+        try FileManager.default.createDirectory(atPath: workDir, withIntermediateDirectories: true)
+        let templates = input.signatures[target] ?? []
+        let err = FileHandle.standardError
+        func say(_ s: String) { err.write(Data((s + "\n").utf8)) }
+        say("… shrink \(input.scenarioName) \(input.variant) seed \(input.seed): keep \(target) failing\(match == "explanation" ? " the same way (\(templates.sorted().first ?? ""))" : ""); \(input.steps.count) steps (\(input.describe())); at most \(budget) runs -> \(workDir)")
+
+        let t0 = Date()
+        var trial = 0
+        var undecided = 0
+        var lastSetupError: String?
+        func sameFailure(_ v: InvariantViolation) -> Bool {
+            v.invariant == target && (match == "invariant" || templates.contains(ShrinkInput.signature(v.explanation)))
+        }
+        // One run of the recorded scenario with exactly `kept` steps pinned: true when it fails the same way.
+        func fails(_ kept: [Int]) -> Bool? {
+            if RunInterruption.signal != nil { return nil }
+            trial += 1
+            let path = "\(workDir)/trial-\(trial).yaml"
+            do {
+                try input.scenarioYAML(keeping: kept, name: shrunkName).write(toFile: path, atomically: true, encoding: .utf8)
+                let sc = try ScenarioParser.load(path: path, systems: SystemRegistry.catalog)
+                let options = ScenarioRunner.Options(
+                    scenario: sc, scenarioPath: path, variant: variant, seed: input.seed, durationOverride: nil, outputDirectory: workDir + "/runs",
+                    binDirectory: bin, progress: { _ in })
+                let outcome = ScenarioRunner(options: options).run()
+                let verdict: Bool?
+                // An undecided trial keeps its run directory and scenario (logs say why).
+                if outcome.exitCode != 2 {
+                    try? FileManager.default.removeItem(atPath: outcome.runDirectory)
+                    try? FileManager.default.removeItem(atPath: path)
+                }
+                if outcome.exitCode == 2 {
+                    undecided += 1
+                    lastSetupError = outcome.setupError ?? outcome.report?.undecidedReason
+                    verdict = nil
+                } else {
+                    verdict = outcome.report?.violations.contains { sameFailure($0) } == true
+                }
+                let word = verdict.map { $0 ? "still fails" : "passes" } ?? "undecided"
+                say(String(format: "  [run %d] %d steps (%@): %@ — %.0f s", trial, kept.count, input.describe(kept), word, Date().timeIntervalSince(t0)))
+                return verdict
+            } catch {
+                say("  [run \(trial)] could not write or read the trial scenario: \(error)")
+                undecided += 1
+                return nil
+            }
+        }
+
+        // The recorded run again with every step pinned: the plan written out must fail as the seed's did.
+        guard fails(Array(input.steps.indices)) == true else {
+            if let signal = RunInterruption.signal { throw ExitCode(RunInterruption.exitCode(for: signal)) }
+            throw InputError("\(dir): the run with all its \(input.steps.count) steps pinned did not violate \(target) again\(lastSetupError.map { " (\($0))" } ?? ""); it cannot be shrunk (\(workDir))")
+        }
+        let result = DeltaDebugging(maximumTests: budget - 1).minimize(count: input.steps.count, groups: input.groups, fails: fails)
+        if let signal = RunInterruption.signal { throw ExitCode(RunInterruption.exitCode(for: signal)) }
+        let wall = Date().timeIntervalSince(t0)
+
+        let rerun = "harness run \(outFile) --variant \(input.variant) --seed \(input.seed)"
+        let yaml = try input.scenarioYAML(keeping: result.kept, name: shrunkName, header: [
+            "\(Self.header) from \(dir) (\(input.scenarioName), \(input.variant), seed \(input.seed)): \(target) still fails\(match == "explanation" ? " the same way" : "").",
+            "\(input.steps.count) steps -> \(result.kept.count)\(result.minimal ? " (1-minimal: drop any one and it holds)" : " (the run budget ran out before it was shown minimal)").",
+            "Run it: \(rerun)",
+            "The seed still decides what is random inside the run (field faults with a probability, p% failpoints).",
+        ])
+        do {
+            try yaml.write(toFile: outFile, atomically: true, encoding: .utf8)
+        } catch {
+            throw InputError("cannot write \(outFile): \(error.localizedDescription)")
+        }
+
+        print("shrink: \(input.scenarioName) \(input.variant) seed \(input.seed), \(target)")
+        print("steps: \(input.steps.count) -> \(result.kept.count)   (before: \(input.describe()); after: \(input.describe(result.kept)))")
+        print(String(format: "%d runs in %.0f s%@%@", trial, wall, result.minimal ? ", 1-minimal" : ", budget spent: not shown minimal",
+                     undecided > 0 ? ", \(undecided) undecided runs counted as passing" : ""))
+        for i in input.chronological(result.kept) { print("  \(input.steps[i].summary)") }
+        print("wrote \(outFile)")
+
+        // Confirm from the file, as a user committing it would run it; keep that run for replay.
+        let sc = try ScenarioParser.load(path: outFile, systems: SystemRegistry.catalog)
+        let options = ScenarioRunner.Options(
+            scenario: sc, scenarioPath: outFile, variant: variant, seed: input.seed, durationOverride: nil, outputDirectory: runsDir,
+            binDirectory: bin, progress: { _ in })
+        let confirm = ScenarioRunner(options: options).run()
+        if let signal = RunInterruption.signal { throw ExitCode(RunInterruption.exitCode(for: signal)) }
+        try? FileManager.default.removeItem(atPath: workDir + "/runs")
+        try? FileManager.default.removeItem(atPath: workDir)
+        let confirmed = confirm.report?.violations.contains { sameFailure($0) } == true
+        print("\(confirmed ? "confirmed" : "NOT confirmed"): \(confirm.runDirectory): \(SuiteRunner.verdictWord(confirm))")
+        print("replay it: harness replay \(confirm.runDirectory)")
+        print("as a regression scenario: \(rerun)   (and --variant hardened must hold)")
+        if !confirmed { throw ExitCode(confirm.exitCode == 2 ? 2 : 1) }
+    }
+
+    /// `--out` may replace only a file this command wrote (its header says so), never another file.
+    static func requireReplaceable(_ path: String) throws {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+            try Preflight.writableFile(path, what: "--out")
+            return
+        }
+        guard !isDir.boolValue,
+            let head = FileManager.default.contents(atPath: path)?.prefix(200),
+            String(decoding: head, as: UTF8.self).hasPrefix("# " + header)
+        else {
+            throw InputError("--out \(path) exists and was not written by harness shrink; choose another path (nothing was replaced)")
+        }
+    }
+}
