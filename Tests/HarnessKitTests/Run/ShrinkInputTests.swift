@@ -1,0 +1,87 @@
+import Foundation
+import HarnessKit
+import Testing
+
+/// A failing run's directory read as steps, and the scenario a subset of them becomes.
+@Suite struct ShrinkInputTests {
+    static let catalog = SystemCatalog([AnySystemPack(PingPongPack())])
+
+    @Test func theSameFailureIsTheSameExplanationButForItsNumbers() {
+        let a = "started at t=1771315320.0; at t=1771315380.05 (60 s of host running time later): com.social.feed not shielded, focuspledge_s-1-1 not monitored"
+        let b = "started at t=1771318000.0; at t=1771318060.5 (60 s of host running time later): com.social.feed not shielded, focuspledge_s-2-3 not monitored"
+        #expect(ShrinkInput.signature(a) == ShrinkInput.signature(b))
+        #expect(ShrinkInput.signature(a) == "started at t=#; at t=# (# s of host running time later): com.social.feed not shielded, focuspledge_s-#-# not monitored")
+        #expect(ShrinkInput.signature(a) != ShrinkInput.signature("the host refused the user's start: no_blocked_apps"))
+    }
+
+    /// A pingpong run directory: 3 serves, 2 faults, a failpoint, one violation.
+    static func runDirectory() throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shrink-input-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try """
+            # a comment the shrunk file does not keep
+            name: pp
+            system: pingpong
+            duration: 10m
+            rally: { serves: 3, everySeconds: 60 }
+            nemesis: { enabled: true, targets: [ping, pong] }
+            failpoints: ["ping:post:pingpong.ball#2=kill"]
+            """.write(toFile: dir + "/scenario.yaml", atomically: true, encoding: .utf8)
+        try """
+            {"mono":1,"t":1,"process":"harness","pid":1,"event":"run_started","seed":"7","variant":"as-written","extraFailpoints":"pong:post:pingpong.back#1=stop(50)","durationSeconds":"300"}
+
+            """.write(toFile: dir + "/history.jsonl", atomically: true, encoding: .utf8)
+        try """
+            {"balls": 3, "deviceDurationSeconds": 600, "scenarioName": "pp", "seed": 7, "wallSpanMillis": 0,
+             "userActions": [{"atDeviceOffsetSeconds": 60, "action": {"kind": "serve", "ball": 1}},
+                             {"atDeviceOffsetSeconds": 120, "action": {"kind": "serve", "ball": 2}},
+                             {"atDeviceOffsetSeconds": 180, "action": {"kind": "serve", "ball": 3}}],
+             "faults": [{"atDeviceOffsetMillis": 1000, "holdDeviceMillis": 50, "kind": "stop", "target": "pong"},
+                        {"atDeviceOffsetMillis": 90000, "holdDeviceMillis": 400, "kind": "kill", "target": "ping"}]}
+            """.write(toFile: dir + "/schedule.json", atomically: true, encoding: .utf8)
+        try """
+            {"violations": [{"invariant": "every-serve-returned", "explanation": "ball 2 served at t=120 was never returned"}]}
+            """.write(toFile: dir + "/report.json", atomically: true, encoding: .utf8)
+        return dir
+    }
+
+    @Test func everyActionFaultAndFailpointIsAStepAndAnySubsetIsAScenarioThatParses() throws {
+        let dir = try Self.runDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let input = try ShrinkInput.load(runDirectory: dir)
+        #expect(input.steps.count == 7)
+        #expect(input.describe() == "3 user actions, 2 nemesis faults, 2 failpoints")
+        #expect(input.seed == 7 && input.variant == "as-written" && input.durationSeconds == 300)
+        #expect(input.violated == ["every-serve-returned"])
+        #expect(input.signatures["every-serve-returned"] == ["ball # served at t=# was never returned"])
+
+        // Keep serve 2, the kill of ping and the command line's failpoint.
+        let yaml = try input.scenarioYAML(keeping: [1, 4, 6], name: "pp-shrunk", header: ["made by a test"])
+        #expect(yaml.hasPrefix("# made by a test\n"))
+        #expect(!yaml.contains("nemesis") && !yaml.contains("a comment"))
+        let sc = try Scenario.parse(yaml: yaml, systems: Self.catalog)
+        #expect(sc.name == "pp-shrunk")
+        #expect(sc.durationSeconds == 300, "the run's --duration is the shrunk scenario's duration")
+        #expect(sc.failpoints.map(\.description) == ["pong:post:pingpong.back#1=stop(50)"])
+        let plan = ScenarioPlan.make(scenario: sc, seed: 7)
+        #expect(plan.workload.actionTimes == [120])
+        #expect(plan.faults == [PlannedFault(timeBase: .device, atOffsetMillis: 90000, target: "ping", kind: .kill, holdMillis: 400)])
+        let json = try #require(try JSONSerialization.jsonObject(with: plan.jsonData()) as? [String: Any])
+        #expect(json["balls"] as? Int == 3, "the pack's summary keys are carried")
+        #expect(input.chronological([6, 1, 4]) == [4, 1, 6], "timed steps by time (the kill at 90 s before the serve at 120 s), failpoints last")
+
+        // Nothing kept: still a scenario, with empty lists.
+        let empty = try Scenario.parse(yaml: try input.scenarioYAML(keeping: [], name: "pp-empty"), systems: Self.catalog)
+        #expect(ScenarioPlan.make(scenario: empty, seed: 7).workload.actionTimes.isEmpty && empty.failpoints.isEmpty)
+    }
+
+    @Test func aDirectoryThatIsNotAFinishedRunIsNamed() throws {
+        let dir = try Self.runDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.removeItem(atPath: dir + "/report.json")
+        #expect(throws: ShrinkInput.LoadError.self) { try ShrinkInput.load(runDirectory: dir) }
+        do { _ = try ShrinkInput.load(runDirectory: dir) } catch {
+            #expect(error.description.contains("report.json") && error.description.contains("no verdict"))
+        }
+    }
+}
