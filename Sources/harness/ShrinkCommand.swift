@@ -29,6 +29,8 @@ struct ShrinkCommand: ParsableCommand {
     @Option(help: "Where to write the shrunk scenario (default: RUN_DIR/shrunk.yaml).") var out: String?
     @Option(help: "What counts as the same failure: explanation (the invariant, with an explanation equal but for its numbers; default) or invariant (its name alone).")
     var match: String = "explanation"
+    @Option(help: "Keep only steps on which this variant holds too (e.g. hardened): the shrunk file is then a regression scenario as it stands.")
+    var holds: String?
     @Option(name: .customLong("max-runs"), parsing: .unconditional, help: "At most this many trial runs (default 300).")
     var maxRuns: String?
     @Option(name: .customLong("runs"), help: "Directory for the trials' run directories (each removed once judged).")
@@ -60,6 +62,10 @@ struct ShrinkCommand: ParsableCommand {
         }
         let recorded = try ScenarioParser.load(path: dir + "/scenario.yaml", systems: SystemRegistry.catalog)
         let variant = try recorded.variant(named: input.variant)
+        let holdsVariant = try holds.map { try recorded.variant(named: $0) }
+        if let holdsVariant, holdsVariant == variant {
+            throw InputError("--holds \(holdsVariant): the run's own variant cannot both fail and hold; name the other one")
+        }
         guard recorded.clock.mode == .virtual else {
             throw InputError("\(dir): shrink needs a clock.mode: virtual run (only those rerun exactly)")
         }
@@ -86,45 +92,52 @@ struct ShrinkCommand: ParsableCommand {
         func sameFailure(_ v: InvariantViolation) -> Bool {
             v.invariant == target && (match == "invariant" || templates.contains(ShrinkInput.signature(v.explanation)))
         }
-        // One run of the recorded scenario with exactly `kept` steps pinned: true when it fails the same way.
-        func fails(_ kept: [Int]) -> Bool? {
-            if RunInterruption.signal != nil { return nil }
-            trial += 1
-            let path = "\(workDir)/trial-\(trial).yaml"
+        // One run of the recorded scenario with exactly `kept` steps pinned, in `v`; nil when it
+        // could not be decided (its run directory and scenario are kept: the logs say why).
+        func runTrial(_ kept: [Int], _ v: ScenarioVariant) -> ScenarioRunner.Outcome? {
+            let path = "\(workDir)/trial-\(trial)-\(v.rawValue).yaml"
             do {
                 try input.scenarioYAML(keeping: kept, name: shrunkName).write(toFile: path, atomically: true, encoding: .utf8)
                 let sc = try ScenarioParser.load(path: path, systems: SystemRegistry.catalog)
                 let options = ScenarioRunner.Options(
-                    scenario: sc, scenarioPath: path, variant: variant, seed: input.seed, durationOverride: nil, outputDirectory: workDir + "/runs",
+                    scenario: sc, scenarioPath: path, variant: v, seed: input.seed, durationOverride: nil, outputDirectory: workDir + "/runs",
                     binDirectory: bin, progress: { _ in })
                 let outcome = ScenarioRunner(options: options).run()
-                let verdict: Bool?
-                // An undecided trial keeps its run directory and scenario (logs say why).
-                if outcome.exitCode != 2 {
-                    try? FileManager.default.removeItem(atPath: outcome.runDirectory)
-                    try? FileManager.default.removeItem(atPath: path)
-                }
-                if outcome.exitCode == 2 {
+                guard outcome.exitCode != 2 else {
                     undecided += 1
                     lastSetupError = outcome.setupError ?? outcome.report?.undecidedReason
-                    verdict = nil
-                } else {
-                    verdict = outcome.report?.violations.contains { sameFailure($0) } == true
+                    return nil
                 }
-                let word = verdict.map { $0 ? "still fails" : "passes" } ?? "undecided"
-                say(String(format: "  [run %d] %d steps (%@): %@ — %.0f s", trial, kept.count, input.describe(kept), word, Date().timeIntervalSince(t0)))
-                return verdict
+                try? FileManager.default.removeItem(atPath: outcome.runDirectory)
+                try? FileManager.default.removeItem(atPath: path)
+                return outcome
             } catch {
                 say("  [run \(trial)] could not write or read the trial scenario: \(error)")
                 undecided += 1
                 return nil
             }
         }
+        // True when the kept steps fail the same way (and, with --holds, the other variant holds on them).
+        func fails(_ kept: [Int]) -> Bool? {
+            if RunInterruption.signal != nil { return nil }
+            trial += 1
+            var verdict = runTrial(kept, variant).map { o in o.report?.violations.contains { sameFailure($0) } == true }
+            var word = verdict.map { $0 ? "still fails" : "passes" } ?? "undecided"
+            if verdict == true, let other = holdsVariant {
+                let held = runTrial(kept, other).map { $0.exitCode == 0 }
+                if held != true {
+                    verdict = held == nil ? nil : false
+                    word = held == nil ? "still fails, \(other.rawValue) undecided" : "still fails, but \(other.rawValue) fails too"
+                }
+            }
+            say(String(format: "  [run %d] %d steps (%@): %@ — %.0f s", trial, kept.count, input.describe(kept), word, Date().timeIntervalSince(t0)))
+            return verdict
+        }
 
         // The recorded run again with every step pinned: the plan written out must fail as the seed's did.
         guard fails(Array(input.steps.indices)) == true else {
             if let signal = RunInterruption.signal { throw ExitCode(RunInterruption.exitCode(for: signal)) }
-            throw InputError("\(dir): the run with all its \(input.steps.count) steps pinned did not violate \(target) again\(lastSetupError.map { " (\($0))" } ?? ""); it cannot be shrunk (\(workDir))")
+            throw InputError("\(dir): the run with all its \(input.steps.count) steps pinned did not violate \(target) again\(holdsVariant.map { " with \($0) holding" } ?? "")\(lastSetupError.map { " (\($0))" } ?? ""); it cannot be shrunk (\(workDir))")
         }
         let result = DeltaDebugging(maximumTests: budget - 1).minimize(count: input.steps.count, groups: input.groups, fails: fails)
         if let signal = RunInterruption.signal { throw ExitCode(RunInterruption.exitCode(for: signal)) }
@@ -134,7 +147,7 @@ struct ShrinkCommand: ParsableCommand {
         let yaml = try input.scenarioYAML(keeping: result.kept, name: shrunkName, header: [
             "\(Self.header) from \(dir) (\(input.scenarioName), \(input.variant), seed \(input.seed)): \(target) still fails\(match == "explanation" ? " the same way" : "").",
             "\(input.steps.count) steps -> \(result.kept.count)\(result.minimal ? " (1-minimal: drop any one and it holds)" : " (the run budget ran out before it was shown minimal)").",
-            "Run it: \(rerun)",
+            "Run it: \(rerun)\(holdsVariant.map { " (--variant \($0) holds on it)" } ?? "")",
             "The seed still decides what is random inside the run (field faults with a probability, p% failpoints).",
         ])
         do {
@@ -156,14 +169,26 @@ struct ShrinkCommand: ParsableCommand {
             scenario: sc, scenarioPath: outFile, variant: variant, seed: input.seed, durationOverride: nil, outputDirectory: runsDir,
             binDirectory: bin, progress: { _ in })
         let confirm = ScenarioRunner(options: options).run()
+        let confirmed = confirm.report?.violations.contains { sameFailure($0) } == true
+        print("\(confirmed ? "confirmed" : "NOT confirmed"): \(confirm.runDirectory): \(SuiteRunner.verdictWord(confirm))")
+        var otherHeld = true
+        if let other = holdsVariant {
+            var o = options
+            o.variant = other
+            let run = ScenarioRunner(options: o).run()
+            otherHeld = run.exitCode == 0
+            print("\(other.rawValue) on it: \(run.runDirectory): \(SuiteRunner.verdictWord(run))")
+        }
         if let signal = RunInterruption.signal { throw ExitCode(RunInterruption.exitCode(for: signal)) }
         try? FileManager.default.removeItem(atPath: workDir + "/runs")
         try? FileManager.default.removeItem(atPath: workDir)
-        let confirmed = confirm.report?.violations.contains { sameFailure($0) } == true
-        print("\(confirmed ? "confirmed" : "NOT confirmed"): \(confirm.runDirectory): \(SuiteRunner.verdictWord(confirm))")
         print("replay it: harness replay \(confirm.runDirectory)")
-        print("as a regression scenario: \(rerun)   (and --variant hardened must hold)")
-        if !confirmed { throw ExitCode(confirm.exitCode == 2 ? 2 : 1) }
+        if let other = holdsVariant {
+            print("as a regression scenario: \(rerun)   (--variant \(other.rawValue) holds on it)")
+        } else {
+            print("as a regression scenario: \(rerun)   (check that the fixed variant holds on it, or shrink with --holds hardened)")
+        }
+        if !confirmed || !otherHeld { throw ExitCode(confirm.exitCode == 2 ? 2 : 1) }
     }
 
     /// `--out` may replace only a file this command wrote (its header says so), never another file.

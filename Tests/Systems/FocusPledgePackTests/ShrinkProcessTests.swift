@@ -33,10 +33,10 @@ import Glibc
         let before = (schedule["userActions"] as? [Any] ?? []).count + (schedule["faults"] as? [Any] ?? []).count + 1
 
         let shrunk = d.path + "/shrunk.yaml"
-        let (status, out) = try harness(["shrink", run, "--invariant", "start-enforced", "--out", shrunk, "--runs", d.path + "/trials"])
+        let (status, out) = try harness(["shrink", run, "--invariant", "start-enforced", "--holds", "hardened", "--out", shrunk, "--runs", d.path + "/trials"])
         #expect(status == .exited(0), "\(out)")
         #expect(out.contains("steps: \(before) -> "), "\(out)")
-        #expect(out.contains("1-minimal") && out.contains("confirmed: "), "\(out)")
+        #expect(out.contains("1-minimal") && out.contains("confirmed: ") && out.contains("hardened on it: "), "\(out)")
         let text = try String(contentsOfFile: shrunk, encoding: .utf8)
         #expect(text.hasPrefix("# Shrunk by `harness shrink`"))
         #expect(text.contains("failpoints:") && text.contains(FailpointProcessTests.secondKey + "#1=kill"), "the kill is one of the steps that matter")
