@@ -28,6 +28,13 @@ public struct PinnedPlan: Sendable, Equatable {
         self.faults = faults
     }
 
+    /// The actions and faults that fit a run of `deviceSeconds` whose faults span `spanMillis`
+    /// (a shorter `--duration` drops what would fall after it).
+    func within(deviceSeconds: Int, spanMillis: Int) -> (AnyWorkloadPlan, [PlannedFault]) {
+        let kept = workload.actionTimes.filter { $0 <= Double(deviceSeconds) }.count
+        return (workload.prefix(kept), faults.filter { $0.endOffsetMillis <= spanMillis })
+    }
+
     /// An entry of `plan.userActions` a pack could not read.
     public struct EntryError: Error, Sendable {
         public var index: Int

@@ -48,8 +48,7 @@ public struct ScenarioPlan: Sendable, Equatable, Encodable {
         let workload: AnyWorkloadPlan
         let faults: [PlannedFault]
         if let pinned = scenario.pinnedPlan {
-            workload = pinned.workload.prefix(pinned.workload.actionTimes.filter { $0 <= Double(deviceSeconds) }.count)
-            faults = pinned.faults.filter { $0.endOffsetMillis <= max(0, wallSpanMillis) }
+            (workload, faults) = pinned.within(deviceSeconds: deviceSeconds, spanMillis: max(0, wallSpanMillis))
         } else {
             var workloadGenerator = SeededGenerator(seed: seed, stream: workloadStream)
             workload = scenario.system.plan(
@@ -76,9 +75,7 @@ public struct ScenarioPlan: Sendable, Equatable, Encodable {
             let workload: AnyWorkloadPlan
             let faults: [PlannedFault]
             if let pinned = scenario.pinnedPlan {
-                // A shorter --duration drops what would fall after it.
-                workload = pinned.workload.prefix(pinned.workload.actionTimes.filter { $0 <= Double(deviceSeconds) }.count)
-                faults = pinned.faults.filter { $0.endOffsetMillis <= deviceSeconds * 1000 }
+                (workload, faults) = pinned.within(deviceSeconds: deviceSeconds, spanMillis: deviceSeconds * 1000)
             } else {
                 var workloadGenerator = SeededGenerator(seed: seed, stream: workloadStream)
                 workload = scenario.system.plan(

@@ -78,8 +78,8 @@ public struct AnyWorkloadPlan: Sendable, Encodable, Equatable {
         equals = { ($0 as? WorkloadPlan<P.Action, P.Summary>) == plan }
     }
 
-    /// A pinned workload (`PinnedPlan`): the actions alone, no pack summary; `schedule.json`
-    /// says `"pinned": true`.
+    /// A pinned workload (`PinnedPlan`): the scenario's actions and the pack's summary keys as
+    /// the scenario gives them; `schedule.json` says `"pinned": true`.
     init<P: SystemPack>(pinned actions: [PlannedAction<P.Action>], summary: [String: JSONValue], pack: P) {
         actionTimes = actions.map(\.atDeviceOffsetSeconds)
         performAction = { index, device in pack.perform(actions[index].action, on: device) }
