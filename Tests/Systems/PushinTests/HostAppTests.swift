@@ -75,6 +75,13 @@ import Testing
         #expect(Self.added(out).first?.trigger?.timeInterval == 30, "fires at lastTime + 60")
         #expect(host.handle(.launched(now: 401, store: Self.signal("n-1", at: 100), pending: [], notificationStatus: "authorized"))
             == [.setNotificationCategories([WorkoutNotification.category])], "expired: nothing")
+        // A fresh host (nothing served in memory) and a signal it never saw: expiry alone decides.
+        var fresh = HostApp(variant: .hardened)
+        #expect(fresh.handle(.launched(now: 401, store: Self.signal("n-9", at: 100), pending: [], notificationStatus: "authorized"))
+            == [.setNotificationCategories([WorkoutNotification.category])], "a second past notification_expires_at: nothing")
+        var justInTime = HostApp(variant: .hardened)
+        #expect(Self.added(justInTime.handle(.launched(now: 399, store: Self.signal("n-9", at: 100), pending: [], notificationStatus: "authorized")))
+            .map(\.identifier) == ["n-9"], "a second before it: scheduled")
     }
 
     @Test func hardenedShowsTheInAppPromptOncePerSignalAndOnlyInTheForeground() {
