@@ -82,6 +82,14 @@ import Testing
         var justInTime = HostApp(variant: .hardened)
         #expect(Self.added(justInTime.handle(.launched(now: 399, store: Self.signal("n-9", at: 100), pending: [], notificationStatus: "authorized")))
             .map(\.identifier) == ["n-9"], "a second before it: scheduled")
+        // Without permission the expiry is the only guard: no in-app prompt for an expired signal.
+        func prompted(at now: Double) -> Bool {
+            var denied = HostApp(variant: .hardened)
+            _ = denied.handle(.launched(now: now, store: [:], pending: [], notificationStatus: "denied"))
+            return denied.handle(.becameActive(now: now, store: Self.signal("n-9", at: 100)))
+                .contains { if case .trace("in_app_prompt", _) = $0 { true } else { false } }
+        }
+        #expect(prompted(at: 399) && !prompted(at: 401), "the prompt only while the signal is live")
     }
 
     @Test func hardenedShowsTheInAppPromptOncePerSignalAndOnlyInTheForeground() {
