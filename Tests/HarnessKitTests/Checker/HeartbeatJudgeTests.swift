@@ -94,13 +94,15 @@ import Testing
         // Crashed (no one sent the signal); relaunched at 40, before 20 + 30 + 2.
         h.harness(21, "exit", ["target": "app", "childPid": "5", "status": "signal 11"])
         h.harness(40, "spawn", ["target": "app", "childPid": "6"])
+        // A decision after it came back detects nothing: a false alarm.
+        h.line(45, "mon", "declared_dead")
         h.beats(stride(from: 40, to: 61, by: 5))
         // Exits on its own at 62 and never comes back: the bound 60 + 30 + 2 passes.
         h.harness(62, "exit", ["target": "app", "childPid": "6", "status": "exit 0"])
         let j = Self.judge(h.finished(at: 200))
-        #expect(j.verdict.decisions == 0)
+        #expect((j.verdict.decisions, j.verdict.falseAlarms) == (1, 1))
         #expect((j.verdict.deaths, j.verdict.detected, j.verdict.missed) == (2, 0, 1))
-        let f = try #require(j.verdict.findings.first)
+        let f = try #require(j.verdict.findings.first { $0.kind == .missedDeath })
         #expect(f.kind == .missedDeath && f.writerState == "exited" && f.t == 92)
         #expect(f.detail.contains("never came back"))
         // The first death was a crash.
