@@ -42,10 +42,11 @@ struct HeartbeatsCommand: ParsableCommand {
             guard let pack = SystemRegistry.catalog.pack(id) else {
                 throw InputError("\(source): unknown system '\(id)'; known: \(SystemRegistry.catalog.ids.joined(separator: ", "))")
             }
+            // Every monitor the pack declares, whatever the run's variant: the replay asks what the
+            // rule would decide on these beats (hardened Exit writes the beat and runs no monitor).
             let model = pack.descriptor.heartbeats
-            let monitors = model.monitors(in: started?["variant"])
-            if monitors.isEmpty { noMonitor.append(source) }
-            for m in monitors {
+            if model.monitors.isEmpty { noMonitor.append(source) }
+            for m in model.monitors {
                 guard let w = model.writer(m.writer) else { continue }
                 let key = "\(id) \(m.name)"
                 if inputs[key] == nil { order.append(key) }
@@ -55,7 +56,7 @@ struct HeartbeatsCommand: ParsableCommand {
         guard !order.isEmpty else {
             let declaring = SystemRegistry.catalog.ids.filter { SystemRegistry.catalog.pack($0)?.descriptor.heartbeats.monitors.isEmpty == false }
             throw InputError(
-                "\(noMonitor.first ?? "the runs"): its system declares no heartbeat monitor for its variant; systems that do: "
+                "\(noMonitor.first ?? "the runs"): its system declares no heartbeat monitor; systems that do: "
                     + declaring.joined(separator: ", "))
         }
         var tables: [HeartbeatReplay.Table] = []
@@ -72,7 +73,7 @@ struct HeartbeatsCommand: ParsableCommand {
             print(String(decoding: try enc.encode(tables), as: UTF8.self))
         } else {
             print(tables.map(HeartbeatReplay.render).joined(separator: "\n\n"))
-            if !noMonitor.isEmpty { print("\n\(noMonitor.count) run(s) with no heartbeat monitor in their variant left out (e.g. \(noMonitor[0]))") }
+            if !noMonitor.isEmpty { print("\n\(noMonitor.count) run(s) of a system with no heartbeat monitor left out (e.g. \(noMonitor[0]))") }
         }
     }
 }

@@ -113,7 +113,7 @@ import Glibc
         row("heartbeats", ["heartbeats", "$D/nowhere"], 2, "cannot read $D/nowhere: no such file or directory"),
         row("heartbeats", ["heartbeats", "$D/empty"], 2, "not a run directory"),
         row("heartbeats", ["heartbeats", "$D/nostart.jsonl"], 2, "names no system", "not a run's history"),
-        row("heartbeats", ["heartbeats", "$D/rally.jsonl"], 2, "declares no heartbeat monitor for its variant", "systems that do: "),
+        row("heartbeats", ["heartbeats", "$D/rally.jsonl"], 2, "declares no heartbeat monitor; systems that do: "),
         row("heartbeats", ["heartbeats", "$D/rally.jsonl", "--max-false-alarms-per-day=-1"], 2, "--max-false-alarms-per-day -1.0: must be a number of at least 0"),
         row("heartbeats", ["heartbeats", "$D/rally.jsonl", "--max-false-alarms-per-day", "x"], 2, "'--max-false-alarms-per-day <max-false-alarms-per-day>'"),
         // plan, normalize, systems
