@@ -76,8 +76,10 @@ public enum HeartbeatJudge {
         }
         return order.map { s in
             let open = opened[s]!
-            let close = monitor.closes.flatMap { c in events.first { $0.mono >= open.mono && c.matches($0) && subject($0) == s } }
-            let closeT = close.map { monitor.closes!.time(of: $0) }
+            let close = events.lazy.compactMap { e in
+                monitor.closes.first { e.mono >= open.mono && $0.matches(e) && subject(e) == s }.map { (e, $0) }
+            }.first
+            let closeT = close.map { $0.1.time(of: $0.0) }
             var beats = events.filter { writer.beat.matches($0) && subject($0) == s }.map { writer.beat.time(of: $0) }
                 .filter { $0 >= open.t && $0 <= (closeT ?? .infinity) }
             if monitor.opens != nil { beats.insert(open.t, at: 0) }
@@ -114,7 +116,7 @@ public enum HeartbeatJudge {
             } else {
                 v.falseAlarms += 1
                 let lastBeat = watches.first { $0.subject == subject }?.beats.last { $0 <= d.t }
-                let down = lastBeat.map { monitorTimeline.wasDown(from: $0, to: d.t) } ?? false
+                let down = monitor.receivesBeats(from: writer) && (lastBeat.map { monitorTimeline.wasDown(from: $0, to: d.t) } ?? false)
                 v.falseAlarmStates[seg.state.rawValue, default: 0] += 1
                 if down { v.falseAlarmsMonitorDown += 1 }
                 let f = HeartbeatVerdict.Finding(
@@ -139,7 +141,8 @@ public enum HeartbeatJudge {
             // Dead past the rule's own bound, for a subject still watched then: missed.
             for w in watched {
                 let last = w.beats.last { $0 <= death.start.t } ?? w.openT
-                let bound = max(last, w.openT) + threshold + monitor.toleranceSeconds
+                // Already overdue when it died (silent while alive): due at once, within tolerance.
+                let bound = max(max(last, w.openT) + threshold, death.start.t) + monitor.toleranceSeconds
                 guard bound < min(deathEnd, w.closeT ?? end) else { continue }
                 v.missed += 1
                 findings.append(.init(

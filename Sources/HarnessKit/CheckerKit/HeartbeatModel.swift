@@ -97,8 +97,9 @@ public struct HeartbeatMonitorModel: Sendable, Codable, Equatable {
     public var decision: HistoryLinePattern
     /// A line that starts watching a subject (a session created); nil: the run's start.
     public var opens: HistoryLinePattern?
-    /// A line that ends watching a subject (a session settled by anyone); nil: the run's end.
-    public var closes: HistoryLinePattern?
+    /// Lines that end watching a subject (a session settled by anyone, its decision among them);
+    /// none: the run's end.
+    public var closes: [HistoryLinePattern]
     /// Device seconds a monitor may take past its threshold before a death counts as missed (its
     /// polling period plus slack).
     public var toleranceSeconds: Double
@@ -110,7 +111,7 @@ public struct HeartbeatMonitorModel: Sendable, Codable, Equatable {
 
     public init(
         name: String, writer: String, role: String, rule: String, thresholdSeconds: Double? = nil, thresholdFact: String? = nil,
-        decision: HistoryLinePattern, opens: HistoryLinePattern? = nil, closes: HistoryLinePattern? = nil, toleranceSeconds: Double = 5,
+        decision: HistoryLinePattern, opens: HistoryLinePattern? = nil, closes: [HistoryLinePattern] = [], toleranceSeconds: Double = 5,
         variants: [String]? = nil, mustNotMisfire: String? = nil
     ) {
         self.name = name
@@ -126,6 +127,11 @@ public struct HeartbeatMonitorModel: Sendable, Codable, Equatable {
         self.variants = variants
         self.mustNotMisfire = mustNotMisfire
     }
+
+    /// The beats are lines of the monitor's own process (a server that receives them): while it is
+    /// down or stopped, beats are lost, so a silence may be the monitor's. Beats written to a
+    /// store (an App Group key) wait for it instead.
+    public func receivesBeats(from writer: HeartbeatWriterModel) -> Bool { writer.beat.process == role }
 
     /// The rule's threshold in this run (the fact of `run_started`, else the fixed value).
     public func threshold(in events: [HistoryEvent]) -> Double? {

@@ -137,6 +137,7 @@ public enum HeartbeatReplay {
             let timeline = WriterTimeline(role: run.writer.role, lifetime: run.lifetime, events: run.events)
             // Apps and servers: a monitor is long-lived.
             let monitorTimeline = WriterTimeline(role: run.monitor.role, lifetime: nil, events: run.events)
+            let receives = run.monitor.receivesBeats(from: run.writer)
             let watches = HeartbeatJudge.watches(run.monitor, writer: run.writer, run.events)
             beats += watches.reduce(0) { $0 + $1.beats.count }
             let deaths = timeline.deaths.filter { d in
@@ -152,7 +153,7 @@ public enum HeartbeatReplay {
                         let seg = timeline.state(atT: t)
                         guard !seg.state.isDead else { continue }
                         acc[k].falseAlarms += 1
-                        let down = w.beats.last { $0 <= t }.map { monitorTimeline.wasDown(from: $0, to: t) } ?? false
+                        let down = receives && (w.beats.last { $0 <= t }.map { monitorTimeline.wasDown(from: $0, to: t) } ?? false)
                         acc[k].states[seg.state.rawValue, default: 0] += 1
                         if down { acc[k].monitorDown += 1 }
                     }

@@ -36,7 +36,7 @@ public struct HeartbeatVerdict: Codable, Equatable, Sendable {
     /// False alarms by the writer's state.
     public var falseAlarmStates: [String: Int]
     /// Of the false alarms, those whose silence the monitor itself was down or stopped for part
-    /// of: the beats of then could not reach it (a server that receives them).
+    /// of, when it receives the beats itself (a server): the beats of then could not reach it.
     public var falseAlarmsMonitorDown: Int
     /// Deaths of the writer while the monitor watched it.
     public var deaths: Int

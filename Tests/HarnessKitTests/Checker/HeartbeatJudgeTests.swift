@@ -76,7 +76,16 @@ import Testing
         let j = Self.judge(events)
         #expect((j.verdict.decisions, j.verdict.trueAlarms, j.verdict.falseAlarms) == (2, 0, 2))
         #expect(j.verdict.falseAlarmStates == ["suspended-by-ios": 1, "stopped-by-nemesis": 1])
-        #expect(j.verdict.falseAlarmsMonitorDown == 1)
+        // Beats the app writes to a store wait for the monitor: its being stopped loses nothing.
+        #expect(j.verdict.falseAlarmsMonitorDown == 0)
+        // Beats the monitor receives itself (a server's lines) are lost while it is stopped.
+        var received = Self.writer
+        received.beat = HistoryLinePattern(process: "mon", event: "beat")
+        let relabelled = events.map { e in
+            e.process == "app" && e.event == "beat" ? HistoryEvent(mono: e.mono, t: e.t, process: "mon", pid: 6, event: "beat") : e
+        }
+        let viaServer = HeartbeatJudge.judge(Self.monitor, writer: received, lifetime: .app, relabelled)
+        #expect(viaServer.verdict.falseAlarms == 2 && viaServer.verdict.falseAlarmsMonitorDown == 1)
         #expect(j.verdict.deaths == 0)
         // The pack promised no misfire: each false alarm is a violation citing the decision and
         // the line that put the writer in its state.
@@ -135,7 +144,7 @@ import Testing
         let monitor = HeartbeatMonitorModel(
             name: "job", writer: "hb", role: "srv", rule: "stale", thresholdFact: "staleAfterSeconds",
             decision: HistoryLinePattern(process: "srv", event: "settled", equal: ["origin": "job"]),
-            opens: HistoryLinePattern(process: "srv", event: "created", timeFieldMillis: "at"), closes: HistoryLinePattern(process: "srv", event: "settled"))
+            opens: HistoryLinePattern(process: "srv", event: "created", timeFieldMillis: "at"), closes: [HistoryLinePattern(process: "srv", event: "settled")])
         var h = History()
         h.harness(0, "run_started", ["staleAfterSeconds": "60"])
         h.line(0, "srv", "created", ["sid": "a", "at": "100000"])

@@ -19,11 +19,15 @@ public enum FocusPledgeHeartbeat {
         name: "stale-session-job", writer: writer.name, role: server,
         rule: "now - (lastCheckedAt ?? createdAt) > staleAfterSeconds → FAILURE no_heartbeat",
         thresholdFact: "staleAfterSeconds",
-        decision: HistoryLinePattern(process: server, event: "settled", equal: ["origin": "staleJob", "reason": "no_heartbeat"]),
+        // The job traces its settlement as `stale-expired` (ServerTraceEvent), a client's as `settled`.
+        decision: HistoryLinePattern(process: server, event: "stale-expired", equal: ["origin": "staleJob", "reason": "no_heartbeat"]),
         // The job measures a session from its creation (A1: dated at the pledge's planned start)
         // until it is settled, by anyone.
         opens: HistoryLinePattern(process: server, event: "created", present: ["sessionId"], timeFieldMillis: "createdAtUnixMillis"),
-        closes: HistoryLinePattern(process: server, event: "settled", present: ["sessionId"]),
+        closes: [
+            HistoryLinePattern(process: server, event: "settled", present: ["sessionId"]),
+            HistoryLinePattern(process: server, event: "stale-expired", present: ["sessionId"]),
+        ],
         toleranceSeconds: 5)
 
     public static let model = HeartbeatModel(writers: [writer], monitors: [staleJob])
