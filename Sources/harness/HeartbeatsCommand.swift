@@ -12,13 +12,13 @@ struct HeartbeatsCommand: ParsableCommand {
         commandName: "heartbeats",
         abstract: "Replay recorded heartbeats through fixed-threshold and phi-accrual detectors: false alarms vs. detection latency.",
         discussion: """
-            For each heartbeat monitor the runs' system declares (harness systems --json: heartbeats), every
-            recorded beat of every run is fed to the core's HeartbeatClassifier under each setting, which decides
-            "dead" the instant its detector crosses (a real monitor decides when it polls: add up to one poll).
-            Each decision is judged against the writer's real state from the history: a false alarm while it ran,
-            was stopped by the nemesis, suspended by iOS, or idle between on-demand calls; a death detected when a
-            decision falls while it was dead (killed, crashed, exited), with the latency from the death.
-            Exit 0 done, 2 bad input.
+            For each heartbeat monitor the runs' system declares (harness systems --json: heartbeats), every \
+            recorded beat of every run is fed to the core's HeartbeatClassifier under each setting, which decides \
+            "dead" the instant its detector crosses (a real monitor decides when it polls: add up to one poll). \
+            Each decision is judged against the writer's real state from the history: a false alarm while it ran, \
+            was stopped by the nemesis, suspended by iOS, or idle between on-demand calls; a death detected when a \
+            decision falls while it was dead (killed, crashed, exited), with the latency from the death. \
+            Every monitor a pack declares is replayed, whatever the run's variant. Exit 0 done, 2 bad input.
             """)
 
     @Argument(help: "Run directories (or history .jsonl files).") var runs: [String]
