@@ -227,6 +227,13 @@ enum ReportTemplates {
         <text x="4" y="20">{{maxCount}}</text><text x="4" y="{{axisY}}">0</text>
         </svg>{{/empty}}</div>
         {{/histograms}}<div class="note">Bars: samples per power-of-two bin of microseconds (CLOCK_MONOTONIC); p50 and p99 as report.json gives them.</div></section>{{/hasHistograms}}
+        {{#hasHeartbeats}}<section id="heartbeats"><h2>Heartbeats</h2>
+        <table><tr><th>monitor</th><th>rule</th><th>decisions</th><th>true alarms</th><th>false alarms (writer was)</th><th>deaths</th><th>detected</th><th>missed</th><th>latency p50 / p99 s</th></tr>
+        {{#heartbeats}}<tr class="heartbeat" data-monitor="{{monitor}}"><td>{{monitor}} ({{writer}})</td><td>{{rule}}</td><td>{{decisions}}</td><td>{{trueAlarms}}</td><td>{{falseAlarms}}{{states}}</td><td>{{deaths}}</td><td>{{detected}}</td><td>{{missed}}</td><td>{{p50}} / {{p99}}</td></tr>
+        {{/heartbeats}}</table>
+        {{#heartbeats}}{{#findings}}<div class="note">{{#bad}}<span class="bad">{{kind}}</span>{{/bad}}{{^bad}}<span class="ok">{{kind}}</span>{{/bad}} {{monitor}} at {{when}} {{subject}}: the writer was {{state}} — {{detail}}{{latency}}</div>
+        {{/findings}}{{#hasMore}}<div class="note">… {{more}} more in report.json</div>{{/hasMore}}{{/heartbeats}}
+        <div class="note">Each decision "dead" judged against the writer's real state in the history; <code>harness heartbeats RUN_DIR</code> replays the beats through other detectors.</div></section>{{/hasHeartbeats}}
         <section id="invariants"><h2>Invariants</h2>
         {{#judged}}<table><tr><th>invariant</th><th>verdict</th><th>checked</th></tr>
         {{#results}}<tr><td>{{name}}</td><td>{{#passed}}<span class="ok">held</span>{{/passed}}{{^passed}}<span class="bad">violated</span>{{/passed}}</td><td>{{checked}}</td></tr>

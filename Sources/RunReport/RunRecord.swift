@@ -82,6 +82,34 @@ public struct RunRecord: Sendable {
         public var violations: [Violation]
         public var latencies: [Series]?
         public var lostByOS: [Violation]?
+        /// Each heartbeat monitor's decisions judged (docs/REPORT.md "heartbeat").
+        public var heartbeats: [Heartbeat]?
+
+        public struct Heartbeat: Decodable, Sendable {
+            public var monitor: String
+            public var writer: String
+            public var rule: String
+            public var decisions: Int
+            public var trueAlarms: Int
+            public var falseAlarms: Int
+            public var falseAlarmStates: [String: Int]?
+            public var deaths: Int
+            public var detected: Int
+            public var missed: Int
+            public var detectionLatencyP50Seconds: Double?
+            public var detectionLatencyP99Seconds: Double?
+            public var findings: [Finding]?
+            public var findingsOmitted: Int?
+
+            public struct Finding: Decodable, Sendable {
+                public var kind: String
+                public var t: Double
+                public var subject: String?
+                public var writerState: String
+                public var detail: String
+                public var latencySeconds: Double?
+            }
+        }
 
         public struct Result: Decodable, Sendable {
             public var name: String

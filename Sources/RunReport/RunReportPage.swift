@@ -121,8 +121,36 @@ public enum RunReportPage {
         c["script"] = ReportTemplates.script
         c["hasHistograms"] = !((verdicts?.latencies ?? []).isEmpty)
         c["lost"] = (verdicts?.lostByOS ?? []).map { ["invariant": $0.invariant, "explanation": $0.explanation] }
+        // Heartbeat verdicts (issue 24): each monitor's decisions against the writer's real state.
+        func secs(_ v: Double?) -> String { v.map { String(format: $0 >= 100 ? "%.0f" : "%.1f", $0) } ?? "-" }
+        let beats = verdicts?.heartbeats ?? []
+        c["hasHeartbeats"] = !beats.isEmpty
+        c["heartbeats"] = beats.map { h -> [String: Any] in
+            let states = (h.falseAlarmStates ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            let shown = (h.findings ?? []).prefix(Self.maxHeartbeatFindings)
+            return [
+                "monitor": h.monitor, "writer": h.writer, "rule": h.rule, "decisions": h.decisions, "trueAlarms": h.trueAlarms,
+                "falseAlarms": h.falseAlarms, "states": states.isEmpty ? "" : " (\(states))", "deaths": h.deaths, "detected": h.detected,
+                "missed": h.missed, "p50": secs(h.detectionLatencyP50Seconds), "p99": secs(h.detectionLatencyP99Seconds),
+                "findings": shown.map { f in
+                    [
+                        "kind": f.kind, "bad": f.kind != "true-alarm", "when": DeviceTimeText.offset(f.t - tl.start),
+                        "subject": f.subject ?? "", "state": f.writerState, "detail": f.detail,
+                        "latency": f.latencySeconds.map { " — detected after \(secs($0)) s" } ?? "",
+                    ] as [String: Any]
+                },
+                "more": max(0, (h.findings?.count ?? 0) - shown.count) + (h.findingsOmitted ?? 0),
+                "hasMore": (h.findings?.count ?? 0) > shown.count || (h.findingsOmitted ?? 0) > 0,
+            ]
+        }
         return c
     }
+}
+
+extension RunReportPage {
+    /// Findings listed per heartbeat monitor (false alarms and missed deaths come first); the rest
+    /// are in report.json.
+    static let maxHeartbeatFindings = 20
 }
 
 /// Writes a page whole or not at all (temp + rename): a reader never sees half a report.

@@ -51,7 +51,13 @@ enum RunReportFixture {
              "violations":[{"invariant":"host-survives","subject":{"kind":"session","id":"s-1"},"explanation":"the host was killed while beating","relevantEvents":[\(citedJSON)]}],
              "latencies":[{"name":"call-to-seen","what":"a call -> seen","count":6,"p50Micros":150,"p99Micros":3000,"maxMicros":3000,
                            "buckets":[[100,2],[150,2],[900,1],[3000,1]],"excluded":{}},
-                          {"name":"empty-series","what":"nothing measured","count":0,"buckets":[],"excluded":{}}]}
+                          {"name":"empty-series","what":"nothing measured","count":0,"buckets":[],"excluded":{}}],
+             "heartbeats":[{"monitor":"watchdog","writer":"host-beat","monitorRole":"server","writerRole":"host-app","rule":"now - beat > 30",
+                            "decisions":2,"trueAlarms":1,"falseAlarms":1,"falseAlarmStates":{"suspended-by-ios":1},"falseAlarmsMonitorDown":0,
+                            "deaths":1,"detected":1,"missed":0,"detectionLatencyP50Seconds":33,"detectionLatencyP99Seconds":33,
+                            "findings":[{"kind":"false-alarm","t":1771300060,"writerState":"suspended-by-ios","detail":"suspended by iOS"},
+                                        {"kind":"true-alarm","t":1771300090,"writerState":"killed","detail":"SIGKILL by the nemesis","latencySeconds":33}],
+                            "findingsOmitted":0}]}
             """.utf8)
     }
 }

@@ -45,6 +45,19 @@ import Testing
         #expect(html.contains("n = 6, p50 150 µs, p99 3 ms, max 3 ms"))
     }
 
+    /// Issue 24: each heartbeat monitor's decisions, judged, with the findings that matter first.
+    @Test func theHeartbeatVerdictsAreShown() throws {
+        let html = try page()
+        #expect(html.contains("<section id=\"heartbeats\">"))
+        #expect(html.contains("data-monitor=\"watchdog\""))
+        #expect(html.contains("<td>1 (suspended-by-ios 1)</td>"))
+        #expect(html.contains("<td>33.0 / 33.0</td>"))
+        #expect(html.contains("<span class=\"bad\">false-alarm</span> watchdog"))
+        #expect(html.contains("the writer was killed — SIGKILL by the nemesis — detected after 33.0 s"))
+        let plain = RunReportPage.render(try RunRecord(name: "demo-run", history: RunReportFixture.history, report: nil))
+        #expect(!plain.contains("id=\"heartbeats\""))
+    }
+
     @Test func withoutReportJSONThePageSaysSo() throws {
         let html = RunReportPage.render(try RunRecord(name: "demo-run", history: RunReportFixture.history, report: nil))
         #expect(html.contains("NOT JUDGED"))

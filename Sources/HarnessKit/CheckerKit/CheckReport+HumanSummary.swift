@@ -17,6 +17,11 @@ extension CheckReport {
             lines.append("  \(result.passed ? "ok  " : "FAIL") \(result.name) (checked \(result.checkedCount))")
         }
         for series in latencies { lines.append("  latency " + series.summaryLine) }
+        for v in heartbeats ?? [] {
+            lines.append("  heartbeat \(v.monitor) (\(v.rule)): \(v.decisions) decision(s): \(v.trueAlarms) true, \(v.falseAlarms) false"
+                + (v.falseAlarmStates.isEmpty ? "" : " (" + v.falseAlarmStates.keys.sorted().map { "\($0) \(v.falseAlarmStates[$0]!)" }.joined(separator: ", ") + ")")
+                + "; \(v.deaths) death(s), detected \(v.detected), missed \(v.missed)")
+        }
         if let lost = lostByOS, !lost.isEmpty {
             lines.append("  lost by iOS (not blamed on the system): \(lost.count) user action(s)")
             for l in lost { lines.append("    \(l.subjectDescription): \(l.explanation)") }

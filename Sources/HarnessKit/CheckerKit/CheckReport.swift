@@ -29,6 +29,9 @@ public struct CheckReport: Codable, Equatable, Sendable {
     public var interruption: String?
     /// Set when the device root was changed behind the harness's back during the run. Undecided.
     public var tampered: String?
+    /// Every heartbeat monitor the pack declares for this variant, its decisions judged against
+    /// the writer's real state (`HeartbeatJudge`); nil when the pack declares none.
+    public var heartbeats: [HeartbeatVerdict]?
 
     /// A human reads a violation's history lines; more than this is noise.
     public static let maxRelevantEvents = 10

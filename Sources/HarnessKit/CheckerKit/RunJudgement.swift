@@ -15,6 +15,15 @@ public enum RunJudgement {
 
     public static func judge(_ pack: AnySystemPack, _ history: [HistoryEvent]) -> CheckReport {
         let events = HistoryMerge.sorted(history)
+        var report = judgeOnly(pack, events)
+        // Heartbeat decisions (issue 24): judged on whatever history there is, reported beside
+        // the verdict; a pack that promises its rule never misfires also fails an invariant.
+        let heartbeats = HeartbeatJudge.verdicts(pack.descriptor, events)
+        report.heartbeats = heartbeats.isEmpty ? nil : heartbeats
+        return report
+    }
+
+    static func judgeOnly(_ pack: AnySystemPack, _ events: [HistoryEvent]) -> CheckReport {
         let started = events.contains { $0.isHarnessLine("run_started") }
         let finished = events.contains { $0.isHarnessLine("run_finished") }
         let interrupted = events.first { $0.isHarnessLine(interruptedEvent) }

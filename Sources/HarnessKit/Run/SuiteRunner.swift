@@ -63,6 +63,7 @@ public enum SuiteRunner {
         if !idle.isEmpty {
             parts.append("fault rule\(idle.count == 1 ? "" : "s") armed, never fired: " + idle.map(\.rule).joined(separator: ", "))
         }
+        if let beats = o.report?.heartbeats.flatMap(HeartbeatVerdict.summary) { parts.append(beats) }
         parts.append("\(o.historyEvents) history events")
         parts.append(String(format: "%.1f s", o.wallSeconds))
         return "\(verdict(o)): " + parts.joined(separator: ", ") + " -> \(o.runDirectory)" + (o.reportPage.map { " (report: \($0))" } ?? "")
@@ -77,7 +78,10 @@ public enum SuiteRunner {
     }
 
     public static func table(_ results: [Result]) -> String {
-        let header = ["scenario", "variant", "seed", "verdict", "faults", "checked", "violated invariants", "latency p50/p99 ms (first series)", "wall s"]
+        let header = [
+            "scenario", "variant", "seed", "verdict", "faults", "checked", "violated invariants", "latency p50/p99 ms (first series)",
+            "heartbeats deaths/detected/false", "wall s",
+        ]
         var rows: [[String]] = []
         for r in results {
             let rep = r.outcome.report
@@ -87,9 +91,12 @@ public enum SuiteRunner {
                 lat = String(format: "%@ %.2f / %.2f (n=%d)", l.name, p50 / 1000, p99 / 1000, l.count)
             } else { lat = "-" }
             let kinds = rep.map { Set($0.violations.map(\.invariant)).sorted().joined(separator: ",") } ?? (r.outcome.setupError ?? "")
+            let beats = rep?.heartbeats.map { v in
+                "\(v.reduce(0) { $0 + $1.deaths })/\(v.reduce(0) { $0 + $1.detected })/\(v.reduce(0) { $0 + $1.falseAlarms })"
+            } ?? "-"
             rows.append([
                 r.case.scenario.name, r.case.variant.rawValue, String(r.case.seed), verdict(r.outcome),
-                String(r.outcome.killsAndStops), sessions, kinds.isEmpty ? "-" : kinds, lat, String(format: "%.1f", r.outcome.wallSeconds),
+                String(r.outcome.killsAndStops), sessions, kinds.isEmpty ? "-" : kinds, lat, beats, String(format: "%.1f", r.outcome.wallSeconds),
             ])
         }
         let widths = header.indices.map { i in max(header[i].count, rows.map { $0[i].count }.max() ?? 0) }

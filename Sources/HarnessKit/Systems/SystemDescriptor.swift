@@ -25,11 +25,13 @@ public struct SystemDescriptor: Sendable, Codable, Equatable {
     public var defaultSettleSeconds: Int
     /// The latency series its checker measures (`CheckReport.latencies`), in report order.
     public var latencySeries: [LatencySeriesDescriptor]
+    /// Its heartbeat writers and the monitors that decide from them (`HeartbeatJudge`, issue 24).
+    public var heartbeats: HeartbeatModel
 
     public init(
         id: String, title: String, seed: String, variants: [String], appGroups: [String], roles: [ProcessRole],
         invariants: [InvariantDescriptor], scenarioKeys: [String], defaultSettleSeconds: Int,
-        latencySeries: [LatencySeriesDescriptor] = []
+        latencySeries: [LatencySeriesDescriptor] = [], heartbeats: HeartbeatModel = .none
     ) {
         self.id = id
         self.title = title
@@ -41,6 +43,7 @@ public struct SystemDescriptor: Sendable, Codable, Equatable {
         self.scenarioKeys = scenarioKeys
         self.defaultSettleSeconds = defaultSettleSeconds
         self.latencySeries = latencySeries
+        self.heartbeats = heartbeats
     }
 
     public func role(_ name: String) -> ProcessRole? { roles.first { $0.name == name } }

@@ -113,6 +113,14 @@ import Glibc
         row("check", ["check", "$D/garbage.jsonl"], 2, "holds no history lines (2 unparseable)"),
         row("check", ["check"], 2, "Missing expected argument '<runs> ...'"),
         row("check", ["check", "$D/fifo"], 2, "cannot read $D/fifo: not a regular file (a FIFO)"),
+        // heartbeats
+        row("heartbeats", ["heartbeats"], 2, "Missing expected argument '<runs> ...'"),
+        row("heartbeats", ["heartbeats", "$D/nowhere"], 2, "cannot read $D/nowhere: no such file or directory"),
+        row("heartbeats", ["heartbeats", "$D/empty"], 2, "not a run directory"),
+        row("heartbeats", ["heartbeats", "$D/nostart.jsonl"], 2, "names no system", "not a run's history"),
+        row("heartbeats", ["heartbeats", "$D/rally.jsonl"], 2, "declares no heartbeat monitor; systems that do: "),
+        row("heartbeats", ["heartbeats", "$D/rally.jsonl", "--max-false-alarms-per-day=-1"], 2, "--max-false-alarms-per-day -1.0: must be a number of at least 0"),
+        row("heartbeats", ["heartbeats", "$D/rally.jsonl", "--max-false-alarms-per-day", "x"], 2, "'--max-false-alarms-per-day <max-false-alarms-per-day>'"),
         // plan, normalize, systems
         row("plan", ["plan", "$D/missing.yaml"], 2, "cannot read scenario file"),
         row("plan", ["plan", "$D/s.yaml", "--seed", "-3"], 2, "use a whole number"),
@@ -234,6 +242,7 @@ import Glibc
             close(sock)
             try write("nostart.jsonl", #"{"mono":1,"t":1.0,"process":"harness","pid":1,"event":"spawn"}"# + "\n")
             try write("garbage.jsonl", "not json\n{also not\n")
+            try write("rally.jsonl", #"{"mono":1,"t":1.0,"process":"harness","pid":1,"event":"run_started","system":"rally","variant":"hardened"}"# + "\n")
         }
 
         /// Each row's outcome, run once for both tests.

@@ -217,22 +217,26 @@ import Testing
         var h = History.started()
         // Never called: false alarm.
         h.line(1_001, ExitRoles.host, "reinitialize_extensions", ["ageSeconds": "999"])
-        // A call that ended: false alarm (idle).
-        h.harness(1_100, "spawn", ["target": ExitRoles.monitor, "childPid": "7"])
-        h.line(1_100, ExitRoles.monitor, "callback_end", pid: 7)
-        h.harness(1_100, "exit", ["target": ExitRoles.monitor, "childPid": "7"])
+        // A call that ended (the harness's lines of an extension call): false alarm (idle).
+        h.harness(1_100, "callback_delivered", ["callback": "intervalDidStart", "childPid": "7", "delivery": "1"])
+        h.write(1_100, ExitRoles.monitor, [ExitKeys.extensionHeartbeat: "1100.0"], pid: 7)
+        h.harness(1_100, "callback_completed", ["callback": "intervalDidStart", "childPid": "7", "delivery": "1", "status": "exit 0"])
         h.line(1_500, ExitRoles.host, "reinitialize_extensions", ["ageSeconds": "400"])
         // A call killed mid-way: true alarm, measured.
-        h.harness(1_600, "spawn", ["target": ExitRoles.monitor, "childPid": "8"])
-        h.harness(1_600, "exit", ["target": ExitRoles.monitor, "childPid": "8"])
+        h.harness(1_600, "callback_delivered", ["callback": "intervalDidEnd", "childPid": "8", "delivery": "2"])
+        h.harness(1_600, "signal", ["target": ExitRoles.monitor, "childPid": "8", "signal": "KILL", "by": "nemesis"])
+        h.harness(1_600, "callback_failed", ["callback": "intervalDidEnd", "delivery": "2", "status": "signal 9"])
         h.line(1_950, ExitRoles.host, "reinitialize_extensions", ["ageSeconds": "850"])
         let report = ExitChecker.check(h.finished(at: 2_000))
         let v = report.violations.filter { $0.invariant == ExitInvariant.heartbeatNoFalseAlarm.rawValue }
         #expect(v.map(\.subject?.id) == ["1@t=1001", "2@t=1500"])
-        #expect(v.first?.explanation.contains("never called") == true)
-        #expect(v.last?.explanation.contains("idle since") == true)
+        #expect(v.first?.explanation.contains("not-launched") == true)
+        #expect(v.last?.explanation.contains("idle") == true)
         #expect(report.result("heartbeat-no-false-alarm")?.checkedCount == 3)
         #expect(report.latency("crash-to-reinitialize")?.count == 1)
+        let verdict = try #require(HeartbeatJudge.verdicts(ExitPack().descriptor, h.finished(at: 2_000)).first)
+        #expect((verdict.trueAlarms, verdict.falseAlarms, verdict.detected) == (1, 2, 1))
+        #expect(verdict.detectionLatencyP50Seconds == 350)
     }
 
     @Test func aHistoryThatDidNotFinishIsUndecided() {

@@ -43,7 +43,7 @@ public struct ExitPack: SystemPack {
             // Every promise is judged within a minute or two of its cause; settling covers an
             // unlock window and a poll or two.
             defaultSettleSeconds: 5 * 60,
-            latencySeries: [ExitChecker.tapToIntervention, ExitChecker.crashToReinitialize])
+            latencySeries: [ExitChecker.tapToIntervention, ExitChecker.crashToReinitialize], heartbeats: ExitHeartbeat.model)
     }
 
     public func configuration(from sections: ScenarioSections) throws(ScenarioError) -> ExitConfiguration {

@@ -49,7 +49,7 @@ public struct FocusPledgePack: SystemPack {
             // Longer than the server's stale-heartbeat threshold (15 min) plus a poll: a session
             // the host could not settle is settled by the job before the run is judged.
             defaultSettleSeconds: 45 * 60,
-            latencySeries: [FocusPledgeChecker.violationToHost])
+            latencySeries: [FocusPledgeChecker.violationToHost], heartbeats: FocusPledgeHeartbeat.model)
     }
 
     public func configuration(from sections: ScenarioSections) throws(ScenarioError) -> FocusPledgeConfiguration {

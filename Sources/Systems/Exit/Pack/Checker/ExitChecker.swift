@@ -20,7 +20,7 @@ public enum ExitChecker {
         let heartbeat = HeartbeatRule.judge(run)
         let outcomes = [
             KeyRegistryRule.judge(run), served, UnlockWindowRule.judge(run), UnlockAccessRule.judge(run), DailyResetRule.judge(run),
-            CountMatchesDayRule.judge(run), heartbeat.outcome, CoreRules.noStoreCorrupt(history), CoreRules.runSettles(history),
+            CountMatchesDayRule.judge(run), heartbeat.outcome(ExitInvariant.heartbeatNoFalseAlarm.rawValue), CoreRules.noStoreCorrupt(history), CoreRules.runSettles(history),
         ]
         return CheckReport(
             checker: name, decided: true, results: outcomes.map(\.result), violations: outcomes.flatMap(\.violations),
