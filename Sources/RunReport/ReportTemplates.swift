@@ -210,6 +210,7 @@ enum ReportTemplates {
         </svg></div>
         <div class="note">Drawn: {{drawing}}.</div></section>
         {{#hasViolations}}<section id="violations"><h2>{{violationCount}} violation(s)</h2>
+        <p class="by-invariant">{{#violatedInvariants}}<span class="inv"><b>{{name}}</b> × {{count}}</span> {{/violatedInvariants}}</p>
         <table><tr><th></th><th>invariant</th><th>about</th><th>proved at</th><th></th></tr>
         {{#violations}}<tr><td><b>V{{index}}</b></td><td>{{invariant}}</td><td>{{subject}}</td><td>{{when}}</td><td><a href="#timeline-section" data-show-violation="{{index}}" data-t1="{{t1}}" data-t2="{{t2}}">show on the timeline</a> · <a href="#violation-text-{{index}}">lines</a></td></tr>
         {{/violations}}</table>

@@ -79,6 +79,11 @@ public enum RunReportPage {
                 "cited": v.cited.map { c in ["line": c.line.map(String.init) ?? "not in this history", "text": c.text, "found": c.line != nil] },
             ]
         }
+        // Read in ten seconds: which invariants, how many times each, before the list of them all.
+        var byInvariant: [(name: String, count: Int)] = []
+        for v in tl.violations {
+            if let i = byInvariant.firstIndex(where: { $0.name == v.invariant }) { byInvariant[i].count += 1 } else { byInvariant.append((v.invariant, 1)) }
+        }
         let binned = tl.lanes.reduce(0) { $0 + $1.binnedLines }
         let markerCount = tl.lanes.reduce(0) { $0 + $1.markers.count }
         let binCount = tl.lanes.reduce(0) { $0 + $1.bins.count }
@@ -99,6 +104,7 @@ public enum RunReportPage {
             "axisHeight": f(axisHeight), "span": String(format: "%.3f", span),
             "lanes": lanes, "laneCount": tl.lanes.count,
             "violations": violations, "hasViolations": !violations.isEmpty, "violationCount": violations.count,
+            "violatedInvariants": byInvariant.map { ["name": $0.name, "count": $0.count] },
             "drawing": "\(markerCount) markers"
                 + (binned > 0
                     ? "; \(binned) lines of series longer than \(Timeline.maxMarkersPerSeries) lines on one lane drawn as \(binCount) bins (counts and line ranges in their tooltips; lines a violation cites stay single markers)"

@@ -18,6 +18,8 @@ import Testing
         #expect(html.contains("<span class=\"verdict fail\" id=\"verdict\">VIOLATION</span>"))
         // Cited lines are marked with their violation, for "show on the timeline".
         #expect(html.contains("class=\"m cited v1\""))
+        // Which invariants, how many times each, above the list.
+        #expect(html.contains("<span class=\"inv\"><b>host-survives</b> × 1</span>"))
     }
 
     /// Self-contained: nothing is fetched (the only URL is SVG's namespace), and the page forbids
