@@ -213,9 +213,11 @@ public struct ShrinkInput {
         return header.map { "# " + $0 + "\n" }.joined() + body + plan
     }
 
-    /// An explanation with its numbers (times, counts, ids' digits) replaced by `#`.
+    /// An explanation with its UUIDs replaced by `<uuid>` (an app's `UUID()` differs from run to
+    /// run, as `harness normalize` knows) and its numbers (times, counts, ids' digits) by `#`.
     public static func signature(_ explanation: String) -> String {
-        explanation.replacing(/[0-9]+(\.[0-9]+)?/, with: "#")
+        explanation.replacing(/[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/, with: "<uuid>")
+            .replacing(/[0-9]+(\.[0-9]+)?/, with: "#")
     }
 
     static func clock(_ seconds: Double) -> String {
