@@ -75,6 +75,15 @@ import Testing
         #expect(v.explanation.contains("the host in the foreground"))
     }
 
+    @Test func aLostCallbackWithTheAppShieldedInTimeAnywayPasses() {
+        var h = Self.base()
+        h.line(310, "harness", "callback_dropped", ["activity": "grant.g1", "callback": "intervalWillEndWarning"])
+        h.shields(340, "a,b")
+        let report = EnforcementChecker.check(h.finished(at: 700))
+        #expect(report.passed)
+        #expect(report.result("grant-end-reshields")?.checkedCount == 1)
+    }
+
     @Test func aLostCallbackWithNoFallbackYetIsNotJudged() {
         var h = Self.base()
         h.line(310, "harness", "callback_dropped", ["activity": "grant.g1", "callback": "intervalDidEnd"])
@@ -152,6 +161,20 @@ import Testing
         opened.line(400, "harness", "app_in_use", ["app": "a"])
         let v = try #require(EnforcementChecker.check(opened.finished(at: 600)).violations.first { $0.invariant == "checklist-steps" })
         #expect(v.subject?.id == "7")
+    }
+
+    @Test func aChecklistStepWhoseTapWasLostIsNotJudged() {
+        var h = History()
+        h.line(0, "harness", "run_started", ["timeZone": "Europe/Berlin"])
+        h.line(1, "host", "selection_saved", ["apps": "a,b"])
+        h.line(2, "host", "mode_enabled", ["mode": "focus", "modes": Rules.json([Self.focus])])
+        h.shields(2, "a,b")
+        // The grant's tap died with the host: no grant was written, the app stays shielded.
+        h.line(20, "harness", "user_action", ["action": "open_app", "app": "a", "step": "5 open blocked app, should open"])
+        h.line(20, "harness", "shield_shown", ["app": "a"])
+        let report = EnforcementChecker.check(h.finished(at: 100))
+        #expect(report.passed)
+        #expect(report.result("checklist-steps")?.checkedCount == 0)
     }
 
     @Test func aHistoryThatDidNotFinishIsUndecided() {

@@ -41,15 +41,16 @@ import Testing
         }
         #expect(activity == "grant.a", "H2: one activity per app")
         #expect(schedule.repeats == false)
-        #expect(schedule.intervalStart.hour == 9 && schedule.intervalStart.minute == 0)
-        #expect(schedule.intervalEnd.hour == 9 && schedule.intervalEnd.minute == 15, "H1: 15 minutes, Apple's minimum")
-        #expect(schedule.warningTime == DateComponents(hour: 0, minute: 10, second: 0), "the warning falls on the grant's end")
-        // A grant of 15 minutes or more needs no warning.
+        // H1 + H5: 15 minutes (Apple's minimum) ending a minute after the grant, already running.
+        #expect(schedule.intervalStart.hour == 8 && schedule.intervalStart.minute == 51)
+        #expect(schedule.intervalEnd.hour == 9 && schedule.intervalEnd.minute == 6)
+        #expect(schedule.warningTime == DateComponents(hour: 0, minute: 1, second: 0), "the warning falls on the grant's end")
+        // A long grant starts now and ends a minute after it.
         var long = EnforcementHost(variant: .hardened)
         guard case .startMonitoringSchedule(_, let s30, _)? = Self.monitoring(
             long.handle(.createGrant(app: "a", minutes: 30, now: Self.nine, timeZone: Self.berlin, store: Self.store)))
         else { return }
-        #expect(s30.warningTime == nil && s30.intervalEnd.minute == 30)
+        #expect(s30.intervalStart.hour == 9 && s30.intervalStart.minute == 0 && s30.intervalEnd.minute == 31)
     }
 
     @Test func theForegroundReconcilesInBothVariantsAndOnlyHardenedRemirrorsAtLaunch() {
@@ -59,6 +60,21 @@ import Testing
             let launch = host.handle(.launched(now: Self.nine, timeZone: Self.berlin, store: Self.store))
             #expect(launch.contains(.startTimer(EnforcementHost.mirrorTimer, .after(seconds: 0))) == (v == .hardened))
         }
+    }
+
+    @Test func hardenedSchedulesEveryRunningGrantAgainAtLaunch() {
+        var store = Self.store
+        store[EnforcementKeys.grants] = Rules.encode([
+            Grant(id: "g1", app: "a", startTs: Self.nine - 60, endsTs: Self.nine + 240), Grant(id: "g0", app: "b", startTs: Self.nine - 900, endsTs: Self.nine - 1),
+        ])
+        var hardened = EnforcementHost(variant: .hardened)
+        let schedules = hardened.handle(.launched(now: Self.nine, timeZone: Self.berlin, store: store)).compactMap { e -> String? in
+            if case .startMonitoringSchedule(let activity, _, _) = e { return activity }
+            return nil
+        }
+        #expect(schedules == ["grant.a"], "H4: the running grant only")
+        var asWritten = EnforcementHost(variant: .asWritten)
+        #expect(asWritten.handle(.launched(now: Self.nine, timeZone: Self.berlin, store: store)).isEmpty)
     }
 
     @Test func theSelectionGoesToTheAppGroupAndThenToTheMirror() {

@@ -43,7 +43,11 @@ public struct EnforcementHost: Sendable {
             // follows). Hardened (H3): the SQLite mirror is brought back in line with the App Group
             // at every launch — a kill between the selection's write and its mirror is repaired.
             guard variant == .hardened else { return [] }
+            // H4: a host killed between a grant's write and its one-off schedule left no re-shield
+            // scheduled: every grant still running gets its schedule again (same name: replaced).
+            let running = Rules(store: store).grants.filter { $0.endsTs > now }.sorted { $0.app < $1.app }
             return [.startTimer(Self.mirrorTimer, .after(seconds: 0))] + reconcile(now: now, timeZone: tz, store: store, why: "launch")
+                + running.map { Self.hardenedGrantSchedule(app: $0.app, start: now.rounded(.down), ends: $0.endsTs, timeZone: tz) }
         case .becameActive(let now, let tz, let store):
             // "Ensure shields are reconciled on: app foreground".
             return reconcile(now: now, timeZone: tz, store: store, why: "foreground")
@@ -115,25 +119,31 @@ public struct EnforcementHost: Sendable {
         return out
     }
 
-    /// H1: an interval of at least 15 minutes whose `warningTime` puts `intervalWillEndWarning`
-    /// at the grant's end (Apple's own advice with `intervalTooShort`: "Consider using the
-    /// warningTime property of the schedule instead"); its end is a second chance. H2: one
-    /// activity per app (re-registering replaces it), so ended grants never pile up to the
-    /// 20-activity limit.
-    static func hardenedGrantSchedule(app: String, start: Double, ends: Double, timeZone: TimeZone) -> Effect {
-        let end = max(ends, start + minimumIntervalSeconds)
+    /// H1: an interval of at least 15 minutes with a `warningTime`, so `intervalWillEndWarning`
+    /// falls on the grant's end (Apple's own advice with `intervalTooShort`: "Consider using the
+    /// warningTime property of the schedule instead"). H5: the interval itself ends a minute after
+    /// the grant — a second chance when iOS loses the warning — and so starts up to 15 minutes
+    /// before it (already running at registration, which iOS allows: `intervalDidStart` comes at
+    /// once). H2: one activity per app (re-registering replaces it), so ended grants never pile
+    /// up to the 20-activity limit.
+    static func hardenedGrantSchedule(app: String, start now: Double, ends: Double, timeZone: TimeZone) -> Effect {
+        let end = ends + secondChanceSeconds
+        let start = min(now, end - minimumIntervalSeconds)
         var c = Calendar(identifier: .gregorian)
         c.timeZone = timeZone
         func components(_ t: Double) -> DateComponents {
             c.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: t))
         }
-        let warning = Int(end - ends)
+        let warning = Int(secondChanceSeconds)
         let schedule = MonitoringSchedule(
             intervalStart: components(start), intervalEnd: components(end), repeats: false,
             // Each field in its calendar range (the emulated iOS refuses `second: 600`).
-            warningTime: warning > 0 ? DateComponents(hour: warning / 3600, minute: warning % 3600 / 60, second: warning % 60) : nil)
+            warningTime: DateComponents(hour: warning / 3600, minute: warning % 3600 / 60, second: warning % 60))
         return .startMonitoringSchedule(activity: EnforcementKeys.grantActivity(app), schedule: schedule, events: [:])
     }
+
+    /// H5: how long after a grant's end its interval ends (the second chance).
+    public static let secondChanceSeconds = 60.0
 
     func reconcile(now: Double, timeZone: TimeZone, store: Snapshot, why: String) -> [Effect] {
         Self.reconcile(Rules(store: store), now: now, timeZone: timeZone, why: why)

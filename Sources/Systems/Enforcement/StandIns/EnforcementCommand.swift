@@ -98,11 +98,11 @@ public final class EnforcementHostAdapter: AppAdapter {
     }
 
     /// Replaces the mirror's rows with the App Group's selection; a crash point before the write
-    /// (`database:selected_app`), the outcome traced.
+    /// (`step:sqlite.selected_app`, a kind the failpoints know), the outcome traced.
     func mirrorSelection(_ store: [String: PropertyListValue]) -> [Effect] {
         let ids = Rules(store: store).selection
         do {
-            try CrashPoints.pass("database:selected_app")
+            try CrashPoints.pass("step:sqlite.selected_app")
             if mirror == nil { mirror = try SelectionMirror(path: Self.databasePath(deviceRoot: context.root.path)) }
             try mirror!.replace(with: ids)
             return [.trace("selection_mirrored", ["apps": ids.joined(separator: ",")])]

@@ -112,21 +112,21 @@ enum GrantEndRule {
             if back == nil { back = after.first { ($0["apps"] ?? "").split(separator: ",").contains(Substring(g.app)) } }
             let r = back.map { max($0.t, e) }
             // The formula let go of the app before it came back: nothing left to judge.
-            if let flip = run.changeInstants.first(where: { $0 > e && $0 < (r ?? run.end) && !run.expected(g.app, atT: $0) }) {
-                _ = flip
+            if run.changeInstants.contains(where: { $0 > e && $0 < (r ?? run.end) && !run.expected(g.app, atT: $0) }) {
                 excluded["formula changed first", default: 0] += 1
                 continue
             }
             let due = Due.of(run, change: e, activityPrefix: "grant.")
             var why = "its grant ended at t=\(e)"
+            var deadline = e + S
             if !due.why.isEmpty, r.map({ $0 > e + S }) ?? true {
-                guard due.at != nil else {
+                guard let at = due.at else {
                     excluded["callback lost, no fallback trigger yet", default: 0] += 1
                     continue
                 }
+                deadline = at
                 why += "; " + due.why
             }
-            let deadline = due.why.isEmpty ? e + S : due.at!
             outcome.checkedCount += 1
             if let r { samples.append(Int64((r - e) * 1e9)) }
             if let r, r <= deadline { continue }
@@ -254,6 +254,15 @@ enum ChecklistRule {
             guard let next = run.events.first(where: {
                 $0.mono > open.mono && $0.process == HistoryEvent.harnessProcessName && ($0.event == "app_in_use" || $0.event == "shield_shown") && $0["app"] == app
             }) else { continue }
+            // Judged where the rules the host recorded agree with the step: a tap lost with a
+            // killed host (no grant, no mode written) is the user's to repeat, not the app's bug.
+            let shielded = run.rules(beforeMono: open.mono).shieldedApps(at: open.t, timeZone: run.timeZone).contains(app)
+            guard shielded == (n != "5") else { continue }
+            // A re-shield whose monitor callback iOS lost is due at the next fallback trigger.
+            if let c = run.lastChange(of: app, atOrBefore: open.t) {
+                let due = Due.of(run, change: c, activityPrefix: "")
+                if !due.why.isEmpty, due.at.map({ open.t < $0 }) ?? true { continue }
+            }
             outcome.checkedCount += 1
             let want = n == "5" ? "app_in_use" : "shield_shown"
             if next.event != want {
