@@ -72,7 +72,7 @@ import Testing
             if case .startMonitoringSchedule(let activity, _, _) = e { return activity }
             return nil
         }
-        #expect(schedules == ["grant.a"], "H4: the running grant only")
+        #expect(schedules == ["mode.focus", "grant.a"], "H6: every mode; H4: the running grant only")
         var asWritten = EnforcementHost(variant: .asWritten)
         #expect(asWritten.handle(.launched(now: Self.nine, timeZone: Self.berlin, store: store)).isEmpty)
     }

@@ -45,8 +45,12 @@ public struct EnforcementHost: Sendable {
             guard variant == .hardened else { return [] }
             // H4: a host killed between a grant's write and its one-off schedule left no re-shield
             // scheduled: every grant still running gets its schedule again (same name: replaced).
-            let running = Rules(store: store).grants.filter { $0.endsTs > now }.sorted { $0.app < $1.app }
+            let rules = Rules(store: store)
+            let running = rules.grants.filter { $0.endsTs > now }.sorted { $0.app < $1.app }
+            // H6: likewise a mode whose write landed but whose daily schedule was never registered
+            // would never toggle at its boundaries: every mode's schedule is registered again.
             return [.startTimer(Self.mirrorTimer, .after(seconds: 0))] + reconcile(now: now, timeZone: tz, store: store, why: "launch")
+                + rules.modes.sorted { $0.id < $1.id }.map(Self.modeSchedule)
                 + running.map { Self.hardenedGrantSchedule(app: $0.app, start: now.rounded(.down), ends: $0.endsTs, timeZone: tz) }
         case .becameActive(let now, let tz, let store):
             // "Ensure shields are reconciled on: app foreground".
@@ -76,9 +80,6 @@ public struct EnforcementHost: Sendable {
     mutating func enableMode(_ mode: Mode, now: Double, timeZone: TimeZone, store: Snapshot) -> [Effect] {
         var rules = Rules(store: store)
         rules.modes = rules.modes.filter { $0.id != mode.id } + [mode]
-        let schedule = MonitoringSchedule(
-            intervalStart: DateComponents(hour: mode.startMinute / 60, minute: mode.startMinute % 60),
-            intervalEnd: DateComponents(hour: mode.endMinute / 60, minute: mode.endMinute % 60), repeats: true)
         return [
             .setDefaults([.set(EnforcementKeys.modes, Rules.encode(rules.modes))], atomic: true),
             .trace("mode_enabled", [
@@ -88,7 +89,15 @@ public struct EnforcementHost: Sendable {
                 "modes": Rules.json(rules.modes),
             ]),
         ] + Self.reconcile(rules, now: now, timeZone: timeZone, why: "mode")
-            + [.startMonitoringSchedule(activity: EnforcementKeys.modeActivity(mode.id), schedule: schedule, events: [:])]
+            + [Self.modeSchedule(mode)]
+    }
+
+    /// A mode's repeating daily schedule (`DateComponents(hour:minute:)`).
+    static func modeSchedule(_ mode: Mode) -> Effect {
+        let schedule = MonitoringSchedule(
+            intervalStart: DateComponents(hour: mode.startMinute / 60, minute: mode.startMinute % 60),
+            intervalEnd: DateComponents(hour: mode.endMinute / 60, minute: mode.endMinute % 60), repeats: true)
+        return .startMonitoringSchedule(activity: EnforcementKeys.modeActivity(mode.id), schedule: schedule, events: [:])
     }
 
     /// "When a grant is created for app X: remove X from shields (allow it); schedule a re-shield
