@@ -25,6 +25,7 @@ import PackageDescription
 // Systems (Sources/Systems/<Name>/, one folder per seed system)
 //   FocusPledge                  seed 000: Model (machines, keys, wire), Server, StandIns, Pack, executables
 //   Pushin                       seed 002: Model (host and shield machines), StandIns (+ the seed's Swift), Pack
+//   Enforcement                  seed 001: Model (rules engine, host and extension machines), Store (GRDB mirror), StandIns, Pack
 //   SystemRegistry               the list of packs the harness ships
 let package = Package(
     name: "ScreenTimeHarness",
@@ -51,6 +52,9 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
         // report.html is rendered from Mustache templates (Sources/RunReport/ReportTemplates.swift).
         .package(url: "https://github.com/hummingbird-project/swift-mustache", exact: "2.1.1"),
+        // Seed 001's host mirrors the selected app ids into SQLite (the Enforcement pack only;
+        // links the system libsqlite3: libsqlite3-dev, which scripts/lib.sh installs).
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         // MARK: Core
@@ -204,8 +208,25 @@ let package = Package(
         .target(name: "PushinPack", dependencies: ["Pushin", "HarnessKit", "History", "ScreenTimeShims", "SystemKit"], path: "Sources/Systems/Pushin/Pack"),
         .executableTarget(name: "sth-pushin", dependencies: ["PushinStandIns"], path: "Sources/Systems/Pushin/Executables/sth-pushin"),
 
+        // MARK: Systems — Enforcement (seed 001: modes, unlock grants, re-shield at expiry; no seed code)
+        .target(name: "Enforcement", dependencies: ["AppGroup", "SystemKit"], path: "Sources/Systems/Enforcement/Model"),
+        .target(name: "EnforcementStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], path: "Sources/Systems/Enforcement/Store"),
+        .target(
+            name: "EnforcementStandIns",
+            dependencies: [
+                "Enforcement", "EnforcementStore", "StandInKit", "SystemKit", "AppGroup", "DeviceActivity", "ManagedSettings", "ManagedSettingsUI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/Systems/Enforcement/StandIns"),
+        .target(
+            name: "EnforcementPack", dependencies: ["Enforcement", "EnforcementStore", "AppGroup", "HarnessKit", "History", "ScreenTimeShims", "SystemKit"],
+            path: "Sources/Systems/Enforcement/Pack"),
+        .executableTarget(name: "sth-enforcement", dependencies: ["EnforcementStandIns"], path: "Sources/Systems/Enforcement/Executables/sth-enforcement"),
+
         // MARK: Systems — the registry
-        .target(name: "SystemRegistry", dependencies: ["HarnessKit", "FocusPledgePack", "RallyPack", "UntilPack", "ExitPack", "PushinPack"], path: "Sources/Systems/Registry"),
+        .target(
+            name: "SystemRegistry", dependencies: ["HarnessKit", "FocusPledgePack", "RallyPack", "UntilPack", "ExitPack", "PushinPack", "EnforcementPack"],
+            path: "Sources/Systems/Registry"),
 
         // MARK: Seed code — the seeds' Swift blocks compiled against the frameworks (Tests/SeedCode, EDITS.md)
         // Stand-ins for what the seeds' apps link besides Screen Time (UIKit's app lifecycle, Flutter,
@@ -287,6 +308,12 @@ let package = Package(
         .testTarget(
             name: "ExitTests", dependencies: ["Exit", "ExitPack", "HarnessKit", "History", "SystemKit", "AppGroup", "Supervision", "sth-exit"],
             path: "Tests/Systems/ExitTests"),
+        .testTarget(
+            name: "EnforcementTests",
+            dependencies: [
+                "Enforcement", "EnforcementPack", "EnforcementStore", "HarnessKit", "History", "SystemKit", "AppGroup", "Supervision", "sth-enforcement",
+            ],
+            path: "Tests/Systems/EnforcementTests"),
         .testTarget(
             name: "PushinTests",
             dependencies: ["Pushin", "PushinPack", "Seed002", "HarnessKit", "History", "SystemKit", "AppGroup", "ScreenTimeModel", "sth-pushin"],

@@ -8,10 +8,12 @@ if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
 fi
 command -v swift >/dev/null 2>&1 || { echo "error: swift not found (expected /opt/swift/usr/bin/swift)" >&2; exit 2; }
 
-# libinotifytools ships no pkg-config file; the header is how we know it is installed.
+# libinotifytools ships no pkg-config file; the header is how we know it is installed. GRDB (the
+# Enforcement pack's SQLite mirror) links the system SQLite: libsqlite3-dev, known by its header.
 ensure_packages() {
     local missing=()
     [ -f /usr/include/inotifytools/inotifytools.h ] || missing+=(libinotifytools0-dev)
+    [ -f /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
     [ ${#missing[@]} -eq 0 ] && return 0
     local sudo=""
     if [ "$(id -u)" -ne 0 ]; then

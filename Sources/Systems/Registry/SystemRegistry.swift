@@ -1,3 +1,4 @@
+import EnforcementPack
 import ExitPack
 import FocusPledgePack
 import HarnessKit
@@ -14,5 +15,6 @@ public enum SystemRegistry {
         AnySystemPack(RallyPack()),
         AnySystemPack(UntilPack()),
         AnySystemPack(ExitPack()),
+        AnySystemPack(EnforcementPack()),
     ])
 }

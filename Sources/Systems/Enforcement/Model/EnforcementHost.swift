@@ -1,0 +1,171 @@
+import AppGroup
+import Foundation
+import SystemKit
+
+/// The host app (the Expo app's native side: the local-first rules engine and its iOS
+/// enforcement module), a pure state machine. Seed 001 has no code: as-written does what its text
+/// says and nothing else (README "Assumptions"); hardened fixes each finding (H1…).
+public struct EnforcementHost: Sendable {
+    public typealias Snapshot = [String: PropertyListValue]
+
+    public enum Event: Sendable, Equatable {
+        /// The process started.
+        case launched(now: Double, timeZone: TimeZone, store: Snapshot)
+        /// The app came to the foreground.
+        case becameActive(now: Double, timeZone: TimeZone, store: Snapshot)
+        /// "Select 1–2 apps in picker".
+        case selectApps([String])
+        /// "Enable a mode schedule": the mode as the user set it up.
+        case enableMode(Mode, now: Double, timeZone: TimeZone, store: Snapshot)
+        /// "create 5‑minute unlock grant" (any length).
+        case createGrant(app: String, minutes: Int, now: Double, timeZone: TimeZone, store: Snapshot)
+        /// The mirror timer: copy the App Group's selection into SQLite (the adapter writes it).
+        case mirrorDue
+    }
+
+    public let variant: EnforcementVariant
+    /// Set by `handle` when the adapter is to write the App Group's selection into the SQLite
+    /// mirror now (the machine is pure; the database is the shell's).
+    public private(set) var mirrorRequested = false
+
+    /// The timer after which the selection is mirrored (0 s: after the App Group write landed).
+    public static let mirrorTimer = "mirror"
+    /// Apple: "The minimum interval length for monitoring device activity is fifteen minutes."
+    public static let minimumIntervalSeconds = 15.0 * 60
+
+    public init(variant: EnforcementVariant) { self.variant = variant }
+
+    public mutating func handle(_ event: Event) -> [Effect] {
+        mirrorRequested = false
+        switch event {
+        case .launched(let now, let tz, let store):
+            // As-written: the spec lists no launch work (its fallback is "app foreground", which
+            // follows). Hardened (H3): the SQLite mirror is brought back in line with the App Group
+            // at every launch — a kill between the selection's write and its mirror is repaired.
+            guard variant == .hardened else { return [] }
+            // H4: a host killed between a grant's write and its one-off schedule left no re-shield
+            // scheduled: every grant still running gets its schedule again (same name: replaced).
+            let rules = Rules(store: store)
+            let running = rules.grants.filter { $0.endsTs > now }.sorted { $0.app < $1.app }
+            // H6: likewise a mode whose write landed but whose daily schedule was never registered
+            // would never toggle at its boundaries: every mode's schedule is registered again.
+            return [.startTimer(Self.mirrorTimer, .after(seconds: 0))] + reconcile(now: now, timeZone: tz, store: store, why: "launch")
+                + rules.modes.sorted { $0.id < $1.id }.map(Self.modeSchedule)
+                + running.map { Self.hardenedGrantSchedule(app: $0.app, start: now.rounded(.down), ends: $0.endsTs, timeZone: tz) }
+        case .becameActive(let now, let tz, let store):
+            // "Ensure shields are reconciled on: app foreground".
+            return reconcile(now: now, timeZone: tz, store: store, why: "foreground")
+        case .selectApps(let apps):
+            // "Store selection data under App Group container (native)" then "Mirror 'selected app
+            // ids' into your SQLite" (after the App Group write landed: the mirror timer).
+            let ids = Array(Set(apps)).sorted()
+            return [
+                .setDefaults([.set(EnforcementKeys.selection, Rules.encode(ids))], atomic: true),
+                .trace("selection_saved", ["apps": ids.joined(separator: ",")]),
+                .startTimer(Self.mirrorTimer, .after(seconds: 0)),
+            ]
+        case .enableMode(let mode, let now, let tz, let store):
+            return enableMode(mode, now: now, timeZone: tz, store: store)
+        case .createGrant(let app, let minutes, let now, let tz, let store):
+            return createGrant(app: app, minutes: minutes, now: now, timeZone: tz, store: store)
+        case .mirrorDue:
+            mirrorRequested = true
+            return []
+        }
+    }
+
+    /// "When a mode becomes active (or overrides change), update
+    /// `ManagedSettingsStore.shield.applications` with `shieldedApps`"; the monitor toggles the
+    /// shields at the mode's schedule boundaries (its repeating daily schedule).
+    mutating func enableMode(_ mode: Mode, now: Double, timeZone: TimeZone, store: Snapshot) -> [Effect] {
+        var rules = Rules(store: store)
+        rules.modes = rules.modes.filter { $0.id != mode.id } + [mode]
+        return [
+            .setDefaults([.set(EnforcementKeys.modes, Rules.encode(rules.modes))], atomic: true),
+            .trace("mode_enabled", [
+                "mode": mode.id, "name": mode.name, "apps": mode.apps.sorted().joined(separator: ","),
+                "startMinute": String(mode.startMinute), "endMinute": String(mode.endMinute), "precedence": String(mode.precedence),
+                // The whole list as written (the checker's copy of the App Group's rules).
+                "modes": Rules.json(rules.modes),
+            ]),
+        ] + Self.reconcile(rules, now: now, timeZone: timeZone, why: "mode")
+            + [Self.modeSchedule(mode)]
+    }
+
+    /// A mode's repeating daily schedule (`DateComponents(hour:minute:)`).
+    static func modeSchedule(_ mode: Mode) -> Effect {
+        let schedule = MonitoringSchedule(
+            intervalStart: DateComponents(hour: mode.startMinute / 60, minute: mode.startMinute % 60),
+            intervalEnd: DateComponents(hour: mode.endMinute / 60, minute: mode.endMinute % 60), repeats: true)
+        return .startMonitoringSchedule(activity: EnforcementKeys.modeActivity(mode.id), schedule: schedule, events: [:])
+    }
+
+    /// "When a grant is created for app X: remove X from shields (allow it); schedule a re-shield
+    /// at `grant_end_ts`" — "Use `DeviceActivityCenter.startMonitoring` with a schedule that ends
+    /// at the grant expiration time" with `repeats: false`.
+    mutating func createGrant(app: String, minutes: Int, now: Double, timeZone: TimeZone, store: Snapshot) -> [Effect] {
+        let start = now.rounded(.down)
+        let ends = (now + Double(minutes) * 60).rounded(.up)
+        let grant = Grant(id: "\(Int(start))-\(app)", app: app, startTs: now, endsTs: ends)
+        var rules = Rules(store: store)
+        rules.grants = rules.replacingGrant(grant)
+        var out: [Effect] = [
+            .setDefaults([.set(EnforcementKeys.grants, Rules.encode(rules.grants))], atomic: true),
+            .trace("grant_created", [
+                "grant": grant.id, "app": app, "minutes": String(minutes), "ends": String(ends), "grants": Rules.json(rules.grants),
+            ]),
+        ]
+        out += Self.reconcile(rules, now: now, timeZone: timeZone, why: "grant")
+        switch variant {
+        case .asWritten:
+            // The one-off schedule exactly as recommended: now → the grant's end, no warning.
+            // Apple refuses one shorter than 15 minutes (intervalTooShort): then no callback comes.
+            out.append(.startMonitoring(activity: EnforcementKeys.grantActivity(grant.id), start: Date(timeIntervalSince1970: start),
+                end: Date(timeIntervalSince1970: ends), repeats: false))
+        case .hardened:
+            out.append(Self.hardenedGrantSchedule(app: app, start: start, ends: ends, timeZone: timeZone))
+        }
+        return out
+    }
+
+    /// H1: an interval of at least 15 minutes with a `warningTime`, so `intervalWillEndWarning`
+    /// falls on the grant's end (Apple's own advice with `intervalTooShort`: "Consider using the
+    /// warningTime property of the schedule instead"). H5: the interval itself ends a minute after
+    /// the grant — a second chance when iOS loses the warning — and so starts up to 15 minutes
+    /// before it (already running at registration, which iOS allows: `intervalDidStart` comes at
+    /// once). H2: one activity per app (re-registering replaces it), so ended grants never pile
+    /// up to the 20-activity limit.
+    static func hardenedGrantSchedule(app: String, start now: Double, ends: Double, timeZone: TimeZone) -> Effect {
+        let end = ends + secondChanceSeconds
+        let start = min(now, end - minimumIntervalSeconds)
+        var c = Calendar(identifier: .gregorian)
+        c.timeZone = timeZone
+        func components(_ t: Double) -> DateComponents {
+            c.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: t))
+        }
+        let warning = Int(secondChanceSeconds)
+        let schedule = MonitoringSchedule(
+            intervalStart: components(start), intervalEnd: components(end), repeats: false,
+            // Each field in its calendar range (the emulated iOS refuses `second: 600`).
+            warningTime: DateComponents(hour: warning / 3600, minute: warning % 3600 / 60, second: warning % 60))
+        return .startMonitoringSchedule(activity: EnforcementKeys.grantActivity(app), schedule: schedule, events: [:])
+    }
+
+    /// H5: how long after a grant's end its interval ends (the second chance).
+    public static let secondChanceSeconds = 60.0
+
+    func reconcile(now: Double, timeZone: TimeZone, store: Snapshot, why: String) -> [Effect] {
+        Self.reconcile(Rules(store: store), now: now, timeZone: timeZone, why: why)
+    }
+
+    /// `shieldedApps` computed now and written to the default `ManagedSettingsStore` (every
+    /// process that reconciles does this one thing).
+    public static func reconcile(_ rules: Rules, now: Double, timeZone: TimeZone, why: String) -> [Effect] {
+        let apps = rules.shieldedApps(at: now, timeZone: timeZone)
+        let mode = rules.effectiveMode(at: now, timeZone: timeZone)
+        return [
+            .trace("reconcile", ["why": why, "apps": apps.joined(separator: ","), "mode": mode?.id ?? ""]),
+            .setShield(ShieldWrite(applications: .set(apps))),
+        ]
+    }
+}

@@ -1,0 +1,59 @@
+import Enforcement
+import HarnessKit
+import History
+
+/// When the shields are due to follow a change of the formula at `c`: a minute after it — unless
+/// the monitor callback made for it did not run then, for a reason the app cannot help:
+/// * the nemesis held the extension (`deferredUntil`): a minute after it ran;
+/// * iOS lost it (dropped, held back by a field fault, killed at launch or mid-call): a minute
+///   after the spec's next fallback trigger — "app foreground", "mode boundary triggers", "next
+///   shield event" — or never, when none came before the run ended.
+/// A registration the app's own call made fail (the emulated iOS refused it) excuses nothing.
+struct Due {
+    /// nil: not due within the run (a lost callback and no fallback trigger yet).
+    var at: Double?
+    /// Why later than a minute after the change (empty: not later).
+    var why: String
+    /// The line that explains a later due time.
+    var cause: HistoryEvent?
+
+    static let monitorCallbacks: Set<String> = ["intervalDidStart", "intervalDidEnd", "intervalWillEndWarning"]
+    static let lostLines: Set<String> = ["callback_dropped", "callback_held", "callback_not_delivered"]
+
+    static func of(_ run: EnforcementRun, change c: Double, activityPrefix: String) -> Due {
+        let S = EnforcementRun.settleSeconds
+        var due = Due(at: c + S, why: "", cause: nil)
+        let inWindow = { (e: HistoryEvent) in e.t >= c - 1 && e.t <= c + S }
+        let matching = { (activity: String?) in (activity ?? "").hasPrefix(activityPrefix) }
+        let calls = run.deliveries.filter { inWindow($0.delivered) && monitorCallbacks.contains($0.callback ?? "") && matching($0.activity) }
+        // Held by the nemesis: due a minute after the call ran.
+        for d in calls {
+            if let until = d.delivered["deferredUntil"].flatMap(Double.init), until + S > (due.at ?? 0) {
+                due = Due(at: until + S, why: "the nemesis held the monitor's \(d.callback ?? "callback") until t=\(until)", cause: d.delivered)
+            }
+        }
+        let lost = run.events.first { $0.process == HistoryEvent.harnessProcessName && lostLines.contains($0.event) && inWindow($0) && matching($0["activity"]) }
+            ?? calls.first { if case .failed = $0.outcome { return true } else { return false } }.flatMap(\.outcomeEvent)
+        guard let lost else { return due }
+        guard let trigger = fallback(run, after: c) else { return Due(at: nil, why: "iOS lost the monitor's callback (\(lost.event))", cause: lost) }
+        let at = max(due.at ?? 0, trigger.t + S)
+        return Due(
+            at: at, why: "iOS lost the monitor's callback (\(lost.event), t=\(lost.t)) and the next fallback trigger was \(describe(trigger)) at t=\(trigger.t)",
+            cause: lost)
+    }
+
+    /// The first fallback trigger at or after `t`: the host in the foreground, a mode boundary's
+    /// callback completed, a shield button's callback completed.
+    static func fallback(_ run: EnforcementRun, after t: Double) -> HistoryEvent? {
+        let foreground = run.events.first { $0.t >= t && $0.isHarnessLine("host_state") && $0["state"] == "foreground" }
+        let calls = run.deliveries.filter { d in
+            guard d.delivered.t >= t, d.isCompleted else { return false }
+            return (d.activity ?? "").hasPrefix("mode.") || d.callback == "shieldAction"
+        }.compactMap(\.outcomeEvent)
+        return ([foreground].compactMap { $0 } + calls).min { $0.mono < $1.mono }
+    }
+
+    static func describe(_ e: HistoryEvent) -> String {
+        e.event == "host_state" ? "the host in the foreground" : "\(e["callback"] ?? "a callback") completed"
+    }
+}

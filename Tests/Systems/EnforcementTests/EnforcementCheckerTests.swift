@@ -1,0 +1,183 @@
+import Enforcement
+@testable import EnforcementPack
+import Foundation
+import HarnessKit
+import History
+import Testing
+
+/// The checker, by hand-made histories: each rule passes the right history and names the broken
+/// promise in the wrong one.
+@Suite struct EnforcementCheckerTests {
+    static let t0 = RulesTests.nine
+    static let focus = Mode(id: "focus", name: "Focus", apps: ["a", "b"], startMinute: 8 * 60, endMinute: 12 * 60, precedence: 1)
+
+    struct History {
+        var events: [HistoryEvent] = []
+        var mono: Int64 = 1_000
+
+        mutating func line(_ at: Double, _ process: String, _ event: String, _ fields: [String: String] = [:]) {
+            mono += 1_000
+            events.append(HistoryEvent(mono: mono, t: EnforcementCheckerTests.t0 + at, process: process, pid: 1, event: event, fields: fields))
+        }
+
+        mutating func shields(_ at: Double, _ apps: String) { line(at, "harness", "shields", ["apps": apps]) }
+
+        func finished(at: Double) -> [HistoryEvent] {
+            events + [HistoryEvent(mono: mono + 1, t: EnforcementCheckerTests.t0 + at, process: "harness", pid: 1, event: "run_finished", fields: [:])]
+        }
+    }
+
+    /// Apps a and b selected, the focus mode on, a 5-minute grant for a at t=10 (ends t=310).
+    static func base() -> History {
+        var h = History()
+        h.line(0, "harness", "run_started", ["timeZone": "Europe/Berlin"])
+        h.line(1, "host", "selection_saved", ["apps": "a,b"])
+        h.line(2, "host", "mode_enabled", ["mode": "focus", "modes": Rules.json([focus])])
+        h.shields(2, "a,b")
+        h.line(10, "host", "grant_created", ["grant": "g1", "app": "a", "grants": Rules.json([Grant(id: "g1", app: "a", startTs: t0 + 10, endsTs: t0 + 310)])])
+        h.shields(10, "b")
+        return h
+    }
+
+    @Test func aGrantReshieldedAtItsEndPassesAndIsMeasured() {
+        var h = Self.base()
+        h.line(310, "monitor-extension", "shields_set", ["apps": "a,b"])
+        h.shields(310, "a,b")
+        h.line(400, "harness", "user_action", ["action": "open_app", "app": "a"])
+        let report = EnforcementChecker.check(h.finished(at: 600))
+        #expect(report.passed, "\(report.violations.map(\.explanation))")
+        #expect(report.result("grant-end-reshields")?.checkedCount == 1)
+        #expect(report.result("shields-match-formula")?.checkedCount ?? 0 > 0)
+        #expect(report.latency("reshield-latency")?.count == 1)
+        #expect(report.latency("reshield-latency")?.p50Micros == 0)
+    }
+
+    @Test func aReshieldTooLateIsAViolationAboutThatGrant() throws {
+        var h = Self.base()
+        h.line(5, "host", "monitoring_error", ["activity": "grant.g1", "error": "intervalTooShort"])
+        h.shields(500, "a,b")
+        let report = EnforcementChecker.check(h.finished(at: 700))
+        let v = try #require(report.violations.first { $0.invariant == "grant-end-reshields" })
+        #expect(v.subject?.id == "g1")
+        #expect(v.explanation.contains("190 s"))
+        #expect(report.latency("reshield-latency")?.p50Micros ?? 0 > 100_000_000 / 2)
+    }
+
+    @Test func aLostCallbackIsBoundedByTheNextFallbackTrigger() throws {
+        var h = Self.base()
+        h.line(310, "harness", "callback_dropped", ["activity": "grant.g1", "callback": "intervalDidEnd"])
+        h.line(450, "harness", "host_state", ["state": "foreground"])
+        var late = h
+        h.shields(455, "a,b")
+        #expect(EnforcementChecker.check(h.finished(at: 700)).passed)
+        late.shields(600, "a,b")
+        let v = try #require(EnforcementChecker.check(late.finished(at: 700)).violations.first { $0.invariant == "grant-end-reshields" })
+        #expect(v.explanation.contains("the host in the foreground"))
+    }
+
+    @Test func aLostCallbackWithTheAppShieldedInTimeAnywayPasses() {
+        var h = Self.base()
+        h.line(310, "harness", "callback_dropped", ["activity": "grant.g1", "callback": "intervalWillEndWarning"])
+        h.shields(340, "a,b")
+        let report = EnforcementChecker.check(h.finished(at: 700))
+        #expect(report.passed)
+        #expect(report.result("grant-end-reshields")?.checkedCount == 1)
+    }
+
+    @Test func aLostCallbackWithNoFallbackYetIsNotJudged() {
+        var h = Self.base()
+        h.line(310, "harness", "callback_dropped", ["activity": "grant.g1", "callback": "intervalDidEnd"])
+        let report = EnforcementChecker.check(h.finished(at: 700))
+        #expect(report.result("grant-end-reshields")?.checkedCount == 0)
+        #expect(report.latency("reshield-latency")?.excluded("callback lost, no fallback trigger yet") == 1)
+    }
+
+    @Test func aGrantedAppShieldedInsideItsGrantIsAViolation() throws {
+        var h = Self.base()
+        h.shields(100, "a,b")
+        h.shields(310, "a,b")
+        let report = EnforcementChecker.check(h.finished(at: 600))
+        #expect(report.violations.contains { $0.invariant == "grant-app-usable" && $0.subject?.id == "g1" })
+        #expect(report.violations.contains { $0.invariant == "shields-no-flap" }, "moved away from the formula with nothing changed")
+    }
+
+    @Test func shieldsThatDisagreeWithTheSettledFormulaAreAViolation() throws {
+        var h = Self.base()
+        h.shields(310, "a,b")
+        h.shields(320, "a")
+        h.line(500, "harness", "user_action", ["action": "open_app", "app": "b"])
+        let report = EnforcementChecker.check(h.finished(at: 600))
+        let v = try #require(report.violations.first { $0.invariant == "shields-match-formula" })
+        #expect(v.subject?.id == "b")
+    }
+
+    @Test func theMirrorMustMatchTheAppGroupAndBeHealthy() throws {
+        var ok = Self.base()
+        ok.shields(310, "a,b")
+        var bad = ok
+        ok.line(601, "harness", "sqlite_mirror", ["exists": "true", "apps": "a,b", "integrity": "ok", "journalMode": "wal"])
+        ok.line(601, "harness", "app_group_selection", ["present": "true", "apps": "a,b"])
+        #expect(EnforcementChecker.check(ok.finished(at: 602)).passed)
+        bad.line(601, "harness", "sqlite_mirror", ["exists": "true", "apps": "a", "integrity": "ok", "journalMode": "delete"])
+        bad.line(601, "harness", "app_group_selection", ["present": "true", "apps": "a,b"])
+        let v = try #require(EnforcementChecker.check(bad.finished(at: 602)).violations.first { $0.invariant == "sqlite-mirror-agrees" })
+        #expect(v.explanation.contains("journal mode delete") && v.explanation.contains("[a]"))
+    }
+
+    @Test func aShieldMustNameItsModeAndTheNextStep() throws {
+        var h = Self.base()
+        h.shields(310, "a,b")
+        let good = "Blocked by Focus. Open Earned Access to unlock. Or start a Focus session to earn credits."
+        h.line(400, "shield-configuration-extension", "shield_configuration", ["title": "App is blocked", "subtitle": good, "primaryButton": "Close app", "delivery": "1"])
+        #expect(EnforcementChecker.check(h.finished(at: 600)).passed)
+        h.line(401, "shield-configuration-extension", "shield_configuration", [
+            "title": "App is blocked", "subtitle": "Open Earned Access to unlock. Or start a Focus session to earn credits.", "primaryButton": "Close app",
+            "delivery": "2",
+        ])
+        let v = try #require(EnforcementChecker.check(h.finished(at: 600)).violations.first { $0.invariant == "shield-content" })
+        #expect(v.subject?.id == "2" && v.explanation.contains("Focus is not named"))
+    }
+
+    @Test func aGrantReplacedByALaterOneForItsAppIsJudgedOnlyUntilThen() {
+        var h = Self.base()
+        let g2 = Grant(id: "g2", app: "a", startTs: Self.t0 + 100, endsTs: Self.t0 + 200)
+        h.line(100, "host", "grant_created", ["grant": "g2", "app": "a", "grants": Rules.json([g2])])
+        h.shields(200, "a,b")
+        let report = EnforcementChecker.check(h.finished(at: 600))
+        #expect(report.passed, "\(report.violations.map(\.explanation))")
+        #expect(report.latency("reshield-latency")?.excluded("replaced") == 1)
+    }
+
+    @Test func theChecklistsOpensAreJudgedByWhatIOSShowed() throws {
+        var h = Self.base()
+        h.shields(310, "a,b")
+        h.line(20, "harness", "user_action", ["action": "open_app", "app": "a", "step": "5 open blocked app, should open"])
+        h.line(20, "harness", "app_in_use", ["app": "a"])
+        h.line(400, "harness", "user_action", ["action": "open_app", "app": "a", "step": "7 after expiration the shield shows again"])
+        var opened = h
+        h.line(400, "harness", "shield_shown", ["app": "a"])
+        #expect(EnforcementChecker.check(h.finished(at: 600)).result("checklist-steps")?.checkedCount == 2)
+        #expect(EnforcementChecker.check(h.finished(at: 600)).passed)
+        opened.line(400, "harness", "app_in_use", ["app": "a"])
+        let v = try #require(EnforcementChecker.check(opened.finished(at: 600)).violations.first { $0.invariant == "checklist-steps" })
+        #expect(v.subject?.id == "7")
+    }
+
+    @Test func aChecklistStepWhoseTapWasLostIsNotJudged() {
+        var h = History()
+        h.line(0, "harness", "run_started", ["timeZone": "Europe/Berlin"])
+        h.line(1, "host", "selection_saved", ["apps": "a,b"])
+        h.line(2, "host", "mode_enabled", ["mode": "focus", "modes": Rules.json([Self.focus])])
+        h.shields(2, "a,b")
+        // The grant's tap died with the host: no grant was written, the app stays shielded.
+        h.line(20, "harness", "user_action", ["action": "open_app", "app": "a", "step": "5 open blocked app, should open"])
+        h.line(20, "harness", "shield_shown", ["app": "a"])
+        let report = EnforcementChecker.check(h.finished(at: 100))
+        #expect(report.passed)
+        #expect(report.result("checklist-steps")?.checkedCount == 0)
+    }
+
+    @Test func aHistoryThatDidNotFinishIsUndecided() {
+        #expect(!EnforcementChecker.check(Self.base().events).decided)
+    }
+}
