@@ -31,7 +31,7 @@ struct ShrinkCommand: ParsableCommand {
     var match: String = "explanation"
     @Option(help: "Keep only steps on which this variant holds too (e.g. hardened): the shrunk file is then a regression scenario as it stands.")
     var holds: String?
-    @Option(name: .customLong("max-runs"), parsing: .unconditional, help: "At most this many trial runs (default 300).")
+    @Option(name: .customLong("max-runs"), parsing: .unconditional, help: "At most this many trial runs, 2 or more (default 300; with --holds a trial that fails runs twice).")
     var maxRuns: String?
     @Option(name: .customLong("runs"), help: "Directory for the trials' run directories (each removed once judged).")
     var runsDirectory: String = "runs"
@@ -43,8 +43,9 @@ struct ShrinkCommand: ParsableCommand {
         let dir = runDirectory.hasSuffix("/") ? String(runDirectory.dropLast()) : runDirectory
         var budget = 300
         if let maxRuns {
-            guard let n = Int(maxRuns), (1...Self.maxRunsLimit).contains(n) else {
-                throw InputError("--max-runs \(Excerpt.quoted(maxRuns)): use a whole number of runs, 1...\(Self.maxRunsLimit)")
+            guard let n = Int(maxRuns), (2...Self.maxRunsLimit).contains(n) else {
+                // Two at least: the recorded run again with every step pinned, then one trial.
+                throw InputError("--max-runs \(Excerpt.quoted(maxRuns)): use a whole number of runs, 2...\(Self.maxRunsLimit)")
             }
             budget = n
         }

@@ -94,7 +94,7 @@ import Glibc
         row("replay", ["replay"], 2, "Missing expected argument '<run-directory>'"),
         // shrink
         row("shrink", ["shrink", "$D/nowhere"], 2, "cannot read $D/nowhere/history.jsonl: pass a finished run's directory"),
-        row("shrink", ["shrink", "$D/nowhere", "--max-runs", "0"], 2, "--max-runs \"0\": use a whole number of runs, 1...100000"),
+        row("shrink", ["shrink", "$D/nowhere", "--max-runs", "0"], 2, "--max-runs \"0\": use a whole number of runs, 2...100000"),
         row("shrink", ["shrink"], 2, "Missing expected argument '<run-directory>'"),
         row("shrink", ["shrink", "$D/nowhere", "--match", "words"], 2, "--match \"words\": use explanation or invariant"),
         // shards
