@@ -152,9 +152,10 @@ struct ShrinkCommand: ParsableCommand {
             "The seed still decides what is random inside the run (field faults with a probability, p% failpoints).",
         ])
         do {
-            try yaml.write(toFile: outFile, atomically: true, encoding: .utf8)
+            // The project's writer: checked again, temp + fsync + rename, a full disk leaves the old file.
+            try OutputFile.write(Array(yaml.utf8), to: outFile, what: "--out")
         } catch {
-            throw InputError("cannot write \(outFile): \(error.localizedDescription)")
+            throw InputError(error.description)
         }
 
         print("shrink: \(input.scenarioName) \(input.variant) seed \(input.seed), \(target)")
@@ -194,13 +195,11 @@ struct ShrinkCommand: ParsableCommand {
 
     /// `--out` may replace only a file this command wrote (its header says so), never another file.
     static func requireReplaceable(_ path: String) throws {
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
-            try Preflight.writableFile(path, what: "--out")
-            return
-        }
-        guard !isDir.boolValue,
-            let head = FileManager.default.contents(atPath: path)?.prefix(200),
+        // OutputFile's rules first (absent or a regular file, never a symlink, device or
+        // directory, in a writable directory); then: an existing file must be one of ours.
+        try Preflight.writableFile(path, what: "--out")
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        guard let head = FileManager.default.contents(atPath: path)?.prefix(200),
             String(decoding: head, as: UTF8.self).hasPrefix("# " + header)
         else {
             throw InputError("--out \(path) exists and was not written by harness shrink; choose another path (nothing was replaced)")

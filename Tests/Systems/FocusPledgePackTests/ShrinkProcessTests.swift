@@ -65,6 +65,12 @@ import Glibc
         let (refused, refusedOut) = try harness(["shrink", run, "--out", foreign, "--runs", d.path + "/trials2"])
         #expect(refused == .exited(2) && refusedOut.isEmpty, "\(refusedOut)")
         #expect(try String(contentsOfFile: foreign, encoding: .utf8) == "my notes\n")
+        // A symlink, even to a file shrink wrote, is refused (OutputFile's rule): the link stays.
+        let link = d.path + "/link.yaml"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: shrunk)
+        let (linked, linkedOut) = try harness(["shrink", run, "--out", link, "--runs", d.path + "/trials2"])
+        #expect(linked == .exited(2) && linkedOut.isEmpty, "\(linkedOut)")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == shrunk)
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/trials2")) ?? []).isEmpty, "nothing ran")
         // An invariant the run did not violate: nothing to keep failing.
         let (other, otherOut) = try harness(["shrink", run, "--invariant", "no-such-invariant", "--runs", d.path + "/trials3"])
