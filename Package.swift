@@ -119,11 +119,11 @@ let package = Package(
         .target(name: "SystemFiles", dependencies: ["AppGroup", "ScreenTimeModel"], path: "Sources/SystemFiles"),
         .target(name: "UIKitSubset", path: "Sources/Frameworks/UIKitSubset"),
         .target(name: "CFDarwinNotify", dependencies: ["AppGroup"], path: "Sources/Frameworks/CFDarwinNotify"),
-        .target(name: "ManagedSettings", dependencies: ["ScreenTimeModel", "SystemFiles"], path: "Sources/Frameworks/ManagedSettings"),
+        .target(name: "ManagedSettings", dependencies: ["AppGroup", "ScreenTimeModel", "SystemFiles"], path: "Sources/Frameworks/ManagedSettings"),
         .target(name: "ManagedSettingsUI", dependencies: ["ManagedSettings", "UIKitSubset"], path: "Sources/Frameworks/ManagedSettingsUI"),
-        .target(name: "FamilyControls", dependencies: ["ManagedSettings", "ScreenTimeModel", "SystemFiles"], path: "Sources/Frameworks/FamilyControls"),
-        .target(name: "DeviceActivity", dependencies: ["ManagedSettings", "ScreenTimeModel", "SystemFiles"], path: "Sources/Frameworks/DeviceActivity"),
-        .target(name: "UserNotifications", dependencies: ["ScreenTimeModel", "SystemFiles"], path: "Sources/Frameworks/UserNotifications"),
+        .target(name: "FamilyControls", dependencies: ["AppGroup", "ManagedSettings", "ScreenTimeModel", "SystemFiles"], path: "Sources/Frameworks/FamilyControls"),
+        .target(name: "DeviceActivity", dependencies: ["AppGroup", "ManagedSettings", "ScreenTimeModel", "SystemFiles"], path: "Sources/Frameworks/DeviceActivity"),
+        .target(name: "UserNotifications", dependencies: ["AppGroup", "ScreenTimeModel", "SystemFiles"], path: "Sources/Frameworks/UserNotifications"),
         .target(name: "ScreenTimeOS", dependencies: ["AppGroup", "ScreenTimeModel", "SystemFiles"], path: "Sources/ScreenTimeOS"),
 
         // MARK: Systems — FocusPledge (seed 000)

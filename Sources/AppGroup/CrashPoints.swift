@@ -133,7 +133,48 @@ public enum CrashPoints {
         return counts[label] ?? 0
     }
 
-    private static func passEnabled(_ label: String) throws {
+    /// `label` with each UUID (8-4-4-4-12 hex digits, an app's `UUID().uuidString`) as `<uuid>`:
+    /// a notification id the seed draws afresh in every run would make its crash point's label
+    /// differ from run to run, so `harness explore` could never aim at it ("not reached"). The
+    /// `#n` after it still tells the passes apart (the nth notification added).
+    public static func stableLabel(_ label: String) -> String {
+        let bytes = Array(label.utf8)
+        guard bytes.count >= 36, bytes.contains(UInt8(ascii: "-")) else { return label }
+        func isHex(_ b: UInt8) -> Bool {
+            (b >= 48 && b <= 57) || (b >= 65 && b <= 70) || (b >= 97 && b <= 102)
+        }
+        let groups = [8, 4, 4, 4, 12]
+        func uuid(at start: Int) -> Bool {
+            var i = start
+            for (g, n) in groups.enumerated() {
+                guard i + n <= bytes.count, bytes[i..<(i + n)].allSatisfy(isHex) else { return false }
+                i += n
+                if g < groups.count - 1 {
+                    guard i < bytes.count, bytes[i] == UInt8(ascii: "-") else { return false }
+                    i += 1
+                }
+            }
+            // Not part of a longer run of hex digits.
+            return (start == 0 || !isHex(bytes[start - 1])) && (i == bytes.count || !isHex(bytes[i]))
+        }
+        var out: [UInt8] = []
+        var i = 0
+        var changed = false
+        while i < bytes.count {
+            if bytes.count - i >= 36, uuid(at: i) {
+                out += Array("<uuid>".utf8)
+                i += 36
+                changed = true
+            } else {
+                out.append(bytes[i])
+                i += 1
+            }
+        }
+        return changed ? String(decoding: out, as: UTF8.self) : label
+    }
+
+    private static func passEnabled(_ rawLabel: String) throws {
+        let label = stableLabel(rawLabel)
         lock.lock()
         let n = (counts[label] ?? 0) + 1
         counts[label] = n

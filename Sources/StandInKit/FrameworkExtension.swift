@@ -1,3 +1,4 @@
+import AppGroup
 import ArgumentParser
 @_spi(ScreenTimeHarness) import DeviceActivity
 import Foundation
@@ -210,7 +211,11 @@ public enum FrameworkExtension {
         var code: Int32 = 0
         switch outcome {
         case .called: break
-        case .responded(let r): context.trace.log("responded", ["response": r.rawValue, "delivery": delivery])
+        case .responded(let r):
+            // The shield action's answer (a seed's own `completionHandler(.none)` too): a crash
+            // point right before iOS gets it (PROTOCOL.md §11).
+            CrashPoints.passNonThrowing("respond")
+            context.trace.log("responded", ["response": r.rawValue, "delivery": delivery])
         case .configuration(let c):
             var f = c.fields
             f["delivery"] = delivery

@@ -121,7 +121,7 @@ public final class LiveDevice: DevicePort {
     public func stopMonitoring(_ activities: [String]) throws {
         // An empty list would stop every activity (Apple's default); the effect means none.
         guard !activities.isEmpty else { return }
-        activityCenter.stopMonitoring(activities.map { DeviceActivityName($0) })
+        try activityCenter.stopMonitoringThrowing(activities.map { DeviceActivityName($0) })
     }
 
     public func startTimer(_ name: String, _ fire: TimerFire) {
@@ -139,8 +139,13 @@ public final class LiveDevice: DevicePort {
         host.send(requestId: requestId, call)
     }
 
+    /// The frameworks mark the OS calls' crash points; `respond` is marked here (or, through
+    /// `onRespond`, by `FrameworkExtension` where the completion handler's answer is traced).
+    public var frameworksMarkCrashPoints: Bool { true }
+
     public func respond(_ response: ShieldActionResponse) {
         if let onRespond { return onRespond(response) }
+        CrashPoints.passNonThrowing("respond")
         self.response = response
         var f = ["response": response.rawValue]
         if let delivery { f["delivery"] = delivery }

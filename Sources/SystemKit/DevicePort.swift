@@ -28,4 +28,13 @@ public protocol DevicePort: AnyObject {
     func removeNotifications(_ removal: NotificationRemoval) throws
     func setBadge(_ count: Int) throws
     func trace(_ event: String, _ fields: [String: String])
+    /// True when the device carries its OS calls out through the Apple-named frameworks, which
+    /// mark their own crash points (PROTOCOL.md §11) — the same place a seed's own code calling
+    /// them directly is marked — so the interpreter does not mark them twice. False (the default:
+    /// `InMemoryDevice`): the interpreter marks them.
+    var frameworksMarkCrashPoints: Bool { get }
+}
+
+extension DevicePort {
+    public var frameworksMarkCrashPoints: Bool { false }
 }

@@ -64,21 +64,21 @@ public enum EffectInterpreter {
             return attempt(device, "private_store_error", ["op": "write"]) { try device.writePrivateDefaults(writes) }
         case .setShield(let write):
             let e = attempt(device, "shield_error", write.store == ShieldWrite.defaultStore ? [:] : ["store": write.store]) {
-                try CrashPoints.pass("shield:" + write.store)
+                if !device.frameworksMarkCrashPoints { try CrashPoints.pass("shield:" + write.store) }
                 try device.writeShield(write)
             }
             if e == nil { device.trace("shields_set", write.traceFields) }
             return e
         case .clearSettings(let store):
             let e = attempt(device, "shield_error", ["store": store]) {
-                try CrashPoints.pass("shield.clear:" + store)
+                if !device.frameworksMarkCrashPoints { try CrashPoints.pass("shield.clear:" + store) }
                 try device.clearSettings(store: store)
             }
             if e == nil { device.trace("settings_cleared", ["store": store]) }
             return e
         case .startMonitoring(let activity, let start, let end, let repeats):
             let e = attempt(device, "monitoring_error", ["activity": activity]) {
-                try CrashPoints.pass("monitoring.start:" + activity)
+                if !device.frameworksMarkCrashPoints { try CrashPoints.pass("monitoring.start:" + activity) }
                 try device.startMonitoring(activity: activity, start: start, end: end, repeats: repeats)
             }
             if e == nil {
@@ -89,7 +89,7 @@ public enum EffectInterpreter {
             return e
         case .startMonitoringSchedule(let activity, let schedule, let events):
             let e = attempt(device, "monitoring_error", ["activity": activity]) {
-                try CrashPoints.pass("monitoring.start:" + activity)
+                if !device.frameworksMarkCrashPoints { try CrashPoints.pass("monitoring.start:" + activity) }
                 try device.startMonitoring(activity: activity, schedule: schedule, events: events)
             }
             if e == nil {
@@ -101,7 +101,7 @@ public enum EffectInterpreter {
             return e
         case .stopMonitoring(let names):
             let e = attempt(device, "monitoring_error", ["activities": names.joined(separator: ",")], {
-                try CrashPoints.pass("monitoring.stop:" + names.joined(separator: ","))
+                if !device.frameworksMarkCrashPoints { try CrashPoints.pass("monitoring.stop:" + names.joined(separator: ",")) }
                 try device.stopMonitoring(names)
             })
             if e == nil { device.trace("monitoring_stopped", ["activities": names.joined(separator: ",")]) }
@@ -115,23 +115,23 @@ public enum EffectInterpreter {
         case .postNotification(let name):
             return attempt(device, "notify_error", ["name": name]) { try device.post(name) }
         case .respond(let response):
-            CrashPoints.passNonThrowing("respond")
+            if !device.frameworksMarkCrashPoints { CrashPoints.passNonThrowing("respond") }
             device.respond(response)
         case .requestAuthorization(let request):
-            CrashPoints.passNonThrowing("authorization:" + request.kind)
+            if !device.frameworksMarkCrashPoints { CrashPoints.passNonThrowing("authorization:" + request.kind) }
             device.trace("authorization_requested", ["kind": request.kind])
             device.requestAuthorization(request)
         case .setNotificationCategories(let categories):
             let ids = categories.map(\.identifier).joined(separator: ",")
             let e = attempt(device, "notification_error", ["op": "setNotificationCategories"]) {
-                try CrashPoints.pass("notifications.categories")
+                if !device.frameworksMarkCrashPoints { try CrashPoints.pass("notifications.categories") }
                 try device.setNotificationCategories(categories)
             }
             if e == nil { device.trace("notification_categories_set", ["categories": ids]) }
             return e
         case .addNotification(let request):
             let e = attempt(device, "notification_error", ["op": "add", "identifier": request.identifier]) {
-                try CrashPoints.pass("notification.add:" + request.identifier)
+                if !device.frameworksMarkCrashPoints { try CrashPoints.pass("notification.add:" + request.identifier) }
                 try device.addNotification(request)
             }
             if e == nil {
@@ -143,14 +143,14 @@ public enum EffectInterpreter {
             return e
         case .removeNotifications(let removal):
             let e = attempt(device, "notification_error", ["op": "remove"]) {
-                try CrashPoints.pass("notifications.remove")
+                if !device.frameworksMarkCrashPoints { try CrashPoints.pass("notifications.remove") }
                 try device.removeNotifications(removal)
             }
             if e == nil { device.trace("notifications_removed", removal.traceFields) }
             return e
         case .setBadge(let count):
             let e = attempt(device, "notification_error", ["op": "setBadge"]) {
-                try CrashPoints.pass("badge")
+                if !device.frameworksMarkCrashPoints { try CrashPoints.pass("badge") }
                 try device.setBadge(count)
             }
             if e == nil { device.trace("badge_set", ["count": String(count)]) }

@@ -63,6 +63,27 @@ import Glibc
         ])
     }
 
+    /// A UUID an app draws afresh in every run (a notification id) is `<uuid>` in the label, so the
+    /// label is the same in every run and a failpoint can aim at it; `#n` tells the passes apart.
+    @Test func aUUIDInALabelIsWrittenUUIDSoTheLabelIsStable() throws {
+        #expect(CrashPoints.stableLabel("notification.add:0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0") == "notification.add:<uuid>")
+        #expect(CrashPoints.stableLabel("x:a1b2c3d4-0000-4000-8000-00000000000a,B1B2C3D4-0000-4000-8000-00000000000B")
+            == "x:<uuid>,<uuid>")
+        // Not a UUID: too short a group, a longer hex run, no dashes.
+        for kept in ["step:0F1E2D3-4B5A-6978-8796-A5B4C3D2E1F0x", "step:00F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0",
+                     "defaults:group.cp/focuspledge_session_start_time", "step:0F1E2D3C4B5A69788796A5B4C3D2E1F0abcd"] {
+            #expect(CrashPoints.stableLabel(kept) == kept)
+        }
+        let s = try Setup()
+        try s.configure(["p:step:add <uuid>#2=error"])
+        let memory = InMemoryDevice()
+        let first = EffectInterpreter.perform([.step("add " + UUID().uuidString)], on: memory)
+        let second = EffectInterpreter.perform([.step("add " + UUID().uuidString)], on: memory)
+        #expect(first.failures.isEmpty)
+        #expect(second.failures.count == 1, "the failpoint aimed at the second pass fires although its UUID is new")
+        #expect(CrashPoints.recorded(in: s.log) == ["p:step:add <uuid>#1", "p:step:add <uuid>#2"])
+    }
+
     /// A relaunched process reads its log back: the count goes on, and a failpoint's count is
     /// used up as far as the earlier incarnation went.
     @Test func aRelaunchContinuesTheCountAndTheFailpointsState() throws {

@@ -1,3 +1,4 @@
+import AppGroup
 import Foundation
 import ScreenTimeModel
 import SystemFiles
@@ -78,6 +79,8 @@ public struct DeviceActivityCenter: Sendable {
     public func startMonitoring(
         _ activity: DeviceActivityName, during schedule: DeviceActivitySchedule, events: [DeviceActivityEvent.Name: DeviceActivityEvent] = [:]
     ) throws {
+        // The call's crash point (PROTOCOL.md §11), for a seed's own code as for the effect.
+        try CrashPoints.pass("monitoring.start:" + activity.rawValue)
         do {
             try startMonitoringChecked(activity, during: schedule, events: events)
         } catch let e as MonitoringError {
@@ -138,14 +141,18 @@ public struct DeviceActivityCenter: Sendable {
     /// Apple's `stopMonitoring(_:)`: no names = every activity. Deletes the registrations and
     /// posts `system.deviceactivity.changed`; the OS ends an ongoing interval (`intervalDidEnd`).
     public func stopMonitoring(_ activities: [DeviceActivityName] = []) {
-        do {
-            let area = try device.get().area(SystemPaths.deviceActivity)
-            let files = activities.isEmpty ? try area.recordNames() : activities.compactMap { SystemFileName.encode($0.rawValue) }
-            for f in files { area.directory.remove(f) }
-            try area.post(SystemPaths.deviceActivityChanged)
-        } catch {
+        do { try stopMonitoringThrowing(activities) } catch {
             EmulatedDevice.report("DeviceActivityCenter.stopMonitoring", error)
         }
+    }
+
+    /// `stopMonitoring(_:)` with the error (stand-ins trace it).
+    @_spi(ScreenTimeHarness) public func stopMonitoringThrowing(_ activities: [DeviceActivityName]) throws {
+        try CrashPoints.pass("monitoring.stop:" + activities.map(\.rawValue).joined(separator: ","))
+        let area = try device.get().area(SystemPaths.deviceActivity)
+        let files = activities.isEmpty ? try area.recordNames() : activities.compactMap { SystemFileName.encode($0.rawValue) }
+        for f in files { area.directory.remove(f) }
+        try area.post(SystemPaths.deviceActivityChanged)
     }
 
     /// Apple's `activities`: the activities monitored now.

@@ -1,3 +1,4 @@
+import AppGroup
 import Foundation
 import ScreenTimeModel
 import SystemFiles
@@ -46,6 +47,7 @@ public final class AuthorizationCenter: @unchecked Sendable {
 
     /// The same, on the calling thread (stand-ins that are not async).
     @_spi(ScreenTimeHarness) public func requestAuthorizationBlocking(for member: FamilyControlsMember) throws {
+        CrashPoints.passNonThrowing("authorization:screenTime")  // a prompt is answered, never failed
         let device = try device.get()
         if try currentStatus().status == .approved { return }
         let area = try device.area(SystemPaths.authorization)

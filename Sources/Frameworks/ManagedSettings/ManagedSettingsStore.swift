@@ -1,3 +1,4 @@
+import AppGroup
 import Foundation
 import ScreenTimeModel
 import SystemFiles
@@ -45,7 +46,10 @@ public final class ManagedSettingsStore: @unchecked Sendable {
             }
         }
         set {
-            do { try commit(newValue) } catch {
+            do {
+                try CrashPoints.pass("shield:" + name.rawValue)
+                try commit(newValue)
+            } catch {
                 EmulatedDevice.report("ManagedSettingsStore(\(name.rawValue)).shield = …", error)
             }
         }
@@ -60,12 +64,14 @@ public final class ManagedSettingsStore: @unchecked Sendable {
 
     /// `clearAllSettings()` with the error (stand-ins trace it).
     @_spi(ScreenTimeHarness) public func clearAllSettingsThrowing() throws {
+        try CrashPoints.pass("shield.clear:" + name.rawValue)
         let (area, file) = try location()
         try area.withLock { () throws(SystemFileError) in try area.remove(file, post: SystemPaths.managedSettingsChanged) }
     }
 
     /// Several shield properties in one write, with the error (stand-ins trace it).
     @_spi(ScreenTimeHarness) public func updateShield(_ body: (inout ShieldSettings) -> Void) throws {
+        try CrashPoints.pass("shield:" + name.rawValue)
         var s = try currentShield()
         body(&s)
         try commit(s)

@@ -1,3 +1,4 @@
+import AppGroup
 import Foundation
 import ScreenTimeModel
 import SystemFiles
@@ -84,6 +85,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     }
 
     @_spi(ScreenTimeHarness) public func requestAuthorizationBlocking(options: UNAuthorizationOptions) throws -> Bool {
+        CrashPoints.passNonThrowing("authorization:notifications")  // a prompt is answered, never failed
         let device = try device.get()
         let area = try area()
         let (status, _) = try currentAuthorization()
@@ -154,6 +156,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     @_spi(ScreenTimeHarness) public func addThrowing(
         identifier: String, content: NotificationContentRecord, trigger: NotificationTriggerRecord?
     ) throws {
+        try CrashPoints.pass("notification.add:" + identifier)
         guard let file = SystemFileName.encode(identifier) else {
             throw UNError(.notificationInvalidNoContent, "identifier \(String(reflecting: String(identifier.prefix(80)))) is empty or too long")
         }
@@ -184,6 +187,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
 
     open func removePendingNotificationRequests(withIdentifiers identifiers: [String]) {
         do {
+            try CrashPoints.pass("notifications.remove")
             let a = try area(SystemPaths.pendingNotifications)
             for id in identifiers { if let f = SystemFileName.encode(id) { a.directory.remove(f) } }
             try a.post(SystemPaths.notificationsChanged)
@@ -194,6 +198,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
 
     open func removeAllPendingNotificationRequests() {
         do {
+            try CrashPoints.pass("notifications.remove")
             let a = try area(SystemPaths.pendingNotifications)
             for f in try a.recordNames() { a.directory.remove(f) }
             try a.post(SystemPaths.notificationsChanged)
@@ -228,6 +233,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
 
     private func fileRemoval(_ ids: [String], all: Bool) {
         do {
+            try CrashPoints.pass("notifications.remove")
             let r = NotificationRemovalRecord(delivered: ids, all: all, requestedAt: try device.get().now())
             try area(SystemPaths.notificationRemovals).write(r, "\(Int64(r.requestedAt.timeIntervalSince1970 * 1000))-\(UUID().uuidString).json", post: SystemPaths.notificationsChanged)
         } catch {
@@ -245,6 +251,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
 
     /// `setNotificationCategories(_:)` of records, with the error.
     @_spi(ScreenTimeHarness) public func setNotificationCategoriesThrowing(_ categories: [NotificationCategoryRecord]) throws {
+        try CrashPoints.pass("notifications.categories")
         let r = NotificationCategoriesRecord(categories: categories.sorted { $0.identifier < $1.identifier })
         try area().write(r, SystemPaths.notificationCategories, post: SystemPaths.notificationsChanged)
     }
@@ -279,6 +286,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
 
     /// `setBadgeCount(_:)` with the error.
     @_spi(ScreenTimeHarness) public func setBadgeCountThrowing(_ newBadgeCount: Int) throws {
+        try CrashPoints.pass("badge")
         guard newBadgeCount >= 0 else { throw UNError(.badgeInputInvalid, "badge count \(newBadgeCount) is negative") }
         try area().write(BadgeRecord(count: newBadgeCount), SystemPaths.badge, post: SystemPaths.notificationsChanged)
     }
