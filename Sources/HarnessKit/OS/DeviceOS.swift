@@ -79,6 +79,8 @@ public struct DeviceOS: Sendable {
     var recordedShieldApps: String?
     var frontmost: Frontmost = .home
     public internal(set) var host: HostState = .notRunning
+    /// Whether the host was in the foreground when it last exited (nil: it has not exited yet).
+    var hostForegroundAtExit: Bool?
     var nextDelivery = 1
     /// Shield-action calls waiting for their answer, by delivery.
     var shieldCalls: [Int: (app: String, label: [String: String])] = [:]
@@ -152,12 +154,25 @@ public struct DeviceOS: Sendable {
         case .callEnded(let delivery, let completed, let response):
             callEnded(delivery, completed: completed, response: response, &out)
         case .hostExited:
+            if host != .notRunning { hostForegroundAtExit = host == .foreground }
             if host != .notRunning { out.append(.record("host_state", ["state": "notRunning"])) }
             host = .notRunning
             if frontmost == .host { frontmost = .home }
         case .hostLaunched:
             // Launched to handle a notification action in the background: it stays there.
             if case .background = host { break }
+            // Brought back after a kill that found it in the background or suspended (the
+            // nemesis's restart, a crash's relaunch) — not by the user, who opens it through
+            // `openHost` (foreground before this launch): iOS does not put a killed background app
+            // in front of what the user is doing. It comes back in the background and is
+            // suspended after the grace period, as any app the user left (PROTOCOL.md §10.2).
+            if host == .notRunning, configuration.hostLifecycle, hostForegroundAtExit == false {
+                host = .background(since: now)
+                out.append(.record("host_state", ["state": "background", "why": "relaunched after a kill in the background"]))
+                tellLifecycle(active: false, &out)
+                hostTick(&out)
+                break
+            }
             host = .foreground
             frontmost = .host
             out.append(.record("host_state", ["state": "foreground"]))

@@ -254,6 +254,33 @@ import Testing
         #expect(os.host == .background(since: os.now))
     }
 
+    /// A host killed while suspended (the nemesis, a crash) and brought back comes back in the
+    /// background — a shield the user is looking at keeps the screen — and is suspended after the
+    /// grace; one killed in the foreground comes back in front, as the user reopening it.
+    @Test func aHostKilledInTheBackgroundComesBackInTheBackground() {
+        var os = Self.os()
+        _ = os.apply(.user(.openHost))
+        _ = os.apply(.hostLaunched)
+        _ = os.apply(.user(.leaveHost))
+        _ = os.apply(.clock(now: Self.t0 + 10))
+        #expect(os.host == .suspended)
+        _ = os.apply(.user(.useApp(bundleIdentifier: "com.x", seconds: 600, label: [:])))
+        _ = os.apply(.hostExited)
+        _ = os.apply(.clock(now: Self.t0 + 60))
+        let back = os.apply(.hostLaunched)
+        #expect(os.host == .background(since: Self.t0 + 60))
+        #expect(back.contains(.record("host_state", ["state": "background", "why": "relaunched after a kill in the background"])))
+        #expect(!back.contains(.record("host_state", ["state": "foreground"])))
+        #expect(os.frontmost == .app("com.x", until: Self.t0 + 610, label: [:]), "the app in use keeps the screen")
+        #expect(os.nextDeadline() == Self.t0 + 70)
+        #expect(os.apply(.clock(now: Self.t0 + 70)).contains(.suspendHost))
+        // Killed in the foreground: back in front.
+        _ = os.apply(.user(.openHost))
+        _ = os.apply(.hostExited)
+        _ = os.apply(.hostLaunched)
+        #expect(os.host == .foreground && os.frontmost == .host)
+    }
+
     @Test func withoutTheLifecycleTheHostIsNeverSuspended() {
         var os = Self.os(lifecycle: false)
         _ = os.apply(.user(.openHost))
