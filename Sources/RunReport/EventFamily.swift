@@ -15,7 +15,7 @@ public enum EventFamily: String, CaseIterable, Sendable {
         case "callback_duplicated": return .callbackDuplicated
         case "callback_held", "callback_released": return .callbackHeld
         case "heartbeat": return .heartbeat
-        case "user_action", "user_input", "app_in_use", "app_left": return .user
+        case "user_action", "user_input", "user_input_done", "user_retry", "user_tap_lost", "app_in_use", "app_left": return .user
         default: break
         }
         if event.hasPrefix("callback_") { return .callbackOther }

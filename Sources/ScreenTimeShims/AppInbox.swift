@@ -59,6 +59,9 @@ public final class AppInbox: @unchecked Sendable {
         try center.post(EmulatedOSPaths.inboxPosted(process))
     }
 
+    /// Harness side: whether message `seq` is still in the inbox (the app has not taken it yet).
+    public func holds(_ seq: Int) -> Bool { (try? directory.statEntry(Self.fileName(seq))) != nil }
+
     /// App side: removes and returns pending messages in order. Malformed files are removed and
     /// reported through `onMalformed` (never acted on, never a crash).
     public func take(onMalformed: (String) -> Void = { _ in }) -> [AppMessage] {

@@ -274,6 +274,11 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
             fields["action"] = m.action
             fields["seq"] = String(m.seq)
             context.trace.log("user_input", fields)
+            feed(input)
+            // The tap's handler returned with its effects carried out: a process that dies before
+            // this line died inside the tap, and the user taps again once it is back (§7.7).
+            context.trace.log("user_input_done", ["action": m.action, "seq": String(m.seq)])
+            return
         default: break
         }
         feed(input)

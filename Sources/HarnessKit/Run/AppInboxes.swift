@@ -13,6 +13,22 @@ import SystemKit
 struct AppInboxes {
     var open: [String: AppInbox] = [:]
     var nextSeq = 1
+    /// The user's taps not yet known to be handled, by seq (InterruptedTaps.swift).
+    var taps: [Int: SentTap] = [:]
+    /// Per role's trace, how far it has been read for `user_input` / `user_input_done`.
+    var traceOffsets: [String: UInt64] = [:]
+    /// Seqs an app has taken in (`user_input`) and not finished (`user_input_done`).
+    var started: Set<Int> = []
+    /// Per role, the user's last taps (with their seqs), oldest first: what a pack's repeat may
+    /// build on (`SystemPack.repeatTaps`).
+    var recent: [String: [AppMessage]] = [:]
+
+    struct SentTap {
+        var role: String
+        var message: AppMessage
+        /// The seq of the tap this one repeats (the user taps again at most once).
+        var retryOf: Int?
+    }
 }
 
 /// The user the run plays on the device, as the pack's workload asks (`UserDevice`): taps go to
@@ -29,12 +45,19 @@ extension LiveRun: UserDevice {
         // quit, reboot) is opened first. (One the nemesis killed comes back on its own schedule.)
         // (Under virtual time the SIGCONT waits until the whole action is in place: `resumesHeld`.)
         if role == hostRole, let entry = processes.table.entry(role), entry.heldDownByOS || entry.osSuspended { openHost() }
-        sendToInbox(role, message)
+        guard let seq = sendToInbox(role, message) else { return }
+        inboxes.taps[seq] = .init(role: role, message: message)
+        var sent = message
+        sent.seq = seq
+        inboxes.recent[role, default: []].append(sent)
+        if inboxes.recent[role, default: []].count > InterruptedTapsBound.earlierTaps { inboxes.recent[role]?.removeFirst() }
     }
 
     /// Writes `message` to the role's inbox (PROTOCOL.md §7.7) without opening anything: the OS's
-    /// own messages (a notification response) arrive however iOS launched the app.
-    func sendToInbox(_ role: String, _ message: AppMessage) {
+    /// own messages (a notification response) arrive however iOS launched the app. Its seq, or nil
+    /// when it could not be written (recorded).
+    @discardableResult
+    func sendToInbox(_ role: String, _ message: AppMessage) -> Int? {
         var m = message
         m.seq = inboxes.nextSeq
         inboxes.nextSeq += 1
@@ -42,8 +65,10 @@ extension LiveRun: UserDevice {
             let inbox = try inboxes.open[role] ?? AppInbox(process: role, deviceRoot: root, center: center)
             inboxes.open[role] = inbox
             try inbox.send(m)
+            return m.seq
         } catch {
             rec.record("inbox_error", ["target": role, "error": "\(error)"])
+            return nil
         }
     }
 

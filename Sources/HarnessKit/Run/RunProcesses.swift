@@ -149,6 +149,8 @@ extension LiveRun {
         execute(processes.table.exited(pid: pid, status: "\(status)", clean: status == .exited(0), now: ticks()))
         if let call { extensionEnded(delivery: call.delivery, role: call.role, clean: status == .exited(0)) }
         if let role, role == hostRole { osApply(.hostExited) }
+        // A tap it died inside is tapped again once it is back (InterruptedTaps.swift).
+        if let role, pack.descriptor.role(role)?.lifetime == .app { repeatInterruptedTaps(of: role) }
     }
 
     /// Virtual time: a planned SIGKILL of a long-lived process at a quiescent instant. The process

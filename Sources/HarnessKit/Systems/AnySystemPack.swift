@@ -1,5 +1,6 @@
 import Foundation
 import History
+import ScreenTimeShims
 
 /// A `SystemPack` with its associated types erased, so the core can hold packs of every system
 /// in one list and scenarios can carry their pack's configuration.
@@ -32,6 +33,10 @@ public struct AnySystemPack: Sendable, CustomStringConvertible {
     public func evidence(run: RunPaths) -> [Evidence] { box.evidence(run: run) }
 
     public func check(_ history: [HistoryEvent]) -> CheckReport { box.check(history) }
+
+    public func repeatTaps(of interrupted: AppMessage, in role: String, earlier: [AppMessage]) -> [AppMessage] {
+        box.repeatTaps(of: interrupted, in: role, earlier: earlier)
+    }
 
     /// A workload of exactly these actions (a scenario's `plan.userActions`, each one JSON object
     /// as `schedule.json` records it: `atDeviceOffsetSeconds` and the pack's `action`), instead of
@@ -127,6 +132,7 @@ protocol ErasedPack: Sendable {
     func runFacts(_ configuration: AnyConfiguration) -> [String: String]
     func evidence(run: RunPaths) -> [Evidence]
     func check(_ history: [HistoryEvent]) -> CheckReport
+    func repeatTaps(of interrupted: AppMessage, in role: String, earlier: [AppMessage]) -> [AppMessage]
     func pinnedWorkload(_ entries: [Data], summary: [String: JSONValue]) throws(PinnedPlan.EntryError) -> AnyWorkloadPlan
 }
 
@@ -157,6 +163,10 @@ struct Box<P: SystemPack>: ErasedPack {
     func evidence(run: RunPaths) -> [Evidence] { pack.evidence(run: run) }
 
     func check(_ history: [HistoryEvent]) -> CheckReport { pack.check(history) }
+
+    func repeatTaps(of interrupted: AppMessage, in role: String, earlier: [AppMessage]) -> [AppMessage] {
+        pack.repeatTaps(of: interrupted, in: role, earlier: earlier)
+    }
 
     func pinnedWorkload(_ entries: [Data], summary: [String: JSONValue]) throws(PinnedPlan.EntryError) -> AnyWorkloadPlan {
         var actions: [PlannedAction<P.Action>] = []

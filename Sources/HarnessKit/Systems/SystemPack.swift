@@ -44,12 +44,28 @@ public protocol SystemPack: Sendable {
 
     /// Judges a merged history, from the history alone.
     func check(_ history: [HistoryEvent]) -> CheckReport
+
+    /// A tap the app died in (PROTOCOL.md §7.7): what the user taps, in order, once iOS has
+    /// brought the app back. `earlier`: the taps made in `role` before it, oldest first (the last
+    /// `InterruptedTapsBound.earlierTaps`). Default: the tap alone. A pack whose screen keeps what
+    /// the user did only in the app's memory (a picker's selection) repeats the taps that built
+    /// it, as a user back at the app's first screen would.
+    func repeatTaps(of interrupted: AppMessage, in role: String, earlier: [AppMessage]) -> [AppMessage]
+}
+
+/// Bounds of the interrupted-tap repeat (InterruptedTaps.swift).
+public enum InterruptedTapsBound {
+    /// Taps per role kept for `SystemPack.repeatTaps(of:in:earlier:)`.
+    public static let earlierTaps = 32
+    /// Taps one repeat may make.
+    public static let tapsPerRepeat = 8
 }
 
 extension SystemPack {
     public func launchArguments(for role: ProcessRole, configuration: Configuration, run: RunPaths) -> [String] { [] }
     public func runFacts(_ configuration: Configuration) -> [String: String] { [:] }
     public func evidence(run: RunPaths) -> [Evidence] { [] }
+    public func repeatTaps(of interrupted: AppMessage, in role: String, earlier: [AppMessage]) -> [AppMessage] { [interrupted] }
 }
 
 /// A pack's plan of the user's actions, plus its summary (flattened into `schedule.json`).

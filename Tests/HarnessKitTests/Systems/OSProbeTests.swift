@@ -269,11 +269,14 @@ import Testing
                 - { at: 2m, do: write_pair, n: 1 }
                 - { at: 10m, do: write_pair, n: 2 }
             """, duration: "20m", os: "{ faults: [{ kind: torn_write, roles: [host], window: [5m, 1h] }] }")
-        #expect(Self.lines(h, "host", "pair_written").map { $0["n"]! } == ["1"])
         #expect(Self.lines(h, "host", "defaults_fault", ["kind": "torn_write", "landed": "pairA", "lost": "pairB"]).count == 1)
         #expect(Self.lines(h, "harness", "exit", ["target": "host"]).first?["status"]?.contains("9") == true)
         // Relaunched, it finds the half-written pair.
         #expect(Self.lines(h, "host", "launch_read").map { "\($0["pairA"]!) \($0["pairB"]!)" } == ["- -", "2 1"])
+        // The user's tap died with the writer: tapped again once it is back (PROTOCOL.md §7.7),
+        // the pair is written whole (the fault tears only the first write of its window).
+        #expect(Self.lines(h, "harness", "user_retry").map { $0["n"]! } == ["2"])
+        #expect(Self.lines(h, "host", "pair_written").map { $0["n"]! } == ["1", "2"])
     }
 
     // MARK: Notifications and time

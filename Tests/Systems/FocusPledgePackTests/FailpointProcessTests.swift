@@ -26,6 +26,9 @@ import Glibc
     /// as-written's `setActiveSession` is four separate sets; this is the second.
     static let secondKey = "host-app:defaults:group.com.focuspledge.shared/focuspledge_session_start_time"
     static let firstKey = "host-app:defaults:group.com.focuspledge.shared/focuspledge_active_session_id"
+    /// The server's answer to the host's settle, after the server committed it and before the
+    /// host read it: as-written, relaunched, never removes the settled session's shields.
+    static let settleAnswer = "host-app:http.reply:settlement-server POST /resolveSession"
 
     func harness(_ args: [String]) throws -> (ChildProcess.ExitStatus?, String) {
         let p = try ChildProcess.spawn(try Executables.path(of: "harness"), args)
@@ -78,8 +81,11 @@ import Glibc
         #expect(events[exit]["status"] == "signal 9")
         #expect(!events[(fired + 1)..<exit].contains { $0.process == "host-app" })
         #expect(events[exit...].contains { $0.event == "spawn" && $0["target"] == "host-app" })
-        // The session's start never reached its shields: the first key landed alone.
-        #expect(try violated(run).contains("start-enforced"))
+        // The host died inside the user's start tap; the user taps start again once it is back
+        // (PROTOCOL.md §7.7), and the relaunched host starts the session.
+        let retry = try #require(events[exit...].first { $0.event == "user_retry" }, "the user taps start again")
+        #expect(retry["action"] == "start_session" && retry["sessionId"] == "s-1-1" && retry["how"] == "taken in, not finished")
+        #expect(!(try violated(run)).contains("start-enforced"))
         #expect(events.first { $0.event == "run_started" }?["failpoints"] == Self.secondKey + "#1=kill")
     }
 
@@ -88,15 +94,15 @@ import Glibc
     @Test func replayReproducesARecordedRunAndRefusesAnotherBuild() throws {
         let d = try HarnessRunProcessTests.Dir()
         let file = try d.write("fp.yaml", Self.scenario)
-        _ = try harness(["run", file, "--variant", "as-written", "--seed", "1", "--out", d.path + "/rec", "--failpoint", Self.secondKey + "#1=kill"])
+        _ = try harness(["run", file, "--variant", "as-written", "--seed", "1", "--out", d.path + "/rec", "--failpoint", Self.settleAnswer + "#1=kill"])
         let run = try #require(((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/rec")) ?? []).first.map { d.path + "/rec/" + $0 })
         // The scenario file may change or go: the replay reads the run directory's copy.
         try FileManager.default.removeItem(atPath: file)
         let (status, out) = try harness(["replay", run, "--out", d.path + "/rep"])
         #expect(status == .exited(0), "\(out)")
-        #expect(out.contains("recorded: violated: ") && out.contains("start-enforced") && out.contains("reproduced"), "\(out)")
+        #expect(out.contains("recorded: violated: ") && out.contains("no-shield-after-settlement") && out.contains("reproduced"), "\(out)")
         let replayed = try #require(((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/rep")) ?? []).first.map { d.path + "/rep/" + $0 })
-        #expect(try history(replayed).contains { $0.event == "failpoint" && $0["label"] == Self.secondKey + "#1" })
+        #expect(try history(replayed).contains { $0.event == "failpoint" && $0["label"] == Self.settleAnswer + "#1" })
 
         // Another build: the recorded ids no longer match this harness's.
         let historyPath = run + "/history.jsonl"

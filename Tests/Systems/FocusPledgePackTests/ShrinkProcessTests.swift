@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// `harness shrink` with real processes: a run that failed because a failpoint killed the host
-/// between two single-key writes is cut down to the steps that matter, written as a scenario
+/// after the server settled and before it read the answer is cut down to the steps that matter, written as a scenario
 /// file that fails again from the file and replays; bad inputs are refused before any run.
 @Suite(.serialized, .timeLimit(.minutes(5))) struct ShrinkProcessTests {
     func harness(_ args: [String]) throws -> (ChildProcess.ExitStatus?, String) {
@@ -25,7 +25,7 @@ import Glibc
     @Test func aFailpointFindingShrinksToAFewStepsThatFailAgainFromTheFileAndReplay() throws {
         let d = try HarnessRunProcessTests.Dir()
         let file = try d.write("fp.yaml", FailpointProcessTests.scenario)
-        let failpoint = FailpointProcessTests.secondKey + "#1=kill"
+        let failpoint = FailpointProcessTests.settleAnswer + "#1=kill"
         let (recorded, recOut) = try harness(["run", file, "--variant", "as-written", "--seed", "1", "--out", d.path + "/rec", "--failpoint", failpoint])
         #expect(recorded == .exited(1), "\(recOut)")
         let run = try onlyRun(d.path + "/rec")
@@ -33,18 +33,16 @@ import Glibc
         let before = (schedule["userActions"] as? [Any] ?? []).count + (schedule["faults"] as? [Any] ?? []).count + 1
 
         let shrunk = d.path + "/shrunk.yaml"
-        let (status, out) = try harness(["shrink", run, "--invariant", "start-enforced", "--holds", "hardened", "--out", shrunk, "--runs", d.path + "/trials"])
+        let (status, out) = try harness(["shrink", run, "--invariant", "no-shield-after-settlement", "--holds", "hardened", "--out", shrunk, "--runs", d.path + "/trials"])
         #expect(status == .exited(0), "\(out)")
         #expect(out.contains("steps: \(before) -> "), "\(out)")
         #expect(out.contains("1-minimal") && out.contains("confirmed: ") && out.contains("hardened on it: "), "\(out)")
         let text = try String(contentsOfFile: shrunk, encoding: .utf8)
         #expect(text.hasPrefix("# Shrunk by `harness shrink`"))
-        #expect(text.contains("failpoints:") && text.contains(FailpointProcessTests.secondKey + "#1=kill"), "the kill is one of the steps that matter")
+        #expect(text.contains("failpoints:") && text.contains(FailpointProcessTests.settleAnswer + "#1=kill"), "the kill is one of the steps that matter")
         #expect(text.contains("plan:") && !text.contains("nemesis:"))
-        // The steps left: the app selection, the session start the failpoint interrupts, and the
-        // kill; the later session and its violation do not matter. (Matching the invariant's name
-        // alone slips to another bug: a start with no apps selected is refused — also
-        // start-enforced, but a different explanation.)
+        // The steps left: the app selection, the session whose settle answer the failpoint
+        // swallows, and the kill; the later session and its violation do not matter.
         let kept = text.split(separator: "\n").filter { $0.hasPrefix("    - {") }.count + 1
         #expect(kept == 3, "\(kept) steps left of \(before):\n\(text)")
         #expect(text.contains("\"kind\":\"selectApps\"") && text.contains("\"kind\":\"startSession\""), "\(text)")

@@ -5,6 +5,7 @@ import History
 import Seed003
 import Supervision
 import Testing
+import Until
 @testable import UntilPack
 
 /// The pack as a whole: its plan, the door into the seed's own Swift, and the bundled scenarios as
@@ -37,14 +38,55 @@ import Testing
         #expect(settled.emitted.isEmpty)
     }
 
-    static func run(_ file: String, variant: ScenarioVariant, seed: UInt64) throws -> ScenarioRunner.Outcome {
+    static func run(
+        _ file: String, variant: ScenarioVariant, seed: UInt64, failpoints: [String] = [],
+        inspect: ([HistoryEvent]) throws -> Void = { _ in }
+    ) throws -> ScenarioRunner.Outcome {
         let scenario = try Scenario.load(path: "Sources/Systems/Until/scenarios/\(file)", systems: catalog)
         let out = NSTemporaryDirectory() + "sth-until-\(getpid())-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: out) }
-        return ScenarioRunner(options: .init(
+        var options = ScenarioRunner.Options(
             scenario: scenario, scenarioPath: file, variant: variant, seed: seed, durationOverride: nil,
-            outputDirectory: out, binDirectory: Executables.directory, progress: { _ in })).run()
+            outputDirectory: out, binDirectory: Executables.directory, progress: { _ in })
+        options.failpoints = try failpoints.map { try Failpoint.parse($0) }
+        let outcome = ScenarioRunner(options: options).run()
+        try inspect(HistoryEvent.parse(jsonl: try Data(contentsOf: URL(fileURLWithPath: outcome.runDirectory + "/history.jsonl"))).events)
+        return outcome
+    }
+
+    /// A tap the host dies in (PROTOCOL.md §7.7): killed inside "save reminder", before its
+    /// startMonitoring, the host loses the tap with itself; the user taps again once iOS has
+    /// relaunched it (`user_retry`), and monitoring starts — in both variants, since the repeat is
+    /// the user's, not the app's. Killed in the repeat too, the tap is lost (`user_tap_lost`) and
+    /// the checker says so: monitoring never started.
+    @Test func aTapTheHostDiesInIsTappedAgainOnceAndALostOneIsReported() throws {
+        let point = "host-app:monitoring.start:untilMonitoring"
+        for variant in [ScenarioVariant.asWritten, .hardened] {
+            let outcome = try Self.run("until-testing.yaml", variant: variant, seed: 1, failpoints: [point + "#1=kill"]) { events in
+                let killed = try #require(events.firstIndex { $0.event == "failpoint" && $0["label"] == point + "#1" }, "\(variant)")
+                let retry = try #require(events.firstIndex { $0.event == "user_retry" }, "\(variant): no user_retry")
+                #expect(retry > killed)
+                #expect(events[retry]["action"] == UntilActions.saveReminder && events[retry]["target"] == "host-app")
+                #expect(events[retry]["how"] == "taken in, not finished")
+                // The picked apps died with the module: the user goes through the screen again.
+                #expect(events[retry]["taps"] == [UntilActions.appTrigger, UntilActions.selectApps, UntilActions.saveReminder].joined(separator: ","))
+                let again = try #require(events[retry]["retrySeq"]?.split(separator: ",").map(String.init))
+                #expect(again.count == 3)
+                for seq in again {
+                    #expect(events[(retry + 1)...].contains { $0.event == "user_input_done" && $0["seq"] == seq }, "the relaunched host handled repeat \(seq)")
+                }
+                #expect(!events.contains { $0.event == "user_tap_lost" })
+            }
+            #expect(outcome.exitCode == 0, "\(variant): \(outcome.report?.humanSummary() ?? outcome.setupError ?? "")")
+        }
+        let lost = try Self.run("until-testing.yaml", variant: .hardened, seed: 1, failpoints: [point + "=2*kill"]) { events in
+            #expect(events.filter { $0.event == "user_retry" }.count == 1, "the user taps again once")
+            let line = try #require(events.first { $0.event == "user_tap_lost" })
+            #expect(line["action"] == UntilActions.saveReminder && line["why"] == "the app died in the repeated tap too")
+        }
+        #expect(lost.exitCode == 1)
+        #expect(lost.report?.violations.contains { $0.invariant == "monitoring-started" } == true)
     }
 
     @Test func theGuidesTestingStepsHoldInBothVariants() throws {

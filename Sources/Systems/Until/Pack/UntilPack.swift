@@ -147,6 +147,17 @@ public struct UntilPack: SystemPack {
     /// The last visit: the user opens the host this long before the workload ends and stays.
     static let finalVisitSeconds = 20 * 60
 
+    /// A tap the host died in (PROTOCOL.md §7.7): the guide's module keeps the picked apps in
+    /// memory ("Selected app tokens are stored in the native module"), so a user whose save
+    /// vanished with the app is back at its first screen and goes through the reminder again —
+    /// the trigger, the picker, save — as they did before (README A-retry). Any other tap: again.
+    public func repeatTaps(of interrupted: AppMessage, in role: String, earlier: [AppMessage]) -> [AppMessage] {
+        guard interrupted.action == UntilActions.saveReminder else { return [interrupted] }
+        let trigger = earlier.last { $0.action == UntilActions.appTrigger }
+        let picked = earlier.last { $0.action == UntilActions.selectApps }
+        return [trigger, picked, interrupted].compactMap { $0 }.map { AppMessage(action: $0.action, fields: $0.fields, list: $0.list) }
+    }
+
     /// The user, as iOS sees them: taps in the host (opened first), monitored apps opened through
     /// iOS (which counts their use toward the event), the host opened, left, or swiped away.
     public func perform(_ action: Action, on device: any UserDevice) {
