@@ -19,7 +19,8 @@ enum LostWork {
             guard !mine.contains(where: \.isCompleted) else { continue }
             let why = run.events.filter {
                 $0.process == HistoryEvent.harnessProcessName && $0["episode"] == press["episode"] && $0.mono > press.mono
-                    && ["callback_dropped", "callback_failed", "callback_not_delivered", "shield_button_unavailable"].contains($0.event)
+                    && ["callback_dropped", "callback_failed", "callback_not_delivered", "shield_action_lost", "shield_button_unavailable"].contains($0.event)
+                    && ($0["callback"] ?? "shieldAction") == "shieldAction"
             }
             out.append(InvariantViolation(
                 invariant: ExitInvariant.tapServed.rawValue, subject: .init(kind: "press", id: "\(press["episode"] ?? "?")@t=\(Int(press.t))"),

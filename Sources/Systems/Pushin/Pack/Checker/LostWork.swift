@@ -19,7 +19,8 @@ enum LostWork {
             guard !mine.contains(where: \.isCompleted) else { continue }
             let why = history.filter {
                 $0.process == HistoryEvent.harnessProcessName && $0["press"] == press["press"] && $0.mono > press.mono
-                    && ["callback_dropped", "callback_failed", "callback_not_delivered", "shield_button_unavailable"].contains($0.event)
+                    && ["callback_dropped", "callback_failed", "callback_not_delivered", "shield_action_lost", "shield_button_unavailable"].contains($0.event)
+                    && ($0["callback"] ?? "shieldAction") == "shieldAction"
             }
             let workout = press["action"] == "press_workout"
             out.append(InvariantViolation(
