@@ -194,6 +194,9 @@ import Testing
         h.line(150, "harness", "user_action", ["action": "press_close", "app": "b"])
         h.line(150, "harness", "callback_delivered", ["callback": "shieldAction", "delivery": "7", "childPid": "5"])
         h.line(150, "harness", "callback_failed", ["callback": "shieldAction", "delivery": "7", "status": "killed"])
+        // A press with no shield on screen is no press: not listed.
+        h.line(170, "harness", "user_action", ["action": "press_close", "app": "a"])
+        h.line(170, "harness", "shield_button_unavailable", ["action": "primaryButtonPressed", "app": "a"])
         let lost = try #require(EnforcementChecker.check(h.finished(at: 200)).lostByOS)
         #expect(lost.map(\.subject?.id) == ["create_grant@t=\(Int(EnforcementCheckerTests.t0 + 100))", "close@t=\(Int(EnforcementCheckerTests.t0 + 150))"])
         #expect(lost[0].invariant == EnforcementInvariant.grantAppUsable.rawValue)

@@ -34,6 +34,9 @@ enum LostWork {
             let next = users.dropFirst(i + 1).first?.mono ?? .max
             let mine = calls.filter { $0.delivered.mono > press.mono && $0.delivered.mono < next }
             guard !mine.contains(where: \.isCompleted) else { continue }
+            // No shield on screen, no press (step 7 of an as-written run whose re-shield never
+            // came): whether the shield should have been there is `checklist-steps`' to judge.
+            if mine.isEmpty, run.events.contains(where: { $0.isHarnessLine("shield_button_unavailable") && $0.mono > press.mono && $0.mono < next }) { continue }
             out.append(InvariantViolation(
                 invariant: EnforcementInvariant.grantEndReshields.rawValue, subject: .init(kind: "press", id: "close@t=\(Int(press.t))"),
                 explanation: "the Close app press at t=\(press.t): no shield-action call of it completed before the user's next move (\(mine.count) call(s))",

@@ -4,8 +4,8 @@ import History
 
 /// The user's work that never reached the app, listed beside the verdict (`report.json`'s
 /// `lostByOS`) so a PASS never hides it (DESIGN.md "No pass by lost work"): a "Begin Breathing"
-/// press none of whose ShieldAction calls completed (iOS dropped or killed them, or no shield was
-/// on screen to press), and an exercise tap (done / abandoned) the host never took
+/// press none of whose ShieldAction calls completed (iOS dropped or killed them; a press with no
+/// shield on screen is no press), and an exercise tap (done / abandoned) the host never took
 /// (`user_input`) before the user's next tap of that kind. No rule blames the app for these;
 /// `unlock-grants-access` judges only exercises the host finished, so a lost "done" is said here.
 enum LostWork {
@@ -17,9 +17,11 @@ enum LostWork {
             // iOS carries the press's label (`episode`) on its calls: a duplicate answered is an answer.
             let mine = calls.filter { $0.delivered["episode"] == press["episode"] && $0.delivered.mono > press.mono }
             guard !mine.contains(where: \.isCompleted) else { continue }
+            // No shield on screen, no press: whether it should have been there is the rules' to judge.
+            if mine.isEmpty, run.events.contains(where: { $0.isHarnessLine("shield_button_unavailable") && $0["episode"] == press["episode"] && $0.mono > press.mono }) { continue }
             let why = run.events.filter {
                 $0.process == HistoryEvent.harnessProcessName && $0["episode"] == press["episode"] && $0.mono > press.mono
-                    && ["callback_dropped", "callback_failed", "callback_not_delivered", "shield_action_lost", "shield_button_unavailable"].contains($0.event)
+                    && ["callback_dropped", "callback_failed", "callback_not_delivered", "shield_action_lost"].contains($0.event)
                     && ($0["callback"] ?? "shieldAction") == "shieldAction"
             }
             out.append(InvariantViolation(

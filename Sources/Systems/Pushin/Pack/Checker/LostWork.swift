@@ -4,9 +4,9 @@ import Pushin
 
 /// The user's work that never reached the app, listed beside the verdict (`report.json`'s
 /// `lostByOS`) so a PASS never hides it (DESIGN.md "No pass by lost work"): a shield press none
-/// of whose shield-action calls completed (iOS dropped or killed them, or no shield was on screen
-/// to press — `shield-press-answered` and `workout-press-prompted` judge only calls that answered
-/// and signals that landed), and an onboarding tap the host never took (`user_input`), without
+/// of whose shield-action calls completed (iOS dropped or killed them; a press with no
+/// shield on screen is no press) — `shield-press-answered` and `workout-press-prompted` judge only calls that answered
+/// and signals that landed —, and an onboarding tap the host never took (`user_input`), without
 /// which notifications are never asked for and `workout-press-prompted` excuses signals.
 enum LostWork {
     static func list(_ history: [HistoryEvent], _ run: PushinRun) -> [InvariantViolation] {
@@ -17,9 +17,11 @@ enum LostWork {
             // iOS carries the press's label (`press`) on its calls: a duplicate answered is an answer.
             let mine = calls.filter { $0.delivered["press"] == press["press"] && $0.delivered.mono > press.mono }
             guard !mine.contains(where: \.isCompleted) else { continue }
+            // No shield on screen, no press: whether it should have been there is the rules' to judge.
+            if mine.isEmpty, history.contains(where: { $0.isHarnessLine("shield_button_unavailable") && $0["press"] == press["press"] && $0.mono > press.mono }) { continue }
             let why = history.filter {
                 $0.process == HistoryEvent.harnessProcessName && $0["press"] == press["press"] && $0.mono > press.mono
-                    && ["callback_dropped", "callback_failed", "callback_not_delivered", "shield_action_lost", "shield_button_unavailable"].contains($0.event)
+                    && ["callback_dropped", "callback_failed", "callback_not_delivered", "shield_action_lost"].contains($0.event)
                     && ($0["callback"] ?? "shieldAction") == "shieldAction"
             }
             let workout = press["action"] == "press_workout"
