@@ -181,3 +181,24 @@ import Testing
         #expect(!EnforcementChecker.check(Self.base().events).decided)
     }
 }
+
+/// Lost work is listed beside the verdict (`lostByOS`), never passed over in silence.
+@Suite struct EnforcementLostWorkTests {
+    @Test func aGrantTapTheHostNeverTookAndAClosePressNoCallCompletedAreListed() throws {
+        var h = EnforcementCheckerTests.base()
+        h.line(9, "harness", "user_action", ["action": "create_grant", "app": "a", "minutes": "5", "step": "4"])
+        h.line(9.5, "host", "user_input", ["action": "create_grant", "app": "a", "minutes": "5", "seq": "3"])
+        #expect(EnforcementChecker.check(h.finished(at: 200)).lostByOS == nil)
+        // The next grant tap reaches no host (killed); the Close press's call is killed.
+        h.line(100, "harness", "user_action", ["action": "create_grant", "app": "b", "minutes": "5", "step": "4"])
+        h.line(150, "harness", "user_action", ["action": "press_close", "app": "b"])
+        h.line(150, "harness", "callback_delivered", ["callback": "shieldAction", "delivery": "7", "childPid": "5"])
+        h.line(150, "harness", "callback_failed", ["callback": "shieldAction", "delivery": "7", "status": "killed"])
+        // A press with no shield on screen is no press: not listed.
+        h.line(170, "harness", "user_action", ["action": "press_close", "app": "a"])
+        h.line(170, "harness", "shield_button_unavailable", ["action": "primaryButtonPressed", "app": "a"])
+        let lost = try #require(EnforcementChecker.check(h.finished(at: 200)).lostByOS)
+        #expect(lost.map(\.subject?.id) == ["create_grant@t=\(Int(EnforcementCheckerTests.t0 + 100))", "close@t=\(Int(EnforcementCheckerTests.t0 + 150))"])
+        #expect(lost[0].invariant == EnforcementInvariant.grantAppUsable.rawValue)
+    }
+}

@@ -243,3 +243,28 @@ import Testing
         #expect(!ExitChecker.check(History.started().events).decided)
     }
 }
+
+/// Lost work is listed beside the verdict (`lostByOS`), never passed over in silence.
+@Suite struct ExitLostWorkTests {
+    typealias History = ExitCheckerTests.History
+
+    @Test func aPressNoShieldActionCallCompletedAndADoneTapTheHostNeverTookAreListed() throws {
+        var h = History.started()
+        // Episode 1: the press's call completes, the done tap is taken.
+        h.harness(1_010, "user_action", ["action": "press_shield", "episode": "1"])
+        h.harness(1_010, "callback_delivered", ["callback": "shieldAction", "delivery": "1", "episode": "1", "childPid": "2"])
+        h.write(1_010, ExitRoles.shieldAction, [ExitKeys.interventionRequested: "true"], pid: 2)
+        h.harness(1_010, "callback_completed", ["callback": "shieldAction", "delivery": "1"])
+        h.harness(1_040, "user_action", ["action": "breathing_done", "episode": "1"])
+        h.line(1_040, ExitRoles.host, "user_input", ["action": "breathing_done", "episode": "1", "seq": "2"])
+        #expect(ExitChecker.check(h.finished(at: 2_000)).lostByOS == nil)
+        // Episode 2: iOS drops the press; the done tap never reaches the host.
+        h.harness(1_200, "user_action", ["action": "press_shield", "episode": "2"])
+        h.harness(1_200, "callback_dropped", ["callback": "shieldAction", "episode": "2"])
+        h.harness(1_240, "user_action", ["action": "breathing_done", "episode": "2"])
+        let lost = try #require(ExitChecker.check(h.finished(at: 2_000)).lostByOS)
+        #expect(lost.map(\.subject?.id) == ["2@t=1200", "breathing_done 2@t=1240"])
+        #expect(lost[0].explanation.contains("callback_dropped"))
+        #expect(lost[1].invariant == ExitInvariant.unlockGrantsAccess.rawValue)
+    }
+}

@@ -21,6 +21,20 @@ import Testing
         #expect(!relaunched.handle(.launched(now: 110, day: "2026-03-02", store: [:], privateStore: [:])).contains { $0.isTrace("intervention_shown") })
     }
 
+    /// §5.2's `saveSelectedApps`: the picker writes the `Data` of the bundle ids it can read from
+    /// the tokens — none in the app — so as-written's `monitored_apps` is the Data of `[]`; hardened
+    /// keeps §2.1's JSON string of the picked apps (it re-shields from it).
+    @Test func asWrittenStoresThePickersEmptyBundleIdListAsDataHardenedTheAppsAsAString() {
+        var w = ExitHost(variant: .asWritten)
+        let asWritten = w.handle(.selectApps(["a", "b"]))
+        #expect(asWritten.first == .setDefaults([.set(ExitKeys.monitoredApps, .data(Data("[]".utf8)))], atomic: false))
+        #expect(asWritten.contains(.applyShields(["a", "b"])))
+        var h = ExitHost(variant: .hardened)
+        let hardened = h.handle(.selectApps(["a", "b"]))
+        #expect(hardened.first == .setDefaults([.set(ExitKeys.monitoredApps, .string("[\"a\",\"b\"]"))], atomic: false))
+        #expect(ExitHost.monitoredApps([ExitKeys.monitoredApps: .string("[\"a\",\"b\"]")]) == ["a", "b"])
+    }
+
     @Test func hardenedNeverClearsTheShieldActionsFlagServesEachRequestOnceAndShowsItAgainAfterARelaunch() {
         var host = ExitHost(variant: .hardened)
         _ = host.handle(.launched(now: 100, day: "2026-03-02", store: [:], privateStore: [:]))

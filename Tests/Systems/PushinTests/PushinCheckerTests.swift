@@ -199,3 +199,30 @@ import Testing
         #expect(!PushinChecker.check(h.events).decided)
     }
 }
+
+/// Lost work is listed beside the verdict (`lostByOS`), never passed over in silence.
+@Suite(.timeLimit(.minutes(1))) struct PushinLostWorkTests {
+    typealias H = PushinCheckerTests.H
+
+    @Test func aPressNoCallCompletedAndAnOnboardingTapTheHostNeverTookAreListed() throws {
+        var h = H()
+        h.line("harness", "user_action", at: 10, ["action": "onboard", "press": "0"])
+        h.line("host-app", "user_input", at: 10, ["action": "onboard", "seq": "1"])
+        h.notificationsAllowed(at: 11)
+        h.line("harness", "user_action", at: 100, ["action": "press_workout", "press": "1"])
+        h.line("harness", "callback_delivered", at: 100, ["callback": "shieldAction", "delivery": "1", "press": "1", "childPid": "101"])
+        h.workoutPress("a", at: 100)
+        h.line("harness", "callback_completed", at: 100, ["callback": "shieldAction", "delivery": "1"])
+        h.delivered("a", at: 100)
+        #expect(PushinChecker.check(h.finished()).lostByOS == nil)
+        // iOS drops the next press: no signal, nothing for the rules to judge — but it is said.
+        h.line("harness", "user_action", at: 500, ["action": "press_workout", "press": "2"])
+        h.line("harness", "callback_dropped", at: 500, ["callback": "shieldAction", "press": "2"])
+        h.line("harness", "user_action", at: 900, ["action": "onboard", "press": "0"])
+        let report = PushinChecker.check(h.finished())
+        #expect(report.passed, "\(report.violations.map(\.explanation))")
+        let lost = try #require(report.lostByOS)
+        #expect(lost.map(\.subject?.id) == ["2@t=500", "onboard@t=900"])
+        #expect(lost[0].explanation.contains("callback_dropped"))
+    }
+}

@@ -247,10 +247,23 @@ public struct ExitHost: Sendable {
     // MARK: App selection (§5.2)
 
     func selectApps(_ apps: [String]) -> [Effect] {
-        let json = (try? JSONEncoder().encode(apps)).flatMap { String(data: $0, encoding: .utf8) } ?? "[]"
+        let record: DefaultsWrite
+        switch variant {
+        case .asWritten:
+            // §5.2 `saveSelectedApps(_:)`, the picker's own write ("Save selected apps to App Group"):
+            // `let bundleIds = tokens.compactMap { $0.bundleIdentifier }` is nil for every token in the
+            // app (EDITS.md, line 396: `Application(token:).bundleIdentifier`), so
+            // `appGroup?.set(try? JSONEncoder().encode(bundleIds), forKey: "monitored_apps")` stores
+            // the `Data` of `[]` — not §2.1's "String (JSON array)" of bundle ids (A15). The JS side
+            // never learns bundle ids (the picker resolves `true`), so §4.2's `setMonitoredApps` has
+            // nothing to write.
+            record = .set(ExitKeys.monitoredApps, .data((try? JSONEncoder().encode([String]())) ?? Data("[]".utf8)))
+        case .hardened:
+            // The §2.1 type (a JSON array string), with the apps the hardened host shields again (H3).
+            record = .set(ExitKeys.monitoredApps, .string((try? JSONEncoder().encode(apps)).flatMap { String(data: $0, encoding: .utf8) } ?? "[]"))
+        }
         return [
-            // §4.2 `setMonitoredApps`: `AppGroupStorage.setString('monitored_apps', JSON.stringify(bundleIds))`.
-            .setDefaults([.set(ExitKeys.monitoredApps, .string(json))], atomic: false),
+            .setDefaults([record], atomic: false),
             // A2: the selected apps are shielded (ManagedSettingsStore); A3: the daily schedule.
             .applyShields(apps),
             Self.registerDaily(),

@@ -21,9 +21,12 @@ public enum EnforcementChecker {
             FormulaRule.judge(run), reshield, GrantUsableRule.judge(run), NoFlapRule.judge(run), MirrorRule.judge(run), ShieldContentRule.judge(run), ChecklistRule.judge(run),
             CoreRules.noStoreCorrupt(history), CoreRules.runSettles(history),
         ]
-        return CheckReport(
+        var report = CheckReport(
             checker: name, decided: true, results: outcomes.map(\.result), violations: outcomes.flatMap(\.violations),
             latencies: [reshieldLatency.series(samplesNanos: samples, excluded: excluded)])
+        let lost = LostWork.list(run)
+        if !lost.isEmpty { report.lostByOS = lost }
+        return report
     }
 }
 
@@ -254,8 +257,9 @@ enum ChecklistRule {
             guard let next = run.events.first(where: {
                 $0.mono > open.mono && $0.process == HistoryEvent.harnessProcessName && ($0.event == "app_in_use" || $0.event == "shield_shown") && $0["app"] == app
             }) else { continue }
-            // Judged where the rules the host recorded agree with the step: a tap lost with a
-            // killed host (no grant, no mode written) is the user's to repeat, not the app's bug.
+            // Judged where the rules the host recorded agree with the step. A tap the host never
+            // took (no grant, no mode written) is not judged here: it is listed in `lostByOS`
+            // (LostWork), never passed over in silence.
             let shielded = run.rules(beforeMono: open.mono).shieldedApps(at: open.t, timeZone: run.timeZone).contains(app)
             guard shielded == (n != "5") else { continue }
             // A re-shield whose monitor callback iOS lost is due at the next fallback trigger.

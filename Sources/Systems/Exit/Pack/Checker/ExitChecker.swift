@@ -22,8 +22,11 @@ public enum ExitChecker {
             KeyRegistryRule.judge(run), served, UnlockWindowRule.judge(run), UnlockAccessRule.judge(run), DailyResetRule.judge(run),
             CountMatchesDayRule.judge(run), heartbeat.outcome(ExitInvariant.heartbeatNoFalseAlarm.rawValue), CoreRules.noStoreCorrupt(history), CoreRules.runSettles(history),
         ]
-        return CheckReport(
+        var report = CheckReport(
             checker: name, decided: true, results: outcomes.map(\.result), violations: outcomes.flatMap(\.violations),
             latencies: [tapToIntervention.series(samplesNanos: tapSamples), crashToReinitialize.series(samplesNanos: heartbeat.detectionSamplesNanos)])
+        let lost = LostWork.list(run)
+        if !lost.isEmpty { report.lostByOS = lost }
+        return report
     }
 }

@@ -34,8 +34,11 @@ public enum PushinChecker {
             owed, OnePromptPerSignalRule.judge(run), ThrottleRule.judge(run), NoExpiredPromptRule.judge(run), ShieldAnswerRule.judge(run),
             EmergencyUnlockRule.judge(run), TapOpensWorkoutRule.judge(run), CoreRules.noStoreCorrupt(history), CoreRules.runSettles(history),
         ]
-        return CheckReport(
+        var report = CheckReport(
             checker: name, decided: true, results: outcomes.map(\.result), violations: outcomes.flatMap(\.violations),
             latencies: latencySeries.map { $0.series(samplesNanos: samples[$0.name] ?? []) })
+        let lost = LostWork.list(history, run)
+        if !lost.isEmpty { report.lostByOS = lost }
+        return report
     }
 }
