@@ -16,18 +16,16 @@ public final class HostAppAdapter: AppAdapter {
     /// before the app picker; their answers as trace lines.
     let askAsWritten: () -> [Effect]
 
-    public convenience init(variant: Variant, timeZone: @escaping () -> TimeZone) {
-        self.init(variant: variant, timeZone: timeZone, screenTime: { "notDetermined" }, askAsWritten: { [] })
-    }
-
-    init(variant: Variant, timeZone: @escaping () -> TimeZone, screenTime: @escaping () -> String, askAsWritten: @escaping () -> [Effect]) {
+    public init(
+        variant: Variant, timeZone: @escaping () -> TimeZone, screenTime: @escaping () -> String, askAsWritten: @escaping () -> [Effect]
+    ) {
         machine = HostApp(variant: variant)
         self.timeZone = timeZone
         self.screenTime = screenTime
         self.askAsWritten = askAsWritten
     }
 
-    /// Extensions post it after writing a failure; the seed only polls (see the pack README).
+    /// hardened's extensions post it after writing a failure; the seed only polls (README, A2).
     public var observedNotifications: [String] { [FocusPledgeKeys.failureNotification] }
 
     public func handle(_ input: AppInput, now: Date, store: () -> [String: PropertyListValue]) -> [Effect] {
