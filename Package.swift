@@ -126,7 +126,7 @@ let package = Package(
         .target(name: "UserNotifications", dependencies: ["AppGroup", "ScreenTimeModel", "SystemFiles"], path: "Sources/Frameworks/UserNotifications"),
         .target(name: "ScreenTimeOS", dependencies: ["AppGroup", "ScreenTimeModel", "SystemFiles"], path: "Sources/ScreenTimeOS"),
 
-        // MARK: Systems — FocusPledge (seed 000)
+        // MARK: Systems — FocusPledge (seed 000); its as-written extensions and authorization run the seed's Swift (Seed000)
         .target(name: "FocusPledge", dependencies: ["AppGroup", "SystemKit"], path: "Sources/Systems/FocusPledge/Model"),
         .target(
             name: "FocusPledgeServer",
@@ -139,8 +139,8 @@ let package = Package(
         .target(
             name: "FocusPledgeStandIns",
             dependencies: [
-                "FocusPledge", "StandInKit", "SystemKit", "AppGroup", "DeviceActivity", "ManagedSettings", "ManagedSettingsUI",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "FocusPledge", "Seed000", "StandInKit", "SystemKit", "AppGroup", "DeviceActivity", "FamilyControls", "ManagedSettings",
+                "ManagedSettingsUI", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/Systems/FocusPledge/StandIns"
         ),

@@ -294,8 +294,13 @@ NOTES = """## Notes
 * **Run, not only compiled: seed 003.** The Until pack's as-written stand-ins run `UntilDeviceActivityMonitor` and
   `ScreenTimeModule` through `Seed003/UntilEntryPoints.swift` (not seed text: a public door to the seed's internal
   classes); `Seed003/Stubs.swift`'s module keeps what it sends to the JS side (`sendEvent`) for the stand-in to hand on.
-* **Time.** The seeds read `Date()`: in a stand-in that is the host's clock, not the device clock of PROTOCOL.md §2.
-  The frameworks use device time; seed code run under a virtual clock would need `Date()` mapped (not done here).
+* **Run, not only compiled: seed 000.** The FocusPledge pack's as-written stand-ins run `DeviceActivityMonitorExtension`,
+  `ShieldActionExtension` (and through them `AppGroupStorage.markSessionFailed`), `getAuthorizationStatus` and
+  `requestAuthorization` through `Seed000/FocusPledgeEntryPoints.swift` (not seed text: a public door to the seed's
+  internal classes and functions; it waits, bounded, for the `result` the seed's `Task` sends).
+* **Time.** The seeds read `Date()`. In a stand-in that runs seed code it is the device clock of PROTOCOL.md §2:
+  `AppRunner` and `FrameworkExtension.run` install StandInKit's `DeviceTime`, which interposes
+  `clock_gettime(CLOCK_REALTIME)` (Sources/CDeviceTime). In the compile tests it is the host's clock.
 * **Edits that remain as the seeds' authors meant**: `Application(token:).bundleIdentifier` compiles but is nil in
   app code (tokens are opaque), so seed 000's `failure_app_bundle_id`, and seed 004's `blocked_app` and
   `monitored_apps`, never hold bundle ids on iOS or here.

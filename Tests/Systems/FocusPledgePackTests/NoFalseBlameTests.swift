@@ -29,6 +29,9 @@ import Testing
         nemesis: { enabled: false }
         """
 
+    /// The as-written host's poll period (seed: `Timer.periodic(Duration(seconds: 5), ...)`).
+    static let pollSeconds = 5.0
+
     /// Seeds 1 and 3 each gave a false `no-shield-after-settlement` before the fix.
     @Test(arguments: [1, 3])
     func aLateCallbacksReactionIsRecordedAtItsOwnInstant(seed: Int) throws {
@@ -67,12 +70,14 @@ import Testing
             if e.process == "harness", e.event == "monitoring_registered", let a = e["activity"] { monitored.insert(a) }
             if e.process == "harness", e.event == "monitoring_removed", let a = e["activity"] { monitored.remove(a) }
             guard e.process == "host-app", e.event == "monitoring_stopped" else { continue }
-            if lateCallbackInstants.contains(e.t) { reactionsToLateCallbacks += 1 }
+            // As-written's extensions are the seed's Swift, which posts no Darwin notification: its
+            // host reacts to a late callback at its next 5 s poll, not at the callback's instant.
+            if lateCallbackInstants.contains(where: { e.t >= $0 && e.t <= $0 + Self.pollSeconds }) { reactionsToLateCallbacks += 1 }
             for activity in (e["activities"] ?? "").split(separator: ",").map(String.init) where monitored.contains(activity) {
                 let removal = events[(i + 1)...].first { $0.process == "harness" && $0.event == "monitoring_removed" && $0["activity"] == activity }
                 #expect(removal?.t == e.t, "\(activity): the host stopped monitoring at t=\(e.t), the OS recorded it at t=\(removal.map { String($0.t) } ?? "never")")
             }
         }
-        #expect(reactionsToLateCallbacks > 0, "the scenario exercised the path: a host reaction at a late callback's instant")
+        #expect(reactionsToLateCallbacks > 0, "the scenario exercised the path: a host reaction to a late callback")
     }
 }

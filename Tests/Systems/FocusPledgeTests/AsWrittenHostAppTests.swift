@@ -6,6 +6,17 @@ import Testing
 
 /// The as-written variant must reproduce the seed's bugs, each from its own text.
 @Suite(.timeLimit(.minutes(1))) struct AsWrittenHostAppTests {
+    /// The seed's Dart never reads an authorization answer (A16): as-written starts whatever the status.
+    @Test func asWrittenStartsEvenWhenScreenTimeIsDenied() {
+        var rig = Rig(.asWritten)
+        rig.start("s1", minutes: 30, screenTime: "denied")
+        #expect(rig.device.shields != nil)
+        #expect(rig.device.traces(named: "start_rejected").isEmpty)
+        var host = HostApp(variant: .asWritten)
+        #expect(host.handle(.userSelectedApps(["a"])).count == 1, "as-written asks through the seed's Swift, not the machine")
+        #expect(host.handle(.screenTimeAuthorization(granted: false, status: "denied")).isEmpty)
+    }
+
     @Test func aCleanSessionStillSettlesSuccessOnceWhenNothingGoesWrong() {
         var rig = Rig(.asWritten)
         rig.start("s1", minutes: 15)

@@ -20,6 +20,41 @@ import Testing
         #expect(rig.host.state.phase == .idle, sourceLocation: sourceLocation)
     }
 
+    // MARK: Screen Time authorization (H8)
+
+    /// The app picker comes after the Screen Time prompt (seed: "Authorization flow", then "App picker").
+    @Test func selectingAppsAsksForScreenTimeFirst() {
+        var host = HostApp(variant: .hardened)
+        let effects = host.handle(.userSelectedApps(["com.example.game"]))
+        #expect(effects.first == .requestAuthorization(.screenTime(member: "individual")))
+        #expect(effects.count == 2)
+        #expect(host.handle(.screenTimeAuthorization(granted: true, status: "approved")).isEmpty)
+        let denied = host.handle(.screenTimeAuthorization(granted: false, status: "FamilyControlsError.authorizationCanceled"))
+        #expect(denied == [.trace("error_reported", ["what": "screen_time_authorization", "error": "FamilyControlsError.authorizationCanceled"])])
+    }
+
+    /// Denied: nothing is enforced half-way — no session written, no shields, no monitoring — and
+    /// the refusal is traced for the user's start.
+    @Test func aStartWhileScreenTimeIsDeniedIsRefusedAndTouchesNothing() {
+        var rig = Rig(.hardened)
+        let effects = rig.start("s1", minutes: 30, screenTime: "denied")
+        #expect(effects == [.trace("start_rejected", ["sessionId": "s1", "reason": HostApp.notAuthorizedReason])])
+        #expect(rig.device.shields == nil)
+        #expect(rig.device.monitored.isEmpty)
+        #expect(rig.store[FocusPledgeKeys.sessionRecord] == nil)
+        #expect(rig.host.state.phase == .idle)
+    }
+
+    /// `notDetermined` (the OS does not model it, or the answer is pending) and `approved` start as before.
+    @Test func aStartWhileScreenTimeIsApprovedOrUnknownGoesOn() {
+        for status in ["approved", "notDetermined", nil] as [String?] {
+            var rig = Rig(.hardened)
+            rig.start("s1", minutes: 30, screenTime: status)
+            #expect(rig.device.shields == ["com.example.game", "com.example.social"], "\(status ?? "nil")")
+            #expect(rig.device.traces(named: "start_rejected").isEmpty)
+        }
+    }
+
     @Test func violationSettlesFailureExactlyOnceAndThenUnshields() {
         var rig = Rig(.hardened)
         rig.start("s1", minutes: 30)

@@ -137,12 +137,12 @@ struct Rig {
     }
 
     @discardableResult
-    mutating func start(_ sessionId: String, minutes: Int, tappedAt: Date? = nil) -> [Effect] {
+    mutating func start(_ sessionId: String, minutes: Int, tappedAt: Date? = nil, screenTime: String? = nil) -> [Effect] {
         // The pledge exists server-side before the native session starts (pack README, A1).
         _ = server.ledger.createSession(sessionId: sessionId, durationMinutes: minutes, now: tappedAt ?? now)
         return host(.userStartsSession(
             sessionId: sessionId, durationMinutes: minutes, tappedAt: tappedAt, now: now, store: store,
-            timeZone: TimeZone(identifier: "UTC")!))
+            timeZone: TimeZone(identifier: "UTC")!, screenTime: screenTime))
     }
 
     @discardableResult mutating func poll() -> [Effect] { host(.pollTick(now: now, store: store)) }

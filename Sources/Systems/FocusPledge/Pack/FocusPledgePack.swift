@@ -31,18 +31,23 @@ public struct FocusPledgePack: SystemPack {
                 ProcessRole(
                     name: Self.serverRole, lifetime: .server, executable: Self.server,
                     summary: "resolveSession Cloud Function + stale-heartbeat job (Hummingbird, 127.0.0.1)"),
+                // The extensions trace their App Group writes (`defaults_set`): as-written's are the
+                // seed's own `AppGroupStorage` calls, which the checker reads the failure records from.
                 ProcessRole(
                     name: "monitor-extension", lifetime: .extension(.deviceActivityMonitor), executable: Self.standIns,
                     arguments: ["monitor-extension"],
-                    summary: "DeviceActivityMonitorExtension: eventDidReachThreshold marks the session failed"),
+                    summary: "DeviceActivityMonitorExtension (as-written: the seed's Swift): eventDidReachThreshold marks the session failed",
+                    tracesDefaultsWrites: true),
                 ProcessRole(
                     name: "shield-action-extension", lifetime: .extension(.shieldAction), executable: Self.standIns,
                     arguments: ["shield-action-extension"],
-                    summary: "ShieldActionExtension: a shield button press marks the session failed, answers .none"),
+                    summary: "ShieldActionExtension (as-written: the seed's Swift): a shield button press marks the session failed, answers .none",
+                    tracesDefaultsWrites: true),
                 ProcessRole(
                     name: "shield-configuration-extension", lifetime: .extension(.shieldConfiguration), executable: Self.standIns,
                     arguments: ["shield-configuration-extension"],
-                    summary: "not in the seed: as-written shows the default shield; hardened marks the session failed when a shield shows"),
+                    summary: "not in the seed: as-written shows the default shield; hardened marks the session failed when a shield shows",
+                    tracesDefaultsWrites: true),
             ],
             invariants: FocusPledgeInvariant.allCases.map(\.descriptor) + [CoreRules.noStoreCorrupt, CoreRules.runSettles],
             scenarioKeys: ["workload", "server"],

@@ -7,17 +7,19 @@ import ManagedSettingsUI
 import StandInKit
 import SystemKit
 
-// Seed 000's extensions as iOS runs them: the principal classes below subclass Apple's
+// Seed 000's extensions as iOS runs them, hardened: the principal classes below subclass Apple's
 // `DeviceActivityMonitor`, `ShieldActionDelegate` and `ShieldConfigurationDataSource`, read like
 // the seed's Swift, and hand every decision to the pure machines (`MonitorExtension`,
-// `FocusPledge.ShieldActionExtension`, `ShieldConfigurationExtension`). `FrameworkExtension.run`
-// makes the one call iOS makes and traces the answer.
+// `FocusPledge.ShieldActionExtension`, `ShieldConfigurationExtension`). As-written runs the seed's
+// own classes instead (`Principals`, Tests/SeedCode/Seed000), except the shield-configuration
+// extension, which the seed does not have (README, A12). `FrameworkExtension.run` makes the one
+// call iOS makes and traces the answer.
 
 /// The core's extension environment with this pack's variants.
 typealias ExtensionEnvironment = StandInKit.ExtensionEnvironment<Variant>
 
-/// Seed 000, "DeviceActivity Monitor Extension".
-final class DeviceActivityMonitorExtension: DeviceActivityMonitor {
+/// Seed 000, "DeviceActivity Monitor Extension", hardened (H5, H6).
+final class HardenedMonitorExtension: DeviceActivityMonitor {
     let env: ExtensionEnvironment
 
     init(_ env: ExtensionEnvironment) {
@@ -58,8 +60,8 @@ final class DeviceActivityMonitorExtension: DeviceActivityMonitor {
     }
 }
 
-/// Seed 000, "Alternative: ShieldActionExtension (Optional)".
-final class ShieldActionExtension: ShieldActionDelegate {
+/// Seed 000, "Alternative: ShieldActionExtension (Optional)", hardened (H5, H6).
+final class HardenedShieldActionExtension: ShieldActionDelegate {
     let env: ExtensionEnvironment
 
     init(_ env: ExtensionEnvironment) {

@@ -42,7 +42,10 @@ struct HostAppCommand: ParsableCommand {
     func run() throws {
         let ctx = context("host-app")
         do {
-            try AppRunner(context: ctx, adapter: HostAppAdapter(variant: ctx.variant(as: Variant.self), timeZone: { ctx.clock.timeZone })).run()
+            let adapter = HostAppAdapter(
+                variant: ctx.variant(as: Variant.self), timeZone: { ctx.clock.timeZone }, screenTime: AsWrittenAuthorization.status,
+                askAsWritten: AsWrittenAuthorization.ask)
+            try AppRunner(context: ctx, adapter: adapter).run()
         } catch {
             StandInContext.fail("host-app", "\(error)")
         }
@@ -57,7 +60,7 @@ struct MonitorExtensionCommand: FrameworkCallCommand {
         let c = try call.call(for: .deviceActivityMonitor)
         let ctx = context("monitor-extension")
         let env = ExtensionEnvironment(context: ctx, delivery: call.delivery)
-        FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .monitor(DeviceActivityMonitorExtension(env)))
+        FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .monitor(Principals.monitor(env)))
     }
 }
 
@@ -69,7 +72,7 @@ struct ShieldActionExtensionCommand: FrameworkCallCommand {
         let c = try call.call(for: .shieldAction)
         let ctx = context("shield-action-extension")
         let env = ExtensionEnvironment(context: ctx, delivery: call.delivery)
-        FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .shieldAction(ShieldActionExtension(env)))
+        FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .shieldAction(Principals.shieldAction(env)))
     }
 }
 

@@ -10,13 +10,22 @@ public final class HostAppAdapter: AppAdapter {
     var machine: HostApp
     /// The device's time zone (`Calendar.current`'s), read when the user starts a session.
     let timeZone: () -> TimeZone
+    /// FamilyControls' `AuthorizationCenter.shared.authorizationStatus`, read when the user starts a session.
+    let screenTime: () -> String
+    /// As-written: the seed's own `getAuthorizationStatus` and `requestAuthorization` (A16), run
+    /// before the app picker; their answers as trace lines.
+    let askAsWritten: () -> [Effect]
 
-    public init(variant: Variant, timeZone: @escaping () -> TimeZone) {
+    public init(
+        variant: Variant, timeZone: @escaping () -> TimeZone, screenTime: @escaping () -> String, askAsWritten: @escaping () -> [Effect]
+    ) {
         machine = HostApp(variant: variant)
         self.timeZone = timeZone
+        self.screenTime = screenTime
+        self.askAsWritten = askAsWritten
     }
 
-    /// Extensions post it after writing a failure; the seed only polls (see the pack README).
+    /// hardened's extensions post it after writing a failure; the seed only polls (README, A2).
     public var observedNotifications: [String] { [FocusPledgeKeys.failureNotification] }
 
     public func handle(_ input: AppInput, now: Date, store: () -> [String: PropertyListValue]) -> [Effect] {
@@ -25,6 +34,10 @@ public final class HostAppAdapter: AppAdapter {
                 return [.trace("inbox_malformed", ["seq": String(m.seq), "why": "cannot read action \(m.action) with \(m.fields)"])]
             }
             return []
+        }
+        if case .userSelectedApps = event, machine.variant == .asWritten {
+            // Seed: "Authorization flow — Call `requestAuthorization`", then "App picker" (A16).
+            return askAsWritten() + machine.handle(event)
         }
         return machine.handle(event)
     }
@@ -41,7 +54,8 @@ public final class HostAppAdapter: AppAdapter {
                 guard let sessionId = m["sessionId"], let minutes = m["durationMinutes"].flatMap({ Int($0) }) else { return nil }
                 let tappedAt = m["tappedAt"].flatMap(Double.init).map { Date(timeIntervalSince1970: $0) }
                 return .userStartsSession(
-                    sessionId: sessionId, durationMinutes: minutes, tappedAt: tappedAt, now: now, store: store(), timeZone: timeZone())
+                    sessionId: sessionId, durationMinutes: minutes, tappedAt: tappedAt, now: now, store: store(), timeZone: timeZone(),
+                    screenTime: machine.variant == .hardened ? screenTime() : nil)
             case FocusPledgeActions.stopSession:
                 return .userStopsSession(now: now, store: store())
             default:
@@ -58,9 +72,11 @@ public final class HostAppAdapter: AppAdapter {
             return .httpReply(requestId: id, reply)
         case .effectFailed(let failure):
             return .effectFailed(failure)
+        case .authorization(let answer) where answer.kind == HostApp.screenTimeRequest.kind:
+            return .screenTimeAuthorization(granted: answer.granted, status: answer.status)
         default:
             // Seed 000's host reacts to none of iOS's other messages (lifecycle, deep links,
-            // notification responses, time changes, prompts): it polls (README, A9).
+            // notification responses, time changes): it polls (README, A9).
             return nil
         }
     }

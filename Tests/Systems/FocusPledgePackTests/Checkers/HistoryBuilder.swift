@@ -91,15 +91,32 @@ struct HistoryBuilder {
 
     enum CallbackEnd { case completed, failed, none }
 
-    /// A violation callback: the extension records the failure, then ends as `end` says.
+    /// How an extension's failure write looks in `defaults_set` (traced App Group writes).
+    enum FailureWrite {
+        /// The seed's `markSessionFailed`: `focuspledge_session_failed` first, one key per write.
+        case seed
+        /// hardened's one-key record `focuspledge_failure` (H5).
+        case record
+    }
+
+    /// A violation callback: the extension writes the failure (`defaults_set`), then ends as `end` says.
     @discardableResult
-    mutating func violation(_ sid: String, callback: String = "shieldAction", end: CallbackEnd = .completed) -> Int32 {
+    mutating func violation(_ sid: String, callback: String = "shieldAction", end: CallbackEnd = .completed, write: FailureWrite = .seed) -> Int32 {
         let pid = newPid()
         let delivery = "d\(nextDelivery)"
         nextDelivery += 1
         let process = callback == "shieldAction" ? "shield-action-extension" : "monitor-extension"
         harness("callback_delivered", ["callback": callback, "delivery": delivery, "sid": sid, "activity": "focuspledge_\(sid)", "app": "com.example.game", "childPid": String(pid)])
-        line(process, pid: pid, "failure_recorded", ["sessionId": sid, "reason": "app_opened"])
+        switch write {
+        case .seed:
+            line(process, pid: pid, "defaults_set", ["suite": "group.com.focuspledge.shared", "keys": "focuspledge_session_failed", "v.focuspledge_session_failed": "true"])
+            line(process, pid: pid, "defaults_set", ["suite": "group.com.focuspledge.shared", "keys": "focuspledge_failure_reason", "v.focuspledge_failure_reason": "app_opened"])
+        case .record:
+            line(process, pid: pid, "defaults_set", [
+                "suite": "group.com.focuspledge.shared", "keys": "focuspledge_failure",
+                "v.focuspledge_failure": "{\"reason\":\"app_opened\",\"sessionId\":\"\(sid)\",\"timestamp\":1}",
+            ])
+        }
         switch end {
         case .completed: harness("callback_completed", ["callback": callback, "delivery": delivery, "childPid": String(pid)])
         case .failed: harness("callback_failed", ["callback": callback, "delivery": delivery, "childPid": String(pid), "status": "signal 9"])
@@ -109,7 +126,7 @@ struct HistoryBuilder {
     }
 
     mutating func hostSeesFailure(_ sid: String, host: Int32, afterMicroseconds latency: Int64) {
-        let recorded = events.last { $0.event == "failure_recorded" }!
+        let recorded = events.last { $0.event == "defaults_set" && ($0["v.focuspledge_session_failed"] == "true" || $0["v.focuspledge_failure"] != nil) }!
         let now = mono
         mono = recorded.mono + latency * 1000 - 1000  // line() adds the last microsecond
         line("host-app", pid: host, "failure_seen", ["sessionId": sid, "reason": "app_opened"])

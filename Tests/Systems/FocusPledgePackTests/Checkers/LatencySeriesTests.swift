@@ -34,6 +34,44 @@ struct LatencySeriesTests {
         #expect(latency.p99Micros == 900)
     }
 
+    /// hardened writes its failure as one record (H5): that write is the violation's record too.
+    @Test func hardenedFailureRecordIsMeasuredLikeTheSeedsFlag() throws {
+        var b = HistoryBuilder()
+        let host = b.spawnHost()
+        b.startSession("s1", host: host, minutes: 30)
+        b.violation("s1", write: .record)
+        b.hostSeesFailure("s1", host: host, afterMicroseconds: 250)
+        b.hostSettles("s1", "FAILURE", host: host)
+        let latency = try #require(FocusPledgeChecker.check(b.finish()).latency("violation-to-host"))
+        #expect(latency.buckets == [[250, 1]])
+    }
+
+    /// The series is read from what the extension wrote to the App Group (`defaults_set`), not
+    /// from a trace line a stand-in writes about itself (as-written runs the seed's Swift, which
+    /// writes none): a `failure_recorded` alone, or a write that removes the record, is no sample.
+    @Test func onlyAnAppGroupWriteOfTheFailureCounts() throws {
+        var b = HistoryBuilder()
+        let host = b.spawnHost()
+        b.startSession("s1", host: host, minutes: 30)
+        let pid = b.newPid()
+        b.harness("callback_delivered", [
+            "callback": "shieldAction", "delivery": "d9", "sid": "s1", "activity": "focuspledge_s1", "app": "com.example.game", "childPid": String(pid),
+        ])
+        b.line("shield-action-extension", pid: pid, "failure_recorded", ["sessionId": "s1", "reason": "app_opened"])
+        b.line("shield-action-extension", pid: pid, "defaults_set", [
+            "suite": "group.com.focuspledge.shared", "keys": "focuspledge_failure", "v.focuspledge_failure": "<removed>",
+        ])
+        b.line("shield-action-extension", pid: pid, "defaults_set", [
+            "suite": "group.com.focuspledge.shared", "keys": "focuspledge_session_failed", "v.focuspledge_session_failed": "false",
+        ])
+        b.harness("callback_completed", ["callback": "shieldAction", "delivery": "d9", "childPid": String(pid)])
+        b.line("host-app", pid: host, "failure_seen", ["sessionId": "s1", "reason": "app_opened"])
+        b.hostSettles("s1", "FAILURE", host: host)
+        let latency = try #require(FocusPledgeChecker.check(b.finish()).latency("violation-to-host"))
+        #expect(latency.count == 0)
+        #expect(latency.excluded("unseen") == 0)
+    }
+
     @Test func secondViolationOfASessionIsNotASample() throws {
         var b = HistoryBuilder()
         let host = b.spawnHost()

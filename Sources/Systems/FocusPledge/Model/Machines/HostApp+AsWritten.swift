@@ -16,7 +16,9 @@ extension HostApp {
         case .userSelectedApps(let bundleIds):
             return [AppGroupStorage.saveBlockedAppsTokens(bundleIds)]
 
-        case .userStartsSession(let sessionId, let durationMinutes, _, let now, let store, let timeZone):
+        case .userStartsSession(let sessionId, let durationMinutes, _, let now, let store, let timeZone, _):
+            // The seed's Dart never looks at the authorization (the stand-in runs the seed's
+            // `requestAuthorization` before the app picker, A16, and drops its answer as Dart does).
             return asWrittenStart(sessionId: sessionId, durationMinutes: durationMinutes, now: now, store: store, timeZone: timeZone)
 
         case .userStopsSession:
@@ -93,6 +95,8 @@ extension HostApp {
 
         case .retryTimerFired:
             return []  // as-written never schedules a retry
+        case .screenTimeAuthorization:
+            return []  // as-written asks through the seed's own Swift (A16), never through this machine
         case .effectFailed:
             // startNativeSession's `catch { result(["success": false, "error": ...]) }` hands the
             // error to Dart, whose `_startNativeSession()` awaits `invokeMethod` and drops the

@@ -21,10 +21,18 @@ extension HostApp {
             return hardenedReconcile(now: now, store: store)
 
         case .userSelectedApps(let bundleIds):
-            return [AppGroupStorage.saveBlockedAppsTokens(bundleIds)]
+            // Screen Time access first, as the seed's flow has it (Testing Checklist: "Authorization
+            // flow", then "App picker"); the answer comes back as `.screenTimeAuthorization` (H8).
+            return [.requestAuthorization(Self.screenTimeRequest), AppGroupStorage.saveBlockedAppsTokens(bundleIds)]
 
-        case .userStartsSession(let sessionId, let durationMinutes, let tappedAt, let now, let store, _):
-            return hardenedStart(sessionId: sessionId, durationMinutes: durationMinutes, tappedAt: tappedAt, now: now, store: store)
+        case .screenTimeAuthorization(let granted, let status):
+            // Told to the user (the app can neither shield nor monitor without it); a start is
+            // refused while the OS says `denied` (hardenedStart).
+            return granted ? [] : [.trace("error_reported", ["what": "screen_time_authorization", "error": status])]
+
+        case .userStartsSession(let sessionId, let durationMinutes, let tappedAt, let now, let store, _, let screenTime):
+            return hardenedStart(
+                sessionId: sessionId, durationMinutes: durationMinutes, tappedAt: tappedAt, now: now, store: store, screenTime: screenTime)
 
         case .userStopsSession(let now, let store):
             guard case .running(let session) = state.phase else {
@@ -126,7 +134,9 @@ extension HostApp {
     /// concluded first; a start while a session runs before its end is refused (the UI offers no
     /// such button, and the planner never asks for it), and so is one without selected apps — both
     /// are reported, never silent.
-    mutating func hardenedStart(sessionId: String, durationMinutes: Int, tappedAt: Date?, now: Date, store: Snapshot) -> [Effect] {
+    mutating func hardenedStart(
+        sessionId: String, durationMinutes: Int, tappedAt: Date?, now: Date, store: Snapshot, screenTime: String? = nil
+    ) -> [Effect] {
         func reject(_ reason: String) -> [Effect] {
             [.trace("start_rejected", ["sessionId": sessionId, "reason": reason])]
         }
@@ -140,6 +150,11 @@ extension HostApp {
             }
             if case .running = state.phase { return effects + reject("session_in_progress") }
         }
+        // Without Screen Time access the session cannot be enforced (iOS refuses its monitoring,
+        // PROTOCOL.md §10.3): refused and told, never started half-way (H8). `notDetermined` goes
+        // on: without `os.authorization` the OS does not model it, and where it does, the request
+        // at the app picker came first.
+        if screenTime == "denied" { return effects + reject(Self.notAuthorizedReason) }
         guard durationMinutes > 0 else { return effects + reject("invalid_duration") }
         guard let apps = AppGroupStorage.blockedApps(store), !apps.isEmpty else { return effects + reject("no_blocked_apps") }
         // The pledge runs from the user's tap (H7): a host that iOS or the nemesis held stopped

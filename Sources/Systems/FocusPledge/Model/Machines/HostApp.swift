@@ -21,7 +21,14 @@ public struct HostApp: Sendable {
         /// `startNativeSession`, `startPolling`. `timeZone` is the device's (`Calendar.current`'s),
         /// in which the seed takes the start's and end's hour and minute.
         /// `tappedAt`: when the user tapped (the UI's time; nil = unknown, `now`).
-        case userStartsSession(sessionId: String, durationMinutes: Int, tappedAt: Date? = nil, now: Date, store: Snapshot, timeZone: TimeZone)
+        /// `screenTime`: FamilyControls' `AuthorizationCenter.shared.authorizationStatus` as the
+        /// shell read it at the tap (`approved`, `denied`, `notDetermined`; nil = not read).
+        case userStartsSession(
+            sessionId: String, durationMinutes: Int, tappedAt: Date? = nil, now: Date, store: Snapshot, timeZone: TimeZone,
+            screenTime: String? = nil)
+        /// iOS answered the Screen Time (FamilyControls) prompt this machine asked for
+        /// (`Effect.requestAuthorization`): `granted`, and the status or error as the app saw it.
+        case screenTimeAuthorization(granted: Bool, status: String)
         /// The user stops the session by hand (seed: `stopNativeSession`, "success or manually stopped").
         case userStopsSession(now: Date, store: Snapshot)
         /// The 5 s `Timer.periodic` fired: `_checkAndHandleFailure` / `checkSessionStatus`.
@@ -144,6 +151,10 @@ public struct HostApp: Sendable {
     public static let completedReason = "completed"
     /// hardened: a manual stop before the end forfeits the pledge.
     public static let userStoppedReason = "user_stopped"
+    /// hardened: a start refused because the user denied Screen Time access (README, H8).
+    public static let notAuthorizedReason = "not_authorized"
+    /// hardened: what it asks FamilyControls for (seed: `requestAuthorization(for: .individual)`).
+    public static let screenTimeRequest = AuthorizationRequest.screenTime(member: "individual")
 
     public let variant: Variant
     public internal(set) var state = State()

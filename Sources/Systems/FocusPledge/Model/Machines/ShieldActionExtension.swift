@@ -3,6 +3,10 @@ import SystemKit
 import Foundation
 
 /// Seed 000's optional `ShieldActionExtension`: the user pressed a button on a shield.
+///
+/// The hardened process runs this machine. The as-written process runs the seed's own class
+/// (Tests/SeedCode/Seed000, StandIns/Principals.swift); the `.asWritten` branch here is its model,
+/// for tests on `InMemoryDevice`.
 public struct ShieldActionExtension: Sendable {
     public typealias Snapshot = [String: PropertyListValue]
 

@@ -217,19 +217,19 @@ public enum AppGroupStorage {
         }
     }
 
-    /// What every extension does on a violation (seed: `markSessionFailed(reason: "app_opened", …)`):
-    /// the failure write, the Darwin notification (A2), and the `failure_recorded` trace. One place for
-    /// the monitor, the shield-action and the shield-configuration extension, both variants.
+    /// What every extension does on a violation (seed: `markSessionFailed(reason: "app_opened", …)`).
+    /// as-written: the seed's writes and nothing else — the model of the seed's Swift, which is
+    /// what the as-written processes run (Tests/SeedCode/Seed000); it posts nothing and traces
+    /// nothing. hardened: the failure record, the Darwin notification (A2) and a `failure_recorded`
+    /// trace, for the monitor, the shield-action and the shield-configuration extension.
     public static func recordViolation(appBundleId: String?, now: Date, variant: Variant, sessionId: String?) -> [Effect] {
+        let write = markSessionFailed(
+            reason: FocusPledgeKeys.appOpenedReason, appBundleId: appBundleId, now: now, variant: variant, sessionId: sessionId)
+        guard variant == .hardened else { return [write] }
         var fields = ["reason": FocusPledgeKeys.appOpenedReason]
         if let appBundleId { fields["appBundleId"] = appBundleId }
         if let sessionId { fields["sessionId"] = sessionId }
-        return [
-            markSessionFailed(
-                reason: FocusPledgeKeys.appOpenedReason, appBundleId: appBundleId, now: now, variant: variant, sessionId: sessionId),
-            .postNotification(FocusPledgeKeys.failureNotification),
-            .trace("failure_recorded", fields),
-        ]
+        return [write, .postNotification(FocusPledgeKeys.failureNotification), .trace("failure_recorded", fields)]
     }
 
     /// Hardened: marks `sessionId`'s interval as ended.

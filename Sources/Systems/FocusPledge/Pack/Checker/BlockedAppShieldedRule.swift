@@ -5,11 +5,14 @@ extension FocusPledgeChecker {
     /// `blocked-app-shielded` (Testing Checklist, "Open blocked app — During session, tap blocked
     /// app — iOS shield UI appears"): while a session is enforced — its start enforced (as in
     /// `start-enforced`), no violation yet, not stopped, ended or settled — a selected app the user
-    /// opens shows its shield.
+    /// opens shows its shield. A start refused because the user denied Screen Time access was never
+    /// enforced (`UnauthorizedStart`).
     enum BlockedAppShieldedRule {
         static func judge(_ run: FocusPledgeRun) -> RuleOutcome {
             var outcome = RuleOutcome(FocusPledgeInvariant.blockedAppShielded.rawValue, subjectKind: "session")
-            for session in run.sessions {
+            // A start refused for want of Screen Time access was never enforced (UnauthorizedStart).
+            let unauthorized = Set(UnauthorizedStart.all(in: run).compactMap(\.sessionId))
+            for session in run.sessions where !unauthorized.contains(session.sessionId) {
                 guard let first = session.userViolations.first, let start = session.startAction,
                     let deadline = run.host.deadline(after: start.t, graceSeconds: StartEnforcedRule.graceSeconds),
                     first.t >= deadline, first.response != nil

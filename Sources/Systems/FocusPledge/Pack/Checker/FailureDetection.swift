@@ -3,7 +3,8 @@ import History
 
 extension FocusPledgeChecker {
     /// Measures `violation-to-host` from a run: only completed violations delivered while a host
-    /// process ran, recorded by the extension, and seen by that same host process.
+    /// process ran, written to the App Group by the extension (`isFailureWrite`), and seen by that
+    /// same host process.
     enum FailureDetection {
         static func measure(_ run: FocusPledgeRun) -> LatencySeries {
             var samples: [Int64] = []
@@ -33,7 +34,7 @@ extension FocusPledgeChecker {
             let delivered = violation.delivered
             guard let host = run.hostLives.alive(atMono: delivered.mono), let extensionPid = violation.extensionPid,
                 let recorded = run.events.first(where: {
-                    $0.event == "failure_recorded" && $0.pid == extensionPid && $0.mono >= delivered.mono
+                    $0.isFailureWrite && $0.pid == extensionPid && $0.mono >= delivered.mono
                 })
             else { return .notApplicable }
             let seenByHost = run.events.filter {

@@ -26,8 +26,11 @@ public enum FocusPledgeChecker {
     /// Violations the user committed (iOS showed the shield) that never reached the app: every
     /// call iOS made about them was dropped, or its extension was killed before it returned. Not
     /// the system's fault — reported beside the verdict, so losing work is never silent.
+    ///
+    /// Also every start the host refused because the user denied Screen Time access
+    /// (`UnauthorizedStart`): iOS would let no app enforce it.
     static func lostByOS(_ run: FocusPledgeRun) -> [InvariantViolation] {
-        var out: [InvariantViolation] = []
+        var out: [InvariantViolation] = UnauthorizedStart.all(in: run).map(\.listed)
         for session in run.sessions {
             let lost = session.violationsLostByOS
             guard let first = lost.first else { continue }

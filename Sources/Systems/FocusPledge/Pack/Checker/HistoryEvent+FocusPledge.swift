@@ -12,6 +12,20 @@ extension HistoryEvent {
     var sessionIdField: String? { self["sid"] ?? self["sessionId"] }
 
     func isHostLine(_ name: String) -> Bool { process == Self.hostProcessName && event == name }
+
+    /// An App Group write of a violation as it landed (`defaults_set`, which the pack has every
+    /// extension trace): as-written's seed code sets `focuspledge_session_failed` to true (its
+    /// `markSessionFailed` writes that key first); hardened writes its one-key failure record
+    /// (`focuspledge_failure`, H5). Read from what was written, not from what a stand-in says it did.
+    var isFailureWrite: Bool {
+        guard event == "defaults_set", self["suite"] == FocusPledgeKeys.suiteName else { return false }
+        if self["v." + FocusPledgeKeys.sessionFailed] == "true" { return true }
+        if let record = self["v." + FocusPledgeKeys.failureRecord] { return record != Self.removedValue }
+        return false
+    }
+
+    /// How `defaults_set` spells a removal (PROTOCOL.md §3, traced writes).
+    static let removedValue = "<removed>"
 }
 
 extension CallbackDelivery {

@@ -6,7 +6,8 @@ extension FocusPledgeChecker {
     /// `start-enforced` (Testing Checklist, "Start session — Shields apply immediately,
     /// DeviceActivity starts"): by the time the host has run `graceSeconds` after the user's start,
     /// every selected app has been shielded and the session's activity registered. A start the host refused
-    /// is a violation too: the user's start is never silently dropped. Not judged when the session
+    /// is a violation too: the user's start is never silently dropped — unless the user had denied
+    /// Screen Time access (`UnauthorizedStart`, listed beside the verdict). Not judged when the session
     /// was settled or stopped before that, or the host never ran long enough.
     enum StartEnforcedRule {
         /// The planner keeps violations out of a session's first minute.
@@ -14,9 +15,17 @@ extension FocusPledgeChecker {
 
         static func judge(_ run: FocusPledgeRun) -> RuleOutcome {
             var outcome = RuleOutcome(FocusPledgeInvariant.startEnforced.rawValue, subjectKind: "session")
+            let unauthorized = Set(UnauthorizedStart.all(in: run).map(\.rejected.mono))
             for start in run.events where start.isUserAction("start_session") {
                 guard let sid = start.sessionIdField else { continue }
                 let session = run.sessions.first { $0.sessionId == sid }
+                if let rejected = run.events.first(where: { $0.isHostLine("start_rejected") && $0.sessionIdField == sid && $0.mono > start.mono }),
+                    unauthorized.contains(rejected.mono)
+                {
+                    // The user denied Screen Time access: listed in `lostByOS` (UnauthorizedStart).
+                    outcome.checkedCount += 1
+                    continue
+                }
                 if let rejected = run.events.first(where: { $0.isHostLine("start_rejected") && $0.sessionIdField == sid && $0.mono > start.mono }) {
                     outcome.checkedCount += 1
                     outcome.fail(sid, "the host refused the user's start: \(rejected["reason"] ?? "?")", [start, rejected])
