@@ -24,7 +24,7 @@ public enum EnforcementChecker {
         var report = CheckReport(
             checker: name, decided: true, results: outcomes.map(\.result), violations: outcomes.flatMap(\.violations),
             latencies: [reshieldLatency.series(samplesNanos: samples, excluded: excluded)])
-        let lost = LostWork.list(run)
+        let lost = lostWork(run)
         if !lost.isEmpty { report.lostByOS = lost }
         return report
     }

@@ -25,7 +25,7 @@ public enum ExitChecker {
         var report = CheckReport(
             checker: name, decided: true, results: outcomes.map(\.result), violations: outcomes.flatMap(\.violations),
             latencies: [tapToIntervention.series(samplesNanos: tapSamples), crashToReinitialize.series(samplesNanos: heartbeat.detectionSamplesNanos)])
-        let lost = LostWork.list(run)
+        let lost = lostWork(run)
         if !lost.isEmpty { report.lostByOS = lost }
         return report
     }

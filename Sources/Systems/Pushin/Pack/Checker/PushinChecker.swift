@@ -37,7 +37,7 @@ public enum PushinChecker {
         var report = CheckReport(
             checker: name, decided: true, results: outcomes.map(\.result), violations: outcomes.flatMap(\.violations),
             latencies: latencySeries.map { $0.series(samplesNanos: samples[$0.name] ?? []) })
-        let lost = LostWork.list(history, run)
+        let lost = lostWork(history)
         if !lost.isEmpty { report.lostByOS = lost }
         return report
     }
