@@ -123,6 +123,22 @@ import Testing
         #expect(ids == ["a", "ghost"])
     }
 
+    /// An in-app prompt is the app's screen: a host killed at the instant it showed one took it
+    /// along, and the relaunched host's prompt is the one the user sees (explore of
+    /// pushin-denied.yaml killed hardened between the prompt and its record). Two from live hosts
+    /// are two prompts.
+    @Test func anInAppPromptThatDiedWithTheHostIsNotASecondPrompt() {
+        var h = H()
+        h.notificationsAllowed("denied")
+        h.workoutPress("a", at: 100)
+        h.line("host-app", "in_app_prompt", at: 110, pid: 50, ["id": "a", "status": "denied"])
+        h.line("harness", "exit", at: 110, ["target": "host-app", "childPid": "50", "status": "signal 9"])
+        h.line("host-app", "in_app_prompt", at: 110.05, pid: 51, ["id": "a", "status": "denied"])
+        #expect(PushinChecker.check(h.finished()).violations(of: "one-prompt-per-signal").isEmpty)
+        h.line("host-app", "in_app_prompt", at: 200, pid: 51, ["id": "a", "status": "denied"])
+        #expect(PushinChecker.check(h.finished()).violations(of: "one-prompt-per-signal").compactMap(\.subject?.id) == ["a"])
+    }
+
     @Test func notificationsCloserThanAMinuteBreakTheThrottle() {
         var h = H()
         h.notificationsAllowed()

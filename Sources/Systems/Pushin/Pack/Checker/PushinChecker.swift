@@ -31,7 +31,7 @@ public enum PushinChecker {
         let run = PushinRun(history)
         let (owed, samples) = PromptOwedRule.judge(run)
         let outcomes = [
-            owed, OnePromptPerSignalRule.judge(run), ThrottleRule.judge(run), NoExpiredPromptRule.judge(run), ShieldAnswerRule.judge(run),
+            owed, OnePromptPerSignalRule.judge(run, history), ThrottleRule.judge(run), NoExpiredPromptRule.judge(run), ShieldAnswerRule.judge(run),
             EmergencyUnlockRule.judge(run), TapOpensWorkoutRule.judge(run), CoreRules.noStoreCorrupt(history), CoreRules.runSettles(history),
         ]
         var report = CheckReport(
