@@ -139,6 +139,21 @@ import Testing
         #expect(PushinChecker.check(h.finished()).violations(of: "one-prompt-per-signal").compactMap(\.subject?.id) == ["a"])
     }
 
+    /// H9: a workout call that added its notification and died before its signal landed prompted
+    /// that press — its notification belongs to it; the same notification from an emergency call
+    /// belongs to no workout signal.
+    @Test func aNotificationAWorkoutCallAddedBeforeItDiedIsThatPressesPrompt() {
+        var h = H()
+        h.notificationsAllowed()
+        h.line("shield-action-extension", "callback_begin", at: 100, pid: 60, ["action": "primaryButtonPressed", "delivery": "1"])
+        h.line("shield-action-extension", "notification_added", at: 100, pid: 60, ["identifier": "w"])
+        h.delivered("w", at: 100)
+        h.line("shield-action-extension", "callback_begin", at: 200, pid: 61, ["action": "secondaryButtonPressed", "delivery": "2"])
+        h.line("shield-action-extension", "notification_added", at: 200, pid: 61, ["identifier": "e"])
+        h.delivered("e", at: 200)
+        #expect(PushinChecker.check(h.finished()).violations(of: "one-prompt-per-signal").compactMap(\.subject?.id) == ["e"])
+    }
+
     @Test func notificationsCloserThanAMinuteBreakTheThrottle() {
         var h = H()
         h.notificationsAllowed()

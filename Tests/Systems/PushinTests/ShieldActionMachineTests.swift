@@ -21,10 +21,16 @@ import Testing
         effects.compactMap { if case .addNotification(let r) = $0 { r } else { nil } }
     }
 
-    @Test func hardenedWritesTheSignalInOneWriteThenNotifiesAndAnswersNone() throws {
+    /// H9: the notification first, then the signal and its schedule record in one write — the
+    /// record makes the host skip the signal, so it never precedes the notification it records.
+    @Test func hardenedNotifiesThenWritesTheSignalInOneWriteAndAnswersNone() throws {
         let out = ShieldActionMachine(variant: .hardened).workout(id: "w", now: 1000, store: [:], notificationsGranted: true, badge: 1)
-        guard case .setDefaults(let writes, atomic: true) = out.first else {
+        guard case .addNotification = out.first else {
             Issue.record("first effect: \(String(describing: out.first))")
+            return
+        }
+        guard case .setDefaults(let writes, atomic: true) = out[1] else {
+            Issue.record("second effect: \(String(describing: out[1]))")
             return
         }
         #expect(writes.map(\.key) == [

@@ -49,13 +49,18 @@ public struct ShieldActionMachine: Sendable {
             fireAt = lastTime
             replaced = waiting
         }
-        // The signal and the schedule record first, in one write: a call killed before it leaves
-        // nothing half done (iOS lost the press), and no notification exists without its signal.
-        signal += [.set(PushinKeys.lastScheduledNotificationId, .string(id)), .set(PushinKeys.lastNotificationTime, .real(fireAt))]
-        out.append(.setDefaults(signal, atomic: true))
+        // The notification first, then the signal and the schedule record in one write (H9). The
+        // record says "the extension scheduled this one" and makes the host skip it, so it must
+        // never come before the notification it records: explore killed the call between the two
+        // (record written first) and the press was never prompted. Now a call killed before the
+        // notification leaves nothing (iOS lost the press, listed as lost work); one killed after it
+        // leaves the notification — the user is prompted once — and no signal for the host to
+        // prompt again.
         out.append(.addNotification(WorkoutNotification.request(
             id: id, expiresAt: expiresAt, badge: badge, fireInSeconds: fireAt > now ? fireAt - now : nil)))
         if let replaced { out.append(.removeNotifications(.pending([replaced]))) }
+        signal += [.set(PushinKeys.lastScheduledNotificationId, .string(id)), .set(PushinKeys.lastNotificationTime, .real(fireAt))]
+        out.append(.setDefaults(signal, atomic: true))
         var f = ["id": id, "notify": "extension", "fireAt": String(fireAt)]
         if let replaced { f["replaced"] = replaced }
         out.append(.trace("workout_signal", f))

@@ -43,6 +43,9 @@ struct PushinRun {
     var signals: [Signal] = []
     var prompts: [Prompt] = []
     var calls: [ExtensionCall] = []
+    /// Notifications a workout press's own shield-action call added (hardened H9 adds it before
+    /// the signal: a call killed in between leaves the notification without a signal).
+    var addedByWorkoutCall: Set<String> = []
     /// Every write of `emergency_unlocks_remaining`, any process, in history order.
     var unlockWrites: [(value: Int, pid: Int32, process: String, line: HistoryEvent)] = []
     /// iOS's `notification_tapped` lines.
@@ -58,6 +61,8 @@ struct PushinRun {
 
     static let host = "host-app"
     static let shieldExtension = "shield-action-extension"
+    /// The shield button that asks for a workout (the primary one, A1).
+    static let workoutAction = "primaryButtonPressed"
 
     init(_ history: [HistoryEvent]) {
         var callIndex: [Int32: Int] = [:]
@@ -69,6 +74,8 @@ struct PushinRun {
                 calls.append(ExtensionCall(pid: e.pid, action: e["action"] ?? "", begin: e))
             case (Self.shieldExtension, "responded"):
                 if let i = callIndex[e.pid] { calls[i].responded = e }
+            case (Self.shieldExtension, "notification_added"):
+                if let i = callIndex[e.pid], calls[i].action == Self.workoutAction, let id = e["identifier"] { addedByWorkoutCall.insert(id) }
             case (_, "defaults_set") where e.process == Self.shieldExtension || e.process == Self.host:
                 if let v = e["v." + PushinKeys.emergencyUnlocksRemaining] {
                     let value = Int(v) ?? Int.min
