@@ -8,6 +8,9 @@ import Foundation
 /// `FrameworkExtension` (the one call to the principal object) enter. The stand-in's own
 /// machinery (waits, locks, timeouts) keeps the real clocks. Work app code moves to another
 /// thread (a dispatch queue) reads the real time: run the seed's code on the calling thread.
+/// A timed wait in app code (`DispatchSemaphore.wait(timeout:)`, `NSCondition.wait(until:)`, …)
+/// computes its deadline from device time; the interposer hands the kernel the real deadline just
+/// as far away, so it waits the wall time it asks for (PROTOCOL.md §2, "Waits in app code").
 public enum DeviceTime {
     nonisolated(unsafe) static var clock: DeviceClock?
 

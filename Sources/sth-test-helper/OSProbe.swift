@@ -119,6 +119,11 @@ final class ProbeHost: AppAdapter, @unchecked Sendable {
         let trace = context.trace
         switch m.action {
         case "authorize":
+            // `apps`: shield them first, in this same handler (an app that shields before it asks).
+            if let apps = f["apps"]?.split(separator: ",").map(String.init) {
+                ManagedSettings.ManagedSettingsStore().shield.applications = Set(apps.map(ApplicationToken.init(bundleIdentifier:)))
+                trace.log("shield_set", ["apps": apps.joined(separator: ",")])
+            }
             do {
                 try AuthorizationCenter.shared.requestAuthorizationBlocking(for: .individual)
                 trace.log("authorization", ["result": "approved"])

@@ -7,6 +7,11 @@
 // executable that links it: while the calling thread is inside sth_device_time_enter/leave (the
 // app's or extension's own code, run by StandInKit), CLOCK_REALTIME answers the device time from
 // the registered source; everywhere else, and for every other clock, the real one answers.
+// It also interposes the waits that take an absolute CLOCK_REALTIME deadline (sem_timedwait,
+// pthread_cond_timedwait, pthread_mutex_timedlock, their *clock* forms, the rwlock ones and
+// clock_nanosleep(TIMER_ABSTIME)): on such a thread the deadline was computed from device time,
+// and the kernel is given the real deadline just as far away (docs/PROTOCOL.md §2, "Waits in app
+// code"), so a wall-time wait stays a wall-time wait.
 
 /// Device unix seconds, or a negative number when unknown (then the real time answers).
 typedef double (*sth_device_time_source)(void);

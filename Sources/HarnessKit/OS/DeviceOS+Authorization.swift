@@ -34,6 +34,30 @@ extension DeviceOS {
         out.append(.record("authorization", ["kind": kind.rawValue, "status": status, "request": requestId]))
     }
 
+    /// Whether ManagedSettings written now are refused: the OS models FamilyControls and the app
+    /// is not approved (`notDetermined` or `denied`). Unmodelled authorization refuses nothing.
+    var refusesManagedSettings: Bool {
+        guard let status = familyControlsStatus else { return false }
+        return status != "approved"
+    }
+
+    /// Shields written while the app is not approved are not applied, and not kept for later: iOS
+    /// lets only an authorized app manage settings ("Managed Settings can't function without …
+    /// authorizing your app using Family Controls"; "the ManagedSettingsStore only reports back the
+    /// settings that have been set by your authorized application", PROTOCOL.md §10.3, §10.6). The
+    /// stores are emptied, as revocation empties them, so the app reads back nothing and a later
+    /// approval brings nothing back: the app must write its shields again once approved. While not
+    /// approved nothing is shielded (revocation cleared it; `notDetermined` never had any), so the
+    /// ground truth does not change.
+    mutating func ignoreUnauthorizedShields(_ union: ShieldUnion, _ out: inout [OSEffect]) {
+        var f = ["apps": union.applications.sorted().joined(separator: ","), "status": familyControlsStatus ?? "", "why": "FamilyControls not approved"]
+        let policies = union.applicationCategoryPolicies.map(\.policy.rawValue).sorted()
+        if !policies.isEmpty { f["categoryPolicies"] = policies.joined(separator: ",") }
+        if !union.webDomains.isEmpty { f["webDomains"] = union.webDomains.sorted().joined(separator: ",") }
+        out.append(.record("shields_ignored", f))
+        out.append(.clearManagedSettings)
+    }
+
     /// The user turns the app's Screen Time access off. Apple documents no effect on the app's
     /// settings; field reports (PROTOCOL.md §10.6) say its restrictions are lifted at once, so every
     /// store is cleared and monitoring stops without callbacks: the app's extensions are no longer

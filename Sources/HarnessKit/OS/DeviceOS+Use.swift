@@ -6,6 +6,10 @@ extension DeviceOS {
     /// ManagedSettings changed: the ground truth of what is shielded. An app in use that becomes
     /// shielded is covered by its shield at once.
     mutating func shieldsChanged(_ union: ShieldUnion, _ out: inout [OSEffect]) {
+        if refusesManagedSettings, union != ShieldUnion() {
+            ignoreUnauthorizedShields(union, &out)
+            return
+        }
         shield = union
         let apps = union.applications.sorted().joined(separator: ",")
         if apps != recordedShieldApps {

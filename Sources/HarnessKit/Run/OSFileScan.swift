@@ -100,6 +100,9 @@ extension LiveRun {
         var answered = false
         if let r = try? FamilyControlsAuthority.openRequest(on: device), !emulated.files.answeredPrompts.contains(r.id) {
             emulated.files.answeredPrompts.insert(r.id)
+            // What the app wrote before it asked is on disk before its request: the OS sees it
+            // first, so a shield written while not yet approved is judged so (PROTOCOL.md §10.3).
+            osScan()
             osApply(.authorizationRequested(.familyControls, requestId: r.id))
             answered = true
         }

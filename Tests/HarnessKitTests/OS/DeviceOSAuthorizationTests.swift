@@ -50,6 +50,52 @@ import Testing
         #expect(os.familyControlsStatus == "denied")
     }
 
+    @Test func shieldsWrittenBeforeApprovalAreIgnoredAndNotAppliedLater() {
+        var os = Self.os(familyControls: "approved")
+        _ = os.apply(.boot)
+        // Written while notDetermined: not applied, the stores deleted, the OS says so.
+        let early = os.apply(.shields(DeviceOSTests.shieldUnion(["com.video"])))
+        #expect(Self.has(early, "shields_ignored", ["apps": "com.video", "status": "notDetermined", "why": "FamilyControls not approved"]))
+        #expect(early.contains(.clearManagedSettings))
+        #expect(!Self.has(early, "shields"), "the ground truth did not change")
+        #expect(!os.isShielded("com.video"))
+        // Opening the app shows no shield.
+        #expect(Self.has(os.apply(.user(.useApp(bundleIdentifier: "com.video", seconds: 60, label: [:]))), "app_in_use", ["app": "com.video"]))
+        // The stores are gone (the runner deleted them): the OS sees an empty union, nothing to refuse.
+        #expect(!Self.has(os.apply(.shields(ShieldUnion())), "shields_ignored"))
+        // Approval brings nothing back; a write after it is applied.
+        let approved = os.apply(.authorizationRequested(.familyControls, requestId: "r1"))
+        #expect(!Self.has(approved, "shields", ["apps": "com.video"]) && !os.isShielded("com.video"))
+        let later = os.apply(.shields(DeviceOSTests.shieldUnion(["com.video"])))
+        #expect(Self.has(later, "shields", ["apps": "com.video"]) && !Self.has(later, "shields_ignored"))
+        #expect(os.isShielded("com.video"))
+    }
+
+    @Test func shieldsWrittenWhileDeniedOrRevokedAreIgnored() {
+        var denied = Self.os(familyControls: "denied")
+        _ = denied.apply(.boot)
+        _ = denied.apply(.authorizationRequested(.familyControls, requestId: "r1"))
+        let category = ShieldUnion([ShieldSettingsRecord(applicationCategories: CategoryPolicyRecord(policy: .all))])
+        let d = denied.apply(.shields(category))
+        #expect(Self.has(d, "shields_ignored", ["apps": "", "categoryPolicies": "all", "status": "denied"]) && d.contains(.clearManagedSettings))
+        #expect(!denied.isShielded("com.video"))
+        var revoked = Self.os(familyControls: "approved")
+        _ = revoked.apply(.boot)
+        _ = revoked.apply(.authorizationRequested(.familyControls, requestId: "r1"))
+        _ = revoked.apply(.revokeAuthorization)
+        let r = revoked.apply(.shields(DeviceOSTests.shieldUnion(["com.video"])))
+        #expect(Self.has(r, "shields_ignored", ["apps": "com.video", "status": "denied"]))
+        #expect(!revoked.isShielded("com.video"))
+    }
+
+    @Test func withoutModelledAuthorizationShieldsApplyAsBefore() {
+        var os = Self.os()
+        _ = os.apply(.boot)
+        let e = os.apply(.shields(DeviceOSTests.shieldUnion(["com.video"])))
+        #expect(Self.has(e, "shields", ["apps": "com.video"]) && !Self.has(e, "shields_ignored") && !e.contains(.clearManagedSettings))
+        #expect(os.isShielded("com.video"))
+    }
+
     @Test func revokingLosesTheMonitorCallsAFaultHeldBack() {
         var os = Self.os(familyControls: "approved", faults: [FieldFault(kind: .delay(600...600), callbacks: ["intervalDidStart"])])
         let registered = os.apply(.registrations([DeviceOSTests.registration("a", DeviceOSTests.hm(8, 0), DeviceOSTests.hm(10, 0))]))

@@ -136,6 +136,32 @@ import Testing
         #expect(Self.lines(h, "host", "monitoring_error", ["activity": "b", "error": "unauthorized"]).count == 1)
     }
 
+    /// Shields written before approval are ignored and not applied when approval comes — here
+    /// written in the input right before the prompt, at the same device instant (PROTOCOL.md §10.3).
+    @Test func shieldsWrittenBeforeApprovalAreIgnoredAndNotAppliedLater() throws {
+        let h = try Self.run("""
+              steps:
+                - { at: 1m, do: shield, apps: com.video }
+                - { at: 1m, do: authorize }
+                - { at: 3m, do: useApp, app: com.video, seconds: 60 }
+                - { at: 6m, do: shield, apps: com.social }
+            """, duration: "10m", os: "{ authorization: approved }")
+        let ignored = Self.lines(h, "harness", "shields_ignored")
+        #expect(ignored.map { "\($0["apps"] ?? "?") \($0["status"] ?? "?") @\(Self.minutes($0.t))" } == ["com.video notDetermined @1"])
+        #expect(Self.lines(h, "host", "authorization", ["result": "approved"]).count == 1)
+        #expect(Self.lines(h, "harness", "shields").map { "\($0["apps"] ?? "?") @\(Self.minutes($0.t))" } == [" @0", "com.social @6"])
+        #expect(Self.lines(h, "harness", "shield_shown").isEmpty, "com.video was never shielded")
+        #expect(Self.lines(h, "harness", "app_in_use", ["app": "com.video"]).count == 1)
+        // Shielding and asking in one handler: the OS sees the stores before it answers the prompt.
+        let one = try Self.run("""
+              steps:
+                - { at: 1m, do: authorize, apps: com.video }
+                - { at: 3m, do: useApp, app: com.video, seconds: 60 }
+            """, duration: "5m", os: "{ authorization: approved }")
+        #expect(Self.lines(one, "harness", "shields_ignored", ["apps": "com.video", "status": "notDetermined"]).count == 1)
+        #expect(Self.lines(one, "harness", "shield_shown").isEmpty)
+    }
+
     @Test func aDeniedPromptThrowsAuthorizationCanceled() throws {
         let h = try Self.run("""
               steps:
