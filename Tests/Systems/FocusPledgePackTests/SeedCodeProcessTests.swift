@@ -9,27 +9,8 @@ import Testing
 /// as-written's extensions are the seed's own classes and its authorization the seed's own
 /// MethodChannel methods; the history shows what that code did, and the checker judges from it.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct SeedCodeProcessTests {
-    final class Dir {
-        let path: String
-        init() throws {
-            path = NSTemporaryDirectory() + "sth-seedcode-\(getpid())-\(UUID().uuidString.prefix(8))"
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        }
-        deinit { try? FileManager.default.removeItem(atPath: path) }
-        func write(_ name: String, _ text: String) throws -> String {
-            let p = path + "/" + name
-            try text.write(toFile: p, atomically: true, encoding: .utf8)
-            return p
-        }
-        /// The one run directory under `out`, its history and report.
-        func run() throws -> (history: [HistoryEvent], report: [String: Any]) {
-            let runs = ((try? FileManager.default.contentsOfDirectory(atPath: path + "/out")) ?? []).sorted()
-            let run = try #require(runs.first.map { path + "/out/" + $0 })
-            let history = HistoryEvent.parse(jsonl: try Data(contentsOf: URL(fileURLWithPath: run + "/history.jsonl"))).events
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/report.json"))) as? [String: Any])
-            return (history, report)
-        }
-    }
+    /// The run tests' scratch directory (HarnessRunProcessTests), with `run()` below.
+    typealias Dir = HarnessRunProcessTests.Dir
 
     func harness(_ args: [String]) throws -> (ChildProcess.ExitStatus?, String) {
         let p = try ChildProcess.spawn(try Executables.path(of: "harness"), args)
@@ -113,5 +94,16 @@ import Testing
         let listed = (report["lostByOS"] as? [[String: Any]]) ?? []
         #expect(listed.filter { $0["invariant"] as? String == "start-not-authorized" }.count == starts)
         #expect(!history.contains { $0.event == "shields" && !($0["apps"] ?? "").isEmpty })
+    }
+}
+
+extension HarnessRunProcessTests.Dir {
+    /// The one run directory under `out`, its history and report.
+    func run() throws -> (history: [HistoryEvent], report: [String: Any]) {
+        let runs = ((try? FileManager.default.contentsOfDirectory(atPath: path + "/out")) ?? []).sorted()
+        let run = try #require(runs.first.map { path + "/out/" + $0 })
+        let history = HistoryEvent.parse(jsonl: try Data(contentsOf: URL(fileURLWithPath: run + "/history.jsonl"))).events
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/report.json"))) as? [String: Any])
+        return (history, report)
     }
 }
