@@ -64,21 +64,21 @@ public enum EffectInterpreter {
             return attempt(device, "private_store_error", ["op": "write"]) { try device.writePrivateDefaults(writes) }
         case .setShield(let write):
             let e = attempt(device, "shield_error", write.store == ShieldWrite.defaultStore ? [:] : ["store": write.store]) {
-                if !device.frameworksMarkCrashPoints { try CrashPoints.pass("shield:" + write.store) }
+                try osCallCrashPoint("shield:" + write.store, on: device)
                 try device.writeShield(write)
             }
             if e == nil { device.trace("shields_set", write.traceFields) }
             return e
         case .clearSettings(let store):
             let e = attempt(device, "shield_error", ["store": store]) {
-                if !device.frameworksMarkCrashPoints { try CrashPoints.pass("shield.clear:" + store) }
+                try osCallCrashPoint("shield.clear:" + store, on: device)
                 try device.clearSettings(store: store)
             }
             if e == nil { device.trace("settings_cleared", ["store": store]) }
             return e
         case .startMonitoring(let activity, let start, let end, let repeats):
             let e = attempt(device, "monitoring_error", ["activity": activity]) {
-                if !device.frameworksMarkCrashPoints { try CrashPoints.pass("monitoring.start:" + activity) }
+                try osCallCrashPoint("monitoring.start:" + activity, on: device)
                 try device.startMonitoring(activity: activity, start: start, end: end, repeats: repeats)
             }
             if e == nil {
@@ -89,7 +89,7 @@ public enum EffectInterpreter {
             return e
         case .startMonitoringSchedule(let activity, let schedule, let events):
             let e = attempt(device, "monitoring_error", ["activity": activity]) {
-                if !device.frameworksMarkCrashPoints { try CrashPoints.pass("monitoring.start:" + activity) }
+                try osCallCrashPoint("monitoring.start:" + activity, on: device)
                 try device.startMonitoring(activity: activity, schedule: schedule, events: events)
             }
             if e == nil {
@@ -101,7 +101,7 @@ public enum EffectInterpreter {
             return e
         case .stopMonitoring(let names):
             let e = attempt(device, "monitoring_error", ["activities": names.joined(separator: ",")], {
-                if !device.frameworksMarkCrashPoints { try CrashPoints.pass("monitoring.stop:" + names.joined(separator: ",")) }
+                try osCallCrashPoint("monitoring.stop:" + names.joined(separator: ","), on: device)
                 try device.stopMonitoring(names)
             })
             if e == nil { device.trace("monitoring_stopped", ["activities": names.joined(separator: ",")]) }
@@ -115,23 +115,23 @@ public enum EffectInterpreter {
         case .postNotification(let name):
             return attempt(device, "notify_error", ["name": name]) { try device.post(name) }
         case .respond(let response):
-            if !device.frameworksMarkCrashPoints { CrashPoints.passNonThrowing("respond") }
+            try? osCallCrashPoint("respond", on: device)
             device.respond(response)
         case .requestAuthorization(let request):
-            if !device.frameworksMarkCrashPoints { CrashPoints.passNonThrowing("authorization:" + request.kind) }
+            try? osCallCrashPoint("authorization:" + request.kind, on: device)
             device.trace("authorization_requested", ["kind": request.kind])
             device.requestAuthorization(request)
         case .setNotificationCategories(let categories):
             let ids = categories.map(\.identifier).joined(separator: ",")
             let e = attempt(device, "notification_error", ["op": "setNotificationCategories"]) {
-                if !device.frameworksMarkCrashPoints { try CrashPoints.pass("notifications.categories") }
+                try osCallCrashPoint("notifications.categories", on: device)
                 try device.setNotificationCategories(categories)
             }
             if e == nil { device.trace("notification_categories_set", ["categories": ids]) }
             return e
         case .addNotification(let request):
             let e = attempt(device, "notification_error", ["op": "add", "identifier": request.identifier]) {
-                if !device.frameworksMarkCrashPoints { try CrashPoints.pass("notification.add:" + request.identifier) }
+                try osCallCrashPoint("notification.add:" + request.identifier, on: device)
                 try device.addNotification(request)
             }
             if e == nil {
@@ -143,14 +143,14 @@ public enum EffectInterpreter {
             return e
         case .removeNotifications(let removal):
             let e = attempt(device, "notification_error", ["op": "remove"]) {
-                if !device.frameworksMarkCrashPoints { try CrashPoints.pass("notifications.remove") }
+                try osCallCrashPoint("notifications.remove", on: device)
                 try device.removeNotifications(removal)
             }
             if e == nil { device.trace("notifications_removed", removal.traceFields) }
             return e
         case .setBadge(let count):
             let e = attempt(device, "notification_error", ["op": "setBadge"]) {
-                if !device.frameworksMarkCrashPoints { try CrashPoints.pass("badge") }
+                try osCallCrashPoint("badge", on: device)
                 try device.setBadge(count)
             }
             if e == nil { device.trace("badge_set", ["count": String(count)]) }
@@ -170,6 +170,13 @@ public enum EffectInterpreter {
             ("second", c.second),
         ]
         return fields.compactMap { name, value in value.map { "\(name)=\($0)" } }.joined(separator: ",")
+    }
+
+    /// The crash point of an OS call (PROTOCOL.md §11). A device that goes through the Apple-named
+    /// frameworks has it marked there, where a seed's own Swift calling them is marked too; here
+    /// only for one that does not (`InMemoryDevice`).
+    private static func osCallCrashPoint(_ label: @autoclosure () -> String, on device: some DevicePort) throws {
+        if !device.frameworksMarkCrashPoints { try CrashPoints.pass(label()) }
     }
 
     /// Runs `body`; a thrown error becomes a trace line `event` with the error, and is returned.
