@@ -27,6 +27,19 @@ import Testing
             line(t, process, "defaults_set", f, pid: pid)
         }
 
+        /// The host's daily reset as it traces and writes it: one write (hardened) or one per key
+        /// (as-written); `landing: false` — killed between the trace and the write.
+        mutating func reset(_ t: Double, day: String, keyByKey: Bool = false, landing: Bool = true, pid: Int32 = 1) {
+            line(t, ExitRoles.host, "daily_reset", ["day": day], pid: pid)
+            guard landing else { return }
+            let values = [ExitKeys.dailyResetFlag: "true", ExitKeys.screenTimeToday: "0", ExitKeys.lastInterventionCount: "0"]
+            if keyByKey {
+                for k in [ExitKeys.dailyResetFlag, ExitKeys.screenTimeToday, ExitKeys.lastInterventionCount] { write(t, ExitRoles.host, [k: values[k]!], pid: pid) }
+            } else {
+                write(t, ExitRoles.host, values, pid: pid)
+            }
+        }
+
         /// A started run in Berlin, the host spawned as pid 1 and in the foreground.
         static func started(at t: Double = 1_000, zone: String = "Europe/Berlin") -> History {
             var h = History()
@@ -177,20 +190,52 @@ import Testing
         h.harness(start + 10, "host_state", ["state": "notRunning"])
         h.harness(midnight + 3_600, "host_state", ["state": "foreground"])
         var reset = h
-        reset.line(midnight + 3_601, ExitRoles.host, "daily_reset", ["day": "2026-03-29"])
+        reset.reset(midnight + 3_601, day: "2026-03-29")
         reset.harness(midnight + 3_700, "host_state", ["state": "background"])
         #expect(Self.violations(reset.finished(at: midnight + 7_200), .dailyReset).isEmpty)
         var missed = h
         missed.harness(midnight + 3_700, "host_state", ["state": "background"])
         #expect(try #require(Self.violations(missed.finished(at: midnight + 7_200), .dailyReset).first).subject?.id == "2026-03-29")
         var twice = reset
-        twice.line(midnight + 3_800, ExitRoles.host, "daily_reset", ["day": "2026-03-29"])
+        twice.reset(midnight + 3_800, day: "2026-03-29")
         #expect(try #require(Self.violations(twice.finished(at: midnight + 7_200), .dailyReset).first).explanation.contains("2 times"))
         // After a move to New York the same instant is still the 28th there: a reset then is on the 28th.
         var moved = reset
         moved.harness(midnight + 3_900, "time_zone", ["timeZone": "America/New_York"])
-        moved.line(midnight + 3_901, ExitRoles.host, "daily_reset", ["day": "2026-03-28"])
+        moved.reset(midnight + 3_901, day: "2026-03-28")
         #expect(Self.violations(moved.finished(at: midnight + 7_200), .dailyReset).isEmpty)
+    }
+
+    @Test func aResetCountsWhenItsWritesLandAndNotWhenItsProcessDiedFirst() throws {
+        let start = 1_774_728_000.0
+        let midnight = 1_774_738_800.0
+        var h = History.started(at: start)
+        h.harness(midnight + 3_600, "host_state", ["state": "foreground"])
+        // Killed between the trace and the write (explore's point inside the reset): no reset
+        // landed, and the relaunched host's reset is the day's first, not its second.
+        var killed = h
+        killed.reset(midnight + 3_601, day: "2026-03-29", landing: false)
+        killed.harness(midnight + 3_601, "exit", ["target": ExitRoles.host, "childPid": "1"])
+        killed.reset(midnight + 3_602, day: "2026-03-29", pid: 4)
+        #expect(Self.violations(killed.finished(at: midnight + 7_200), .dailyReset).isEmpty)
+        // Only the trace, never a write: the day was not reset.
+        var neverWritten = h
+        neverWritten.reset(midnight + 3_601, day: "2026-03-29", landing: false)
+        #expect(try #require(Self.violations(neverWritten.finished(at: midnight + 7_200), .dailyReset).first).subject?.id == "2026-03-29")
+        // As-written's one write per key: the reset lands with the last of the three; a kill after
+        // the flag and before the counters leaves the day not reset.
+        var keyByKey = h
+        keyByKey.reset(midnight + 3_601, day: "2026-03-29", keyByKey: true)
+        #expect(Self.violations(keyByKey.finished(at: midnight + 7_200), .dailyReset).isEmpty)
+        var torn = h
+        torn.line(midnight + 3_601, ExitRoles.host, "daily_reset", ["day": "2026-03-29"])
+        torn.write(midnight + 3_601, ExitRoles.host, [ExitKeys.dailyResetFlag: "true"])
+        torn.write(midnight + 3_601, ExitRoles.host, [ExitKeys.screenTimeToday: "0"])
+        #expect(!Self.violations(torn.finished(at: midnight + 7_200), .dailyReset).isEmpty)
+        // Two resets that landed on one day are two, whichever process wrote them.
+        var twice = killed
+        twice.reset(midnight + 3_700, day: "2026-03-29", keyByKey: true, pid: 4)
+        #expect(try #require(Self.violations(twice.finished(at: midnight + 7_200), .dailyReset).first).explanation.contains("2 times"))
     }
 
     // MARK: count-matches-day
@@ -199,8 +244,7 @@ import Testing
         var h = History.started()
         h.write(1_100, ExitRoles.host, [ExitKeys.unlockTimestamp: "1100.0"])
         h.write(1_100, ExitRoles.host, [ExitKeys.lastInterventionCount: "1"])
-        h.line(1_200, ExitRoles.host, "daily_reset", ["day": "x"])
-        h.write(1_200, ExitRoles.host, [ExitKeys.lastInterventionCount: "0"])
+        h.reset(1_200, day: "x", keyByKey: true)
         h.write(1_300, ExitRoles.host, [ExitKeys.unlockTimestamp: "1300.0", ExitKeys.lastInterventionCount: "1"])
         #expect(Self.violations(h.finished(at: 2_000), .countMatchesDay).isEmpty)
         // Killed between the unlock and the count: the next exercise counts one too few.

@@ -96,6 +96,31 @@ import Testing
         #expect(hardened.handle(.significantTimeChange(now: 30, day: "2026-03-29", store: [:])).isEmpty, "once per day")
     }
 
+    @Test func hardenedKilledInsideAResetRedoesItOnlyIfTheAppGroupWriteDidNotLand() {
+        typealias P = ExitHost.PrivateKeys
+        var host = ExitHost(variant: .hardened)
+        _ = host.handle(.launched(now: 0, day: "2026-03-28", store: [:], privateStore: [:]))
+        // An unseen flag from the last reset is cleared first; the day is pending before the App
+        // Group write and recorded after it.
+        let effects = host.handle(.significantTimeChange(now: 10, day: "2026-03-29", store: [ExitKeys.dailyResetFlag: .bool(true)]))
+        let clear = effects.firstIndex(of: .setDefaults([.set(ExitKeys.dailyResetFlag, .bool(false))], atomic: true))
+        let pending = effects.firstIndex(of: .setPrivateDefaults([.set(P.resetPending, .string("2026-03-29"))], atomic: true))
+        let write = effects.firstIndex { if case .setDefaults(let w, true) = $0 { return w.count == 3 } else { return false } }
+        let done = effects.firstIndex(of: .setPrivateDefaults([.set(P.lastResetDay, .string("2026-03-29")), .remove(P.resetPending)], atomic: true))
+        #expect(clear != nil && pending != nil && write != nil && done != nil)
+        if let clear, let pending, let write, let done { #expect(clear < pending && pending < write && write < done) }
+        // Relaunched with the day pending: the flag says whether the write landed.
+        let pendingStore: [String: PropertyListValue] = [P.lastResetDay: .string("2026-03-28"), P.resetPending: .string("2026-03-29")]
+        var landed = ExitHost(variant: .hardened)
+        let afterLanded = landed.handle(.launched(now: 11, day: "2026-03-29", store: [ExitKeys.dailyResetFlag: .bool(true), ExitKeys.screenTimeToday: .integer(5)], privateStore: pendingStore))
+        #expect(!afterLanded.contains { $0.isTrace("daily_reset") }, "landed: a second reset would erase the 5 minutes since")
+        #expect(afterLanded.contains(.setPrivateDefaults([.set(P.lastResetDay, .string("2026-03-29")), .remove(P.resetPending)], atomic: true)))
+        #expect(landed.lastResetDay == "2026-03-29")
+        var notLanded = ExitHost(variant: .hardened)
+        let afterLost = notLanded.handle(.launched(now: 11, day: "2026-03-29", store: [:], privateStore: pendingStore))
+        #expect(afterLost.contains(.trace("daily_reset", ["day": "2026-03-29"])), "not landed: the day is reset now")
+    }
+
     @Test func onlyAsWrittenJudgesTheHeartbeatAndOnlyWhenOlderThan300Seconds() {
         var asWritten = ExitHost(variant: .asWritten)
         let fresh = asWritten.handle(.becameActive(now: 1000, day: "d", store: [ExitKeys.extensionHeartbeat: .real(700)]))

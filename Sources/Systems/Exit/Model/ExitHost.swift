@@ -46,6 +46,8 @@ public struct ExitHost: Sendable {
         public static let pendingApp = "pending_intervention_app"
         public static let pendingSince = "pending_intervention_since"
         public static let lastResetDay = "last_reset_day"
+        /// H10: the day whose reset is being written (set before the App Group write, removed after).
+        public static let resetPending = "reset_pending_day"
         public static let unlockedUntil = "unlocked_until"
         public static let servedRequest = "served_request"
     }
@@ -59,7 +61,7 @@ public struct ExitHost: Sendable {
         case .becameActive(let now, let day, let store):
             // §7.1: "} else if (nextState === 'active') { // Reset to 1 second".
             var out = [Effect.startTimer(Self.pollTimer, .every(seconds: ExitKeys.foregroundPollSeconds))]
-            if variant == .hardened { return out + dayCheck(now: now, day: day) + poll(now: now, day: day, store: store) }
+            if variant == .hardened { return out + dayCheck(now: now, day: day, store: store) + poll(now: now, day: day, store: store) }
             // §6.1 "Main App (check)", each time the app comes to the foreground (A4).
             out += heartbeatCheck(now: now, store: store)
             return out
@@ -67,10 +69,10 @@ public struct ExitHost: Sendable {
             // §7.1: "if (nextState === 'background') { // Increase polling interval to 5 seconds".
             return [.startTimer(Self.pollTimer, .every(seconds: ExitKeys.backgroundPollSeconds))]
         case .pollTick(let now, let day, let store):
-            return (variant == .hardened ? dayCheck(now: now, day: day) : []) + poll(now: now, day: day, store: store)
-        case .significantTimeChange(let now, let day, _):
+            return (variant == .hardened ? dayCheck(now: now, day: day, store: store) : []) + poll(now: now, day: day, store: store)
+        case .significantTimeChange(let now, let day, let store):
             // As-written: the notice is the midnight (A5); hardened: a new local day is (H4).
-            return variant == .hardened ? dayCheck(now: now, day: day) : dailyReset(day: day, atomic: false)
+            return variant == .hardened ? dayCheck(now: now, day: day, store: store) : dailyReset(day: day, atomic: false)
         case .selectApps(let apps):
             return selectApps(apps)
         case .breathingDone(let now, let day, let store):
@@ -96,12 +98,21 @@ public struct ExitHost: Sendable {
         lastResetDay = privateStore[PrivateKeys.lastResetDay]?.stringValue
         unlockedUntil = privateStore[PrivateKeys.unlockedUntil]?.doubleValue
         servedRequest = privateStore[PrivateKeys.servedRequest]?.stringValue
+        if let pending = privateStore[PrivateKeys.resetPending]?.stringValue {
+            // H10: killed inside a reset. The flag was false before it (cleared first) and only a reset
+            // sets it: true means the App Group write landed — record it, do not reset again (a monitor
+            // update that landed since would be erased); false means it did not — the day check redoes it.
+            if store[ExitKeys.dailyResetFlag]?.boolValue == true {
+                lastResetDay = pending
+                out.append(.setPrivateDefaults([.set(PrivateKeys.lastResetDay, .string(pending)), .remove(PrivateKeys.resetPending)], atomic: true))
+            }
+        }
         if lastResetDay == nil {
             // First launch: today's counters start here; nothing to reset.
             lastResetDay = day
             out.append(.setPrivateDefaults([.set(PrivateKeys.lastResetDay, .string(day))], atomic: true))
         }
-        out += dayCheck(now: now, day: day)
+        out += dayCheck(now: now, day: day, store: store)
         // H5: the monitor's registration again (idempotent) instead of a heartbeat guess.
         if let apps = Self.monitoredApps(store), !apps.isEmpty { out.append(Self.registerDaily()) }
         // H2: an intervention the user had not finished when the process died is shown again —
@@ -159,7 +170,7 @@ public struct ExitHost: Sendable {
         guard let app = onScreen else { return [.trace("breathing_without_intervention", ["outcome": "completed"])] }
         onScreen = nil
         var out: [Effect] = []
-        if variant == .hardened { out += dayCheck(now: now, day: day) }
+        if variant == .hardened { out += dayCheck(now: now, day: day, store: store) }
         // `last_intervention_count` "Today's completed interventions" (§2.1); after a reset in
         // this same step the count restarts at 0.
         let resetNow = out.contains { if case .trace("daily_reset", _) = $0 { return true } else { return false } }
@@ -218,20 +229,27 @@ public struct ExitHost: Sendable {
     func dailyReset(day: String, atomic: Bool) -> [Effect] {
         [
             .trace("daily_reset", ["day": day]),
-            .setDefaults([
-                .set(ExitKeys.dailyResetFlag, .bool(true)),
-                .set(ExitKeys.screenTimeToday, .integer(0)),
-                .set(ExitKeys.lastInterventionCount, .integer(0)),
-            ], atomic: atomic),
+            .setDefaults(ExitKeys.dailyResetValues.map { .set($0.key, $0.value) }, atomic: atomic),
         ]
     }
 
     /// H4: reset once for each new local day, whatever told the app (midnight, a time-zone move, a
     /// launch the next morning); a day that comes again (flying west) is not new.
-    mutating func dayCheck(now: Double, day: String) -> [Effect] {
+    /// H10: once even when killed inside it — the day is marked pending in the private store and the
+    /// flag cleared before the App Group write, so a relaunch can tell from the flag whether that
+    /// write landed (see `launched`) instead of resetting again over what landed since.
+    mutating func dayCheck(now: Double, day: String, store: Snapshot) -> [Effect] {
         guard let last = lastResetDay, day > last else { return [] }
         lastResetDay = day
-        return dailyReset(day: day, atomic: true) + [.setPrivateDefaults([.set(PrivateKeys.lastResetDay, .string(day))], atomic: true)]
+        var out: [Effect] = []
+        // A flag no poll has cleared yet (the last reset's): seen, cleared, as the poll would.
+        if store[ExitKeys.dailyResetFlag]?.boolValue == true {
+            out.append(.setDefaults([.set(ExitKeys.dailyResetFlag, .bool(false))], atomic: true))
+        }
+        out.append(.setPrivateDefaults([.set(PrivateKeys.resetPending, .string(day))], atomic: true))
+        out += dailyReset(day: day, atomic: true)
+        out.append(.setPrivateDefaults([.set(PrivateKeys.lastResetDay, .string(day)), .remove(PrivateKeys.resetPending)], atomic: true))
+        return out
     }
 
     // MARK: The heartbeat (§6.1)

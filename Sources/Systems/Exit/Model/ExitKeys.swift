@@ -24,6 +24,11 @@ public enum ExitKeys {
     public static let consciousDayFlag = "conscious_day_flag"
     public static let extensionHeartbeat = "extension_heartbeat"
     public static let debugLogs = "debug_logs"
+    /// What a daily reset writes (A5): `daily_reset_flag` "Signals midnight rollover occurred" and
+    /// the two daily counters (`screen_time_today`, `last_intervention_count` "Today's …") back to 0.
+    public static let dailyResetValues: [(key: String, value: PropertyListValue)] = [
+        (dailyResetFlag, .bool(true)), (screenTimeToday, .integer(0)), (lastInterventionCount, .integer(0)),
+    ]
 
     /// §3.3: "allow 60s access".
     public static let unlockWindowSeconds = 60.0

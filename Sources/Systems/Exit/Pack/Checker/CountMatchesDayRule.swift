@@ -19,7 +19,7 @@ enum CountMatchesDayRule {
             outcome.fail(
                 "\(run.day(e))@t=\(Int(e.t))",
                 "the host wrote last_intervention_count = \(n) at t=\(e.t); exercises completed since "
-                    + (reset.map { "the reset of \($0["day"] ?? "?") at t=\($0.t)" } ?? "the start") + ": \(unlocks.count)",
+                    + (reset.map { "the reset of \(run.day($0)) at t=\($0.t)" } ?? "the start") + ": \(unlocks.count)",
                 [e, reset, unlocks.last?.line, unlocks.dropLast().last?.line])
         }
         return outcome

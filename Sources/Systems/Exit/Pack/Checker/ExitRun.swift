@@ -14,7 +14,10 @@ struct ExitRun {
     let taps: [HistoryEvent]
     /// The host's writes of `unlock_timestamp`, with the value written.
     let unlocks: [(line: HistoryEvent, value: Double)]
-    /// The host's daily resets (`daily_reset`, traced before it writes).
+    /// The host's daily resets that landed: after its `daily_reset` line (traced before it writes),
+    /// the App Group write that completes the reset values of the flag and the two counters (one
+    /// write hardened, one per key as-written) by the same process. A reset whose process died
+    /// before that did not land: the counters keep what they had.
     let resets: [HistoryEvent]
     /// The host's foreground periods, from iOS's `host_state` lines.
     let foreground: [Period]
@@ -51,7 +54,7 @@ struct ExitRun {
             guard e.isDefaultsSet(by: ExitRoles.host), let v = e["v." + ExitKeys.unlockTimestamp].flatMap(Double.init) else { return nil }
             return (e, v)
         }
-        resets = events.filter { $0.isLine(of: ExitRoles.host, "daily_reset") }
+        resets = Self.landedResets(events)
         var periods: [Period] = []
         for e in events where e.isHarnessLine("host_state") {
             if e["state"] == "foreground" {
@@ -63,6 +66,28 @@ struct ExitRun {
         foreground = periods
         hostLives = ProcessLifetime.lifetimes(of: ExitRoles.host, in: events)
         monitoredApps = events.first { $0.isUserAction("select_apps") }?["apps"]?.split(separator: ",").map(String.init) ?? []
+    }
+
+    static func landedResets(_ events: [HistoryEvent]) -> [HistoryEvent] {
+        // As the trace writes them (PROTOCOL.md §3: `true`, `0`).
+        let values = Dictionary(uniqueKeysWithValues: ExitKeys.dailyResetValues.map { kv -> (String, String) in
+            switch kv.value {
+            case .bool(let b): return (kv.key, String(b))
+            case .integer(let i): return (kv.key, String(i))
+            default: return (kv.key, "\(kv.value)")
+            }
+        })
+        var landed: [HistoryEvent] = []
+        var open: [Int32: Set<String>] = [:]  // pid -> keys its reset has still to write
+        for e in events where e.process == ExitRoles.host {
+            if e.event == "daily_reset" {
+                open[e.pid] = Set(values.keys)
+            } else if var keys = open[e.pid], e.isDefaultsSet(by: ExitRoles.host) {
+                keys = keys.filter { e["v." + $0] != values[$0] }
+                if keys.isEmpty { landed.append(e); open[e.pid] = nil } else { open[e.pid] = keys }
+            }
+        }
+        return landed
     }
 
     /// The local day of `e`, in the zone the device was in then.
