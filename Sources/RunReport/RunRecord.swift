@@ -127,6 +127,14 @@ public struct RunRecord: Sendable {
             public var subject: Subject?
             public var explanation: String
             public var relevantEvents: [HistoryEvent]
+            /// The cause chain (`CauseChain`): history.jsonl line numbers, cause or step, the line in short.
+            public var chain: [ChainLine]?
+        }
+
+        public struct ChainLine: Decodable, Sendable {
+            public var line: Int
+            public var role: String
+            public var text: String
         }
 
         public struct Series: Decodable, Sendable {

@@ -97,6 +97,10 @@ public struct Timeline: Sendable {
                 if let n { citedBy[n, default: []].append(i + 1) }
                 cited.append((n, e.jsonLine()))
             }
+            // With its cause chain: the disturbances before it, then the rule's lines, in short.
+            if let chain = v.chain, !chain.isEmpty {
+                cited = chain.map { ($0.line, ($0.role == "cause" ? "cause  " : "       ") + $0.text) }
+            }
             let ts = v.relevantEvents.map(\.t)
             marks.append(ViolationMark(
                 index: i + 1, invariant: v.invariant, explanation: v.explanation, subject: v.subject.map { "\($0.kind) \($0.id)" }, cited: cited,

@@ -34,7 +34,12 @@ extension CheckReport {
             lines.append("")
             lines.append("\(violation.invariant) — \(violation.subjectDescription)")
             lines.append("  \(violation.explanation)")
-            lines += violation.relevantEvents.prefix(Self.maxRelevantEvents).map { "    " + $0.jsonLine() }
+            if let chain = violation.chain {
+                // history.jsonl line numbers: `sed -n 'N p' RUN/history.jsonl` shows the whole line.
+                lines += chain.map { "    \($0.role == .cause ? "cause" : "     ") #\($0.line)  \($0.text)" }
+            } else {
+                lines += violation.relevantEvents.prefix(Self.maxRelevantEvents).map { "    " + $0.jsonLine() }
+            }
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -22,6 +22,9 @@ public struct InvariantViolation: Codable, Equatable, Sendable {
     public var explanation: String
     /// At most `RelevantEvents.maxCount` lines, ordered by `mono`.
     public var relevantEvents: [HistoryEvent]
+    /// What led to it, each line with its place in `history.jsonl` (`CauseChain`); set when a
+    /// run or `harness check` judges a whole history, nil from a checker called on its own.
+    public var chain: [ChainLine]?
 
     public init(invariant: String, subject: Subject?, explanation: String, relevantEvents: [HistoryEvent]) {
         self.invariant = invariant

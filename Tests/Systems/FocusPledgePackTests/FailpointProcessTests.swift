@@ -87,6 +87,20 @@ import Glibc
         #expect(retry["action"] == "start_session" && retry["sessionId"] == "s-1-1" && retry["how"] == "taken in, not finished")
         #expect(!(try violated(run)).contains("start-enforced"))
         #expect(events.first { $0.event == "run_started" }?["failpoints"] == Self.secondKey + "#1=kill")
+        // Each violation's cause chain (issue 19 item 7) cites history.jsonl by line number, and
+        // the failpoint's kill of the host is among the causes of one about the host.
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/report.json"))) as? [String: Any]
+        let chains = (report?["violations"] as? [[String: Any]] ?? []).compactMap { $0["chain"] as? [[String: Any]] }
+        #expect(!chains.isEmpty && chains.allSatisfy { !$0.isEmpty && $0.count <= 12 })
+        let lines = try String(contentsOfFile: run + "/history.jsonl", encoding: .utf8).split(separator: "\n")
+        for c in chains.joined() {
+            let n = try #require(c["line"] as? Int)
+            let e = try #require(HistoryEvent.parse(jsonl: Data(lines[n - 1].utf8)).events.first)
+            #expect((c["text"] as? String)?.hasPrefix("t=" + String(format: "%.3f", e.t) + " ") == true && (c["text"] as? String)?.contains(" \(e.event)") == true)
+        }
+        let fpLine = try #require(lines.firstIndex { $0.contains("\"event\":\"failpoint\"") }) + 1
+        #expect(chains.contains { $0.contains { ($0["line"] as? Int) == fpLine && ($0["role"] as? String) == "cause" } }, "\(chains)")
+        #expect(out.contains("cause #\(fpLine)  "), "the summary prints the chain")
     }
 
     /// `harness replay`: a run with a failpoint, replayed from its directory alone, fails the

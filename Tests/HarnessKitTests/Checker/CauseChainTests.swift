@@ -1,0 +1,61 @@
+import HarnessKit
+import History
+import Testing
+
+/// Issue 19 item 7: a violation names the disturbances that came before its lines, each with its
+/// line in history.jsonl, in at most ~12 lines.
+@Suite struct CauseChainTests {
+    struct H {
+        var events: [HistoryEvent] = []
+        mutating func add(_ process: String, _ event: String, _ fields: [String: String] = [:], pid: Int32 = 7) -> HistoryEvent {
+            let e = HistoryEvent(mono: Int64(events.count + 1) * 1_000, t: Double(100 + events.count), process: process, pid: pid, event: event, fields: fields)
+            events.append(e)
+            return e
+        }
+    }
+
+    @Test func theChainNamesTheInvolvedProcessesDisturbancesWithTheirHistoryLines() throws {
+        var h = H()
+        _ = h.add("harness", "run_started", [:], pid: 1)
+        let failpoint = h.add("host", "failpoint", ["action": "kill", "label": "host:defaults:g/k#1"])
+        _ = h.add("harness", "exit", ["target": "host", "childPid": "7", "status": "signal 9"], pid: 1)  // line 3: a kill with no signal line
+        for _ in 0..<20 { _ = h.add("harness", "signal", ["target": "host", "by": "ios", "signal": "STOP", "childPid": "8"], pid: 1) }  // lifecycle
+        _ = h.add("harness", "signal", ["target": "monitor", "by": "nemesis", "signal": "KILL", "childPid": "9"], pid: 1)  // another process
+        _ = h.add("harness", "signal", ["target": "host", "by": "nemesis", "signal": "KILL", "childPid": "8"], pid: 1)
+        _ = h.add("harness", "exit", ["target": "host", "childPid": "8", "status": "signal 9"], pid: 1)  // said by the signal already
+        _ = h.add("harness", "signal", ["target": "host", "by": "nemesis", "signal": "CONT", "childPid": "10"], pid: 1)
+        let step1 = h.add("host", "store_error", ["op": "write"], pid: 10)
+        let step2 = h.add("harness", "host_state", ["state": "foreground"], pid: 1)
+        var report = CheckReport(checker: "x", decided: true, results: [], violations: [
+            InvariantViolation(invariant: "i", subject: nil, explanation: "e", relevantEvents: [step2, step1]),
+        ], latencies: [])
+        CauseChain.attach(to: &report, events: h.events, hostRole: "host")
+        let chain = try #require(report.violations.first?.chain)
+        // The failpoint however long ago, the unexplained exit, the nemesis's kill (not its exit, not
+        // iOS suspending the app, not the continuation, not another process's kill), then the steps.
+        #expect(chain.map(\.line) == [2, 3, 25, 28, 29])
+        #expect(chain.map(\.role) == [.cause, .cause, .cause, .step, .step])
+        #expect(chain[0].text == CauseChain.short(failpoint) && chain[0].text.contains("label=host:defaults:g/k#1"))
+        #expect(zip(chain, chain.map { h.events[$0.line - 1] }).allSatisfy { $0.text == CauseChain.short($1) }, "each number is its line")
+        // In the summary: the chain instead of the JSON lines.
+        let summary = report.humanSummary()
+        #expect(summary.contains("cause #2  t=101.000 host[7] failpoint"))
+        #expect(summary.contains("      #29  t=128.000 harness host_state state=foreground"))
+    }
+
+    @Test func atMostTwelveLinesAndNoChainForLinesNotInTheHistory() throws {
+        var h = H()
+        for i in 0..<30 { _ = h.add("harness", "signal", ["target": "host", "by": "nemesis", "signal": "KILL", "childPid": "\(i)"], pid: 1) }
+        let steps = (0..<3).map { _ in h.add("host", "x") }
+        var report = CheckReport(checker: "x", decided: true, results: [], violations: [
+            InvariantViolation(invariant: "i", subject: nil, explanation: "e", relevantEvents: steps),
+            InvariantViolation(invariant: "j", subject: nil, explanation: "e",
+                               relevantEvents: [HistoryEvent(mono: 1, t: 0, process: "ghost", pid: 1, event: "x")]),
+        ], latencies: [])
+        CauseChain.attach(to: &report, events: h.events, hostRole: nil)
+        let chain = try #require(report.violations[0].chain)
+        #expect(chain.count == CauseChain.maxLines)
+        #expect(chain.filter { $0.role == .cause }.map(\.line) == Array(22...30), "the most recent causes")
+        #expect(report.violations[1].chain == nil)
+    }
+}
