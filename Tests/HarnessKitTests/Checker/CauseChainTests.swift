@@ -45,6 +45,7 @@ import Testing
 
     @Test func atMostTwelveLinesAndNoChainForLinesNotInTheHistory() throws {
         var h = H()
+        _ = h.add("host", "failpoint", ["action": "kill", "label": "host:x#1"])
         for i in 0..<30 { _ = h.add("harness", "signal", ["target": "host", "by": "nemesis", "signal": "KILL", "childPid": "\(i)"], pid: 1) }
         let steps = (0..<3).map { _ in h.add("host", "x") }
         var report = CheckReport(checker: "x", decided: true, results: [], violations: [
@@ -55,7 +56,7 @@ import Testing
         CauseChain.attach(to: &report, events: h.events, hostRole: nil)
         let chain = try #require(report.violations[0].chain)
         #expect(chain.count == CauseChain.maxLines)
-        #expect(chain.filter { $0.role == .cause }.map(\.line) == Array(22...30), "the most recent causes")
+        #expect(chain.filter { $0.role == .cause }.map(\.line) == [1] + Array(24...31), "the failpoint, then the most recent causes")
         #expect(report.violations[1].chain == nil)
     }
 }
