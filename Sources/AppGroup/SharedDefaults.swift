@@ -42,6 +42,28 @@ public final class SharedDefaults: @unchecked Sendable {
     private lazy var faultClock = DeviceClock(deviceRoot: container.deviceRoot)
     /// Stale fault: device time at which this reader first saw the suite changed and kept its cache.
     private var staleSince: Double?
+    /// Data protection (PROTOCOL.md §3 "Before first unlock"): on when the harness locks the device
+    /// after a reboot (`dataProtectionVariable` = 1). Off, nothing is looked at.
+    public var dataProtection: Bool = SharedDefaults.dataProtectionFromEnvironment
+    /// This process read the suite while the device was locked before its first unlock: it saw
+    /// the suite empty and keeps that view (and its own writes) for its life.
+    private var pinnedByLock = false
+
+    public static let dataProtectionVariable = "SCREENTIME_DATA_PROTECTION"
+    static let dataProtectionFromEnvironment = ProcessInfo.processInfo.environment[dataProtectionVariable] == "1"
+    /// The file whose presence means "locked, before first unlock", relative to the device root.
+    public static let lockedMarker = "locked-before-first-unlock"
+    /// Told of a fault of an instance with no `onFault` of its own (a seed's own
+    /// `UserDefaults(suiteName:)`); stand-ins trace it.
+    nonisolated(unsafe) public static var faultObserver: (@Sendable (String, [String: String]) -> Void)?
+
+    private func fault(_ kind: String, _ fields: [String: String]) {
+        if let onFault { onFault(kind, fields) } else { Self.faultObserver?(kind, fields) }
+    }
+
+    private func deviceLocked() -> Bool {
+        access(container.deviceRoot.path + "/" + Self.lockedMarker, F_OK) == 0
+    }
 
     let fileName: String
     let directory: SafeDirectory
@@ -106,6 +128,18 @@ public final class SharedDefaults: @unchecked Sendable {
 
     /// Brings the cache up to date. Caller holds `mutex`. `underFileLock`: may quarantine directly.
     private func refresh(underFileLock: Bool) throws {
+        if dataProtection {
+            // Quinn, forum thread 15685: the store is a file under
+            // NSFileProtectionCompleteUntilFirstUserAuthentication; read before the first unlock
+            // the process sees none of its values, and keeps that until it is relaunched.
+            if pinnedByLock { return }
+            if deviceLocked() {
+                pinnedByLock = true
+                cache = [:]
+                fault("locked_read", ["suite": suiteName])
+                return
+            }
+        }
         let stamp = try currentStamp()
         if stamp == cacheStamp { return }
         if !underFileLock, cacheStamp != nil, keepStaleCache() { return }
@@ -330,9 +364,25 @@ public final class SharedDefaults: @unchecked Sendable {
             throw AppGroupError.suiteTooLarge(suite: suiteName, bytes: bytes.count, limitBytes: Self.maxSuiteBytes)
         }
         // A crash point per write (CrashPoints): a one-`set`-at-a-time write is one per key.
-        try CrashPoints.pass("defaults:\(suiteName)/" + Set(next.keys).union(cache.keys).filter { next[$0] != cache[$0] }.sorted().joined(separator: ","))
+        let changedKeys = Set(next.keys).union(cache.keys).filter { next[$0] != cache[$0] }.sorted()
+        try CrashPoints.pass("defaults:\(suiteName)/" + changedKeys.joined(separator: ","))
+        var written = bytes
+        if pinnedByLock {
+            if deviceLocked() {
+                // The file cannot be opened before the first unlock: the write stays in this
+                // process's view only.
+                fault("locked_write", ["suite": suiteName, "keys": changedKeys.joined(separator: ",")])
+                cache = next
+                return result
+            }
+            // Unlocked, a process still holding its locked view writes only the keys it changed
+            // (cfprefsd merges per key); its view stays its own.
+            var base = (try directory.readFile(fileName, limitBytes: Self.maxSuiteBytes)).flatMap { try? Self.decodeSuite($0) } ?? [:]
+            for k in changedKeys { base[k] = next[k] }
+            written = PropertyListCodec.encode(base)
+        }
         try tearIfArmed(next)
-        try directory.writeAtomically(fileName, bytes: bytes, fsync: durable)
+        try directory.writeAtomically(fileName, bytes: written, fsync: durable)
         fileLock.writeCounter(fileLock.readCounter() &+ 1)
         if let onWrite {
             var changed: [String: PropertyListValue?] = [:]
@@ -341,7 +391,7 @@ public final class SharedDefaults: @unchecked Sendable {
             onWrite(changed)
         }
         cache = next
-        cacheStamp = try currentStamp()
+        if !pinnedByLock { cacheStamp = try currentStamp() }
         return result
     }
 

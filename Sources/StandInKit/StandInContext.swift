@@ -58,6 +58,7 @@ public final class StandInContext: @unchecked Sendable {
         self.trace = trace
         // A harness-armed defaults fault (PROTOCOL.md §3, §10.5) shows in the history where it acted.
         defaults.onFault = { kind, fields in trace.log("defaults_fault", fields.merging(["kind": kind]) { a, _ in a }) }
+        SharedDefaults.faultObserver = { kind, fields in trace.log("defaults_fault", fields.merging(["kind": kind]) { a, _ in a }) }
         // Crash points and failpoints, when the harness turns them on (PROTOCOL.md §11): a
         // failpoint that fires is traced before it acts (for `kill`, the process's last line).
         try CrashPoints.configure(process: process, environment: env)
@@ -119,6 +120,8 @@ public final class StandInContext: @unchecked Sendable {
         defer { privateLock.unlock() }
         if let d = privateStore.value { return d }
         let d = try SharedDefaults(container: AppGroupContainer(sandboxOf: process, deviceRoot: root), suiteName: Self.privateSuite)
+        let trace = trace
+        d.onFault = { kind, fields in trace.log("defaults_fault", fields.merging(["kind": kind]) { a, _ in a }) }
         privateStore.value = d
         return d
     }

@@ -63,6 +63,7 @@ extension LiveRun {
             execute(processes.table.due(now: now))
             if !quiescing { applyDueFaults(elapsedMillis: Int((now - startNanos) / 1_000_000), now: now) }
             while actionIndex < actionTimes.count, deviceStart + actionTimes[actionIndex] <= deviceNow {
+                unlockDevice(by: "user")
                 plan.workload.perform(action: actionIndex, on: self)
                 actionIndex += 1
             }

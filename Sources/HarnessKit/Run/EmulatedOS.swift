@@ -28,6 +28,9 @@ struct EmulatedOS {
     var timeZoneChangesLeft: [Scenario.TimeZoneChange]
     /// The device's time zone now (`os.timeZoneChanges` move it).
     var timeZone: String
+    /// `os.lockedAfterReboot`: the device time of the first unlock after the last reboot, while
+    /// the device is locked before it (nil: unlocked).
+    var unlockAt: Double?
 
     init(_ setup: RunSetup, start: Double) {
         let o = setup.options, s = o.scenario.os
@@ -171,6 +174,10 @@ extension LiveRun {
     func osScheduleIfDue() -> Bool {
         let start = setup.deviceStart
         var any = false
+        if let u = emulated.unlockAt, u <= now {
+            unlockDevice(by: "time")
+            any = true
+        }
         while let next = emulated.revocationsLeft.first, start + Double(next) <= now {
             emulated.revocationsLeft.removeFirst()
             osApply(.revokeAuthorization)
@@ -197,7 +204,8 @@ extension LiveRun {
 
     var nextScheduledOSEvent: Double? {
         let start = setup.deviceStart
-        return ([emulated.revocationsLeft.first] + [emulated.timeZoneChangesLeft.first?.atSeconds]).compactMap { $0 }.map { start + Double($0) }.min()
+        return (([emulated.revocationsLeft.first] + [emulated.timeZoneChangesLeft.first?.atSeconds]).compactMap { $0 }.map { start + Double($0) }
+            + [emulated.unlockAt].compactMap { $0 }).min()
     }
 
     /// A reboot is due: iOS forgets what it held, every device process dies; the apps come back
@@ -209,7 +217,26 @@ extension LiveRun {
         let deviceRoles = Set(pack.descriptor.roles.filter { $0.lifetime == .app }.map(\.name))
         execute(processes.table.reboot(deviceRoles: deviceRoles))
         nemesis.deferredCalls.removeAll()
+        if let locked = o.scenario.os.lockedAfterReboot {
+            // Data protection (PROTOCOL.md §3): until the first unlock no process reads the stores.
+            let marker = setup.deviceRootPath + "/" + SharedDefaults.lockedMarker
+            if FileManager.default.createFile(atPath: marker, contents: Data()) {
+                emulated.unlockAt = now + Double(locked)
+                rec.record("device_locked", ["until": String(now + Double(locked)), "why": "reboot"])
+            } else {
+                rec.record("device_lock_error", ["file": SharedDefaults.lockedMarker])
+            }
+        }
         return true
+    }
+
+    /// The first unlock after a reboot: when `os.lockedAfterReboot` is over, or earlier when the
+    /// user does something on the device (they unlock it first).
+    func unlockDevice(by who: String) {
+        guard emulated.unlockAt != nil else { return }
+        emulated.unlockAt = nil
+        unlink(setup.deviceRootPath + "/" + SharedDefaults.lockedMarker)
+        rec.record("first_unlock", ["by": who])
     }
 
     var nextReboot: Double? { emulated.rebootsLeft.first.map { setup.deviceStart + Double($0) } }
@@ -220,6 +247,7 @@ extension LiveRun {
     func reopenHostForSettling() {
         guard let host = hostRole, let entry = processes.table.entry(host), entry.heldDownByOS else { return }
         record("open_host_to_settle", [:])
+        unlockDevice(by: "user")
         openHost()
     }
 

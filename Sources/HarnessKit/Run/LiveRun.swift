@@ -122,6 +122,10 @@ final class LiveRun {
         environment[Entitlements.environmentVariable] = pack.descriptor.appGroups.joined(separator: ",")
         environment["SCREENTIME_RUN_DIR"] = runDir
         environment["SCREENTIME_VARIANT"] = o.variant.rawValue
+        if o.scenario.os.lockedAfterReboot != nil {
+            // PROTOCOL.md §3 "Before first unlock": the stores look at the device's lock.
+            environment[SharedDefaults.dataProtectionVariable] = "1"
+        }
         if o.crashPointsOn {
             // PROTOCOL.md §11: the stand-ins count and log their crash points, and arm these failpoints.
             environment[CrashPoints.directoryVariable] = runDir + "/crashpoints"

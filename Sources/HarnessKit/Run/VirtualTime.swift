@@ -65,6 +65,7 @@ extension LiveRun {
             if !quiescing { applyDueFaultsAtInstant() }
             while actionIndex < actionTimes.count, deviceStart + actionTimes[actionIndex] <= virtualTime.now {
                 processes.resumesHeld = true
+                unlockDevice(by: "user")
                 plan.workload.perform(action: actionIndex, on: self)
                 processes.resumesHeld = false
                 let held = processes.heldResumes

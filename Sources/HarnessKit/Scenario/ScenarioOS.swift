@@ -47,6 +47,9 @@ extension Scenario {
         public var appCategories: [String: String] = [:]
         /// Device seconds after `clock.start`.
         public var reboots: [Int] = []
+        /// Device seconds each reboot leaves the device locked before its first unlock (data
+        /// protection: no process can read the App Group or its own store); nil = unlocked at once.
+        public var lockedAfterReboot: Int?
         public var faults: [FieldFault] = []
         /// The user's answer to FamilyControls prompts; nil = not modelled from the start.
         public var authorization: String?
@@ -72,8 +75,8 @@ extension Scenario {
 
 extension NodeReader {
     static let osKeys = [
-        "hostLifecycle", "backgroundGraceSeconds", "appCategories", "reboots", "authorization", "revokeAt", "notifications",
-        "timeZoneChanges", "faults",
+        "hostLifecycle", "backgroundGraceSeconds", "appCategories", "reboots", "lockedAfterReboot", "authorization", "revokeAt",
+        "notifications", "timeZoneChanges", "faults",
     ]
     static let faultKeys = ["kind", "callbacks", "activity", "window", "probability", "maxCount", "after", "per", "delay", "until", "stale", "roles"]
     static let faultKinds = ["drop", "delay", "duplicate", "batch", "reorder", "kill_mid_call", "stale_defaults", "torn_write"]
@@ -103,6 +106,12 @@ extension NodeReader {
                 settings.reboots.append(try duration(item, "os.reboots"))
             }
             settings.reboots.sort()
+        }
+        if let v = section["lockedAfterReboot"] {
+            guard !settings.reboots.isEmpty else {
+                throw error(v, "os.lockedAfterReboot: there is no reboot to lock the device after; add os.reboots or remove this key")
+            }
+            settings.lockedAfterReboot = try duration(v, "os.lockedAfterReboot")
         }
         if let v = section["authorization"] {
             let answer = try string(v, "os.authorization")

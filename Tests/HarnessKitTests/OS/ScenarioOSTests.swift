@@ -25,6 +25,8 @@ import Testing
         #expect(s.os.faults.map(\.name) == ["stale_defaults", "torn_write"])
         #expect(s.os.faults[0].kind == .staleDefaults(seconds: 300) && s.os.faults[0].roles == ["host"])
         #expect(s.os.faults[1].maxCount == 1)
+        #expect(try Self.parse("{ reboots: [10m], lockedAfterReboot: 30m }").os.lockedAfterReboot == 1_800)
+        #expect(try Self.parse("{ reboots: [10m] }").os.lockedAfterReboot == nil)
         let budget = try Self.parse("{ faults: [{ kind: drop, callbacks: [eventDidReachThreshold], after: 3, per: day }] }")
         #expect(budget.os.faults.first?.after == 3 && budget.os.faults.first?.per == .day)
     }
@@ -42,6 +44,8 @@ import Testing
             // Issue 27: an offset past the run's end (1h + the default 45m settle) never happens.
             ("{ reboots: [100h] }", "os.reboots: 360000s after clock.start is after the run ends (duration 3600s + settle 2700s = 6300s)"),
             ("{ revokeAt: [2h] }", "os.revokeAt: 7200s after clock.start is after the run ends"),
+            ("{ lockedAfterReboot: 30m }", "os.lockedAfterReboot: there is no reboot to lock the device after; add os.reboots or remove this key"),
+            ("{ reboots: [10m], lockedAfterReboot: 0s }", "os.lockedAfterReboot: must be longer than 0 seconds"),
             ("{ timeZoneChanges: [{ at: 2h, to: Asia/Tokyo }] }", "os.timeZoneChanges: 7200s after clock.start is after the run ends"),
             // Issue 19: a fault rule that cannot fire in the scenario is an error, not a silent pass.
             ("{ faults: [{ kind: delay, delay: [1m, 2m], window: [2h, 3h] }] }",
