@@ -232,6 +232,17 @@ import Testing
         torn.write(midnight + 3_601, ExitRoles.host, [ExitKeys.dailyResetFlag: "true"])
         torn.write(midnight + 3_601, ExitRoles.host, [ExitKeys.screenTimeToday: "0"])
         #expect(!Self.violations(torn.finished(at: midnight + 7_200), .dailyReset).isEmpty)
+        // A store writes only changes: a reset whose keys already hold their reset values writes
+        // nothing and has landed (the second of two back to back, or the first after a day
+        // without updates).
+        var nothingToWrite = keyByKey
+        nothingToWrite.line(midnight + 3_650, ExitRoles.host, "daily_reset", ["day": "2026-03-29"])
+        #expect(try #require(Self.violations(nothingToWrite.finished(at: midnight + 7_200), .dailyReset).first).explanation.contains("2 times"))
+        var partlyWritten = keyByKey
+        partlyWritten.write(midnight + 3_640, ExitRoles.monitor, [ExitKeys.screenTimeToday: "5"], pid: 3)
+        partlyWritten.line(midnight + 3_650, ExitRoles.host, "daily_reset", ["day": "2026-03-29"])
+        partlyWritten.write(midnight + 3_650, ExitRoles.host, [ExitKeys.screenTimeToday: "0"])
+        #expect(try #require(Self.violations(partlyWritten.finished(at: midnight + 7_200), .dailyReset).first).explanation.contains("2 times"))
         // Two resets that landed on one day are two, whichever process wrote them.
         var twice = killed
         twice.reset(midnight + 3_700, day: "2026-03-29", keyByKey: true, pid: 4)

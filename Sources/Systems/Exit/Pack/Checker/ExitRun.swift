@@ -16,8 +16,10 @@ struct ExitRun {
     let unlocks: [(line: HistoryEvent, value: Double)]
     /// The host's daily resets that landed: after its `daily_reset` line (traced before it writes),
     /// the App Group write that completes the reset values of the flag and the two counters (one
-    /// write hardened, one per key as-written) by the same process. A reset whose process died
-    /// before that did not land: the counters keep what they had.
+    /// write hardened, one per key as-written) by the same process — a key already at its reset
+    /// value is not written (a store writes only changes), so a reset with nothing to change lands
+    /// at its line. A reset whose process died before that did not land: the counters keep what
+    /// they had.
     let resets: [HistoryEvent]
     /// The host's foreground periods, from iOS's `host_state` lines.
     let foreground: [Period]
@@ -79,9 +81,17 @@ struct ExitRun {
         })
         var landed: [HistoryEvent] = []
         var open: [Int32: Set<String>] = [:]  // pid -> keys its reset has still to write
-        for e in events where e.process == ExitRoles.host {
+        // The three keys as every traced write left them: a store writes (and traces) only a
+        // change, so a key that already holds its reset value is not written again.
+        var current: [String: String] = [:]
+        for e in events {
+            if e.event == "defaults_set", e["suite"] == ExitKeys.appGroup {
+                for k in values.keys { if let v = e["v." + k] { current[k] = v } }
+            }
+            guard e.process == ExitRoles.host else { continue }
             if e.event == "daily_reset" {
-                open[e.pid] = Set(values.keys)
+                let keys = Set(values.keys.filter { current[$0] != values[$0] })
+                if keys.isEmpty { landed.append(e) } else { open[e.pid] = keys }
             } else if var keys = open[e.pid], e.isDefaultsSet(by: ExitRoles.host) {
                 keys = keys.filter { e["v." + $0] != values[$0] }
                 if keys.isEmpty { landed.append(e); open[e.pid] = nil } else { open[e.pid] = keys }
