@@ -86,6 +86,9 @@ public struct DeviceOS: Sendable {
     var shieldCalls: [Int: (app: String, label: [String: String])] = [:]
     /// Calls a fault holds back, in the order they were held.
     var held: [HeldCall] = []
+    /// `duplicate`: the second copy of a call, made once the first has returned (by its delivery).
+    /// Made one after the other, so the two copies' crash points count in one order every run.
+    var duplicateAfter: [Int: (call: ExtensionCall, label: [String: String])] = [:]
     /// Times each rule acted, and calls each rule selected, by (rule, budget period): the whole
     /// run is period 0; `per: day` counts by local day.
     var faultCounts: [Int: Int] = [:]
@@ -153,6 +156,7 @@ public struct DeviceOS: Sendable {
             user(u, &out)
         case .callEnded(let delivery, let completed, let response):
             callEnded(delivery, completed: completed, response: response, &out)
+            if let copy = duplicateAfter.removeValue(forKey: delivery) { deliver(copy.call, label: copy.label, &out) }
         case .hostExited:
             if host != .notRunning { hostForegroundAtExit = host == .foreground }
             if host != .notRunning { out.append(.record("host_state", ["state": "notRunning"])) }
@@ -265,8 +269,8 @@ public struct DeviceOS: Sendable {
                 return
             case .duplicate:
                 out.append(.record("callback_duplicated", f))
-                deliver(call, label: label, &out)
-                deliver(call, label: label, &out)
+                let first = deliver(call, label: label, &out)
+                duplicateAfter[first] = (call, label)
                 return
             case .killMidCall:
                 // The delivery line says which rule will kill it (the kill itself is the harness's).
@@ -364,6 +368,7 @@ public struct DeviceOS: Sendable {
         out.append(.record("reboot", [:]))
         // In-memory state of iOS's daemons: calls waiting or on their way are lost.
         held.removeAll()
+        duplicateAfter.removeAll()
         shieldCalls.removeAll()
         frontmost = .home
         host = .notRunning

@@ -298,7 +298,7 @@ import Testing
 
     // MARK: Field faults
 
-    @Test func dropDelayDuplicateAndBatchDoWhatTheySay() {
+    @Test func dropDelayDuplicateAndBatchDoWhatTheySay() throws {
         let reg = Self.registration("a", Self.hm(10, 0), Self.hm(10, 30))
         var drop = Self.os(faults: [FieldFault(kind: .drop, callbacks: ["intervalDidEnd"])])
         _ = drop.apply(.registrations([reg]))
@@ -312,9 +312,15 @@ import Testing
         #expect(late == ["intervalDidStart a", "intervalDidEnd a"])
         #expect(delay.journal.contains(.clock(now: Self.t0 + 3600 + 300)))
 
+        // Duplicate: the second copy once the first has returned (never two at once).
         var dup = Self.os(faults: [FieldFault(kind: .duplicate, callbacks: ["intervalDidStart"], maxCount: 1)])
         _ = dup.apply(.registrations([reg]))
-        #expect(Self.monitorCalls(Self.run(&dup, until: Self.t0 + 7200)) == ["intervalDidStart a", "intervalDidStart a", "intervalDidEnd a"])
+        let firstCopy = Self.run(&dup, until: Self.t0 + 3600)
+        #expect(Self.monitorCalls(firstCopy) == ["intervalDidStart a"])
+        let delivery = try #require(firstCopy.compactMap { if case .call(_, let d, _) = $0 { d } else { nil } }.first)
+        #expect(Self.monitorCalls(dup.apply(.callEnded(delivery: delivery + 1, completed: true, response: nil))).isEmpty, "another call's end")
+        #expect(Self.monitorCalls(dup.apply(.callEnded(delivery: delivery, completed: false, response: nil))) == ["intervalDidStart a"])
+        #expect(Self.monitorCalls(Self.run(&dup, until: Self.t0 + 7200)) == ["intervalDidEnd a"])
 
         // Batch: both callbacks held and made together at the next 00:05 local (23:05 UTC), across midnight.
         var batch = Self.os(faults: [FieldFault(kind: .batchUntil(hour: 0, minute: 5))])
