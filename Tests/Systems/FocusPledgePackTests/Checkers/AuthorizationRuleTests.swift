@@ -54,6 +54,33 @@ import Testing
         #expect(report.lostByOS == nil)
     }
 
+    /// The user revokes Screen Time access during a running session and opens a blocked app: iOS
+    /// removed the shields and told the app nothing. Not the app's doing while it had no chance to
+    /// see it (never in front since) — listed; once the user had the host in front, it could have
+    /// asked again — a violation.
+    @Test func shieldsIOSRemovedWithARevocationAreExcusedOnlyUntilTheHostWasInFront() {
+        func run(openHostBetween: Bool) -> CheckReport {
+            var b = HistoryBuilder()
+            let host = b.spawnHost()
+            b.startSession("s1", host: host, minutes: 30)
+            b.wait(deviceMinutes: 2)
+            b.harness("authorization", ["kind": "familyControls", "status": "denied", "why": "revoked"])
+            if openHostBetween { b.harness("user_action", ["action": "open_host"]) }
+            b.wait(deviceMinutes: 2)
+            b.harness("user_action", ["action": "open_blocked_app", "sid": "s1", "app": "com.example.game"])
+            b.harness("app_in_use", ["sid": "s1", "app": "com.example.game", "seconds": "60"])
+            b.wait(deviceMinutes: 30)
+            b.hostSettles("s1", "FAILURE", host: host)
+            return FocusPledgeChecker.check(b.finish())
+        }
+        let unseen = run(openHostBetween: false)
+        #expect(!unseen.failedInvariants.contains("blocked-app-shielded"))
+        #expect((unseen.lostByOS ?? []).map(\.invariant) == ["shield-removed-by-revocation"])
+        let seen = run(openHostBetween: true)
+        #expect(seen.violations(of: "blocked-app-shielded").map(\.subject?.id) == ["s1"])
+        #expect(seen.lostByOS == nil)
+    }
+
     /// A host that says `not_authorized` when the OS never said no is refusing a start it could make.
     @Test func aRefusalTheOSNeverAnsweredIsAViolation() {
         let report = Self.refusedStart(os: .none)

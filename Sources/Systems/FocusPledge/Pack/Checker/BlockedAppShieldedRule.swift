@@ -6,7 +6,8 @@ extension FocusPledgeChecker {
     /// app — iOS shield UI appears"): while a session is enforced — its start enforced (as in
     /// `start-enforced`), no violation yet, not stopped, ended or settled — a selected app the user
     /// opens shows its shield. A start refused because the user denied Screen Time access was never
-    /// enforced (`UnauthorizedStart`).
+    /// enforced (`UnauthorizedStart`); shields iOS removed with a revocation the app could not see
+    /// are not its doing (`RevokedShields`).
     enum BlockedAppShieldedRule {
         static func judge(_ run: FocusPledgeRun) -> RuleOutcome {
             var outcome = RuleOutcome(FocusPledgeInvariant.blockedAppShielded.rawValue, subjectKind: "session")
@@ -19,6 +20,8 @@ extension FocusPledgeChecker {
                 else { continue }
                 outcome.checkedCount += 1
                 guard first.unshielded else { continue }
+                // iOS removed the shields with a revoked authorization the app had no chance to see.
+                if RevokedShields.revocation(before: first, in: run) != nil { continue }
                 outcome.fail(
                     session.sessionId, "the user opened \(first.app ?? "?") at t=\(first.t) during the session and it was not shielded",
                     [start, session.hostStarted, run.shields.changes.last { $0.t <= first.t }, first.action, first.response])

@@ -32,6 +32,12 @@ public enum FocusPledgeChecker {
     static func lostByOS(_ run: FocusPledgeRun) -> [InvariantViolation] {
         var out: [InvariantViolation] = UnauthorizedStart.all(in: run).map(\.listed)
         for session in run.sessions {
+            guard let first = session.userViolations.first, first.unshielded,
+                let revocation = RevokedShields.revocation(before: first, in: run)
+            else { continue }
+            out.append(RevokedShields(violation: first, revocation: revocation).listed)
+        }
+        for session in run.sessions {
             let lost = session.violationsLostByOS
             guard let first = lost.first else { continue }
             let calls = run.events.filter {
