@@ -100,4 +100,15 @@ import Testing
         let v = try #require(asWritten.report?.violations.first { $0.invariant == "grant-end-reshields" })
         #expect(v.explanation.contains("intervalTooShort"), "\(v.explanation)")
     }
+
+    @Test func theOverridesScenarioHoldsHardenedAndCatchesAsWrittenAtAnOverridesEnd() throws {
+        let hardened = try Self.run("enforcement-overrides.yaml", variant: .hardened, seed: 1)
+        #expect(hardened.exitCode == 0, "\(hardened.setupError ?? hardened.report?.humanSummary() ?? "")")
+        #expect((hardened.report?.result("override-end-applied")?.checkedCount ?? 0) > 0, "an override's end judged")
+        let asWritten = try Self.run("enforcement-overrides.yaml", variant: .asWritten, seed: 1)
+        #expect(asWritten.exitCode == 1)
+        // Nothing is scheduled at the override's end: the shields wait for the host's foreground or a shield press.
+        let v = try #require(asWritten.report?.violations.first { $0.invariant == "override-end-applied" })
+        #expect(v.explanation.contains("ended at"), "\(v.explanation)")
+    }
 }
