@@ -177,6 +177,93 @@ import Testing
         #expect(report.result("checklist-steps")?.checkedCount == 0)
     }
 
+    /// Apps a and b selected, the focus mode on (8-12), and the user turns focus off at t=10 for
+    /// 5 minutes (ends t=310): nothing shielded until then.
+    static func overridden(on: Bool = false, at: Double = 10, minutes: Double = 5) -> History {
+        var h = History()
+        h.line(0, "harness", "run_started", ["timeZone": "Europe/Berlin"])
+        h.line(1, "host", "selection_saved", ["apps": "a,b"])
+        h.line(2, "host", "mode_enabled", ["mode": "focus", "modes": Rules.json([focus])])
+        h.shields(2, "a,b")
+        let o = Override(id: "o1", mode: "focus", on: on, startTs: t0 + at, endsTs: t0 + at + minutes * 60)
+        h.line(at, "host", "override_set", ["override": "o1", "mode": "focus", "state": on ? "on" : "off", "overrides": Rules.json([o])])
+        h.shields(at, on ? "a,b" : "")
+        return h
+    }
+
+    @Test func theFormulaFollowsAnOverrideAndItsEndReshieldedAtOncePasses() {
+        var h = Self.overridden()
+        h.line(200, "harness", "user_action", ["action": "open_app", "app": "a"])
+        h.line(310, "monitor-extension", "reconcile", ["why": "intervalWillEndWarning override.focus"])
+        h.shields(310, "a,b")
+        h.line(400, "harness", "user_action", ["action": "open_app", "app": "a"])
+        let report = EnforcementChecker.check(h.finished(at: 600))
+        #expect(report.passed, "\(report.violations.map(\.explanation))")
+        #expect(report.result("shields-match-formula")?.checkedCount ?? 0 >= 2, "judged inside the override too")
+        #expect(report.result("override-end-applied")?.checkedCount == 1)
+        #expect(report.latency("override-end-latency")?.count == 1)
+        #expect(report.latency("override-end-latency")?.p50Micros == 0)
+    }
+
+    @Test func anOverridesEndLeftUnappliedWhileTheHostIsAwayIsAViolationNotExcused() throws {
+        // As-written: nothing scheduled at the end; the shields come back only with the host's foreground.
+        var h = Self.overridden()
+        h.line(400, "harness", "user_action", ["action": "open_app", "app": "a"])
+        h.line(400, "harness", "app_in_use", ["app": "a"])
+        h.line(500, "harness", "host_state", ["state": "foreground"])
+        h.line(500, "host", "reconcile", ["why": "foreground"])
+        h.shields(500, "a,b")
+        let report = EnforcementChecker.check(h.finished(at: 700))
+        let v = try #require(report.violations.first { $0.invariant == "override-end-applied" })
+        #expect(v.subject?.id == "o1")
+        #expect(v.explanation.contains("190 s") && v.explanation.contains("a shielded, b shielded") && v.explanation.contains("why=foreground"), "\(v.explanation)")
+        #expect(report.violations.count == 1, "one finding, owned by override-end-applied: \(report.violations.map(\.explanation))")
+        #expect(report.latency("override-end-latency")?.p50Micros ?? 0 > 60_000_000 / 2)
+        // An "on" override outside the mode's window: its end must unshield (here only the shield's Close press does).
+        var on = History()
+        on.line(0, "harness", "run_started", ["timeZone": "Europe/Berlin"])
+        on.line(1, "host", "selection_saved", ["apps": "a,b"])
+        let later = Mode(id: "focus", name: "Focus", apps: ["a", "b"], startMinute: 12 * 60, endMinute: 13 * 60, precedence: 1)
+        on.line(2, "host", "mode_enabled", ["mode": "focus", "modes": Rules.json([later])])
+        on.shields(2, "")
+        on.line(10, "host", "override_set", ["override": "o2", "mode": "focus", "state": "on",
+            "overrides": Rules.json([Override(id: "o2", mode: "focus", on: true, startTs: Self.t0 + 10, endsTs: Self.t0 + 310)])])
+        on.shields(10, "a,b")
+        on.shields(800, "")
+        let w = try #require(EnforcementChecker.check(on.finished(at: 900)).violations.first { $0.invariant == "override-end-applied" })
+        #expect(w.subject?.id == "o2" && w.explanation.contains("a unshielded, b unshielded") && w.explanation.contains("490 s"), "\(w.explanation)")
+    }
+
+    @Test func anOverridesEndWhoseCallbackIOSLostIsBoundedByTheNextFallbackTrigger() throws {
+        var h = Self.overridden()
+        h.line(310, "harness", "callback_dropped", ["activity": "override.focus", "callback": "intervalWillEndWarning"])
+        h.line(450, "harness", "host_state", ["state": "foreground"])
+        var late = h
+        h.shields(455, "a,b")
+        let report = EnforcementChecker.check(h.finished(at: 700))
+        #expect(report.passed, "\(report.violations.map(\.explanation))")
+        #expect(report.result("override-end-applied")?.checkedCount == 1)
+        late.shields(600, "a,b")
+        let v = try #require(EnforcementChecker.check(late.finished(at: 700)).violations.first { $0.invariant == "override-end-applied" })
+        #expect(v.explanation.contains("the host in the foreground"))
+        // A lost callback of another activity excuses nothing.
+        var other = Self.overridden()
+        other.line(310, "harness", "callback_dropped", ["activity": "grant.a", "callback": "intervalWillEndWarning"])
+        other.line(450, "harness", "host_state", ["state": "foreground"])
+        other.shields(455, "a,b")
+        #expect(EnforcementChecker.check(other.finished(at: 700)).violations.contains { $0.invariant == "override-end-applied" })
+    }
+
+    @Test func anOverrideReplacedBeforeItsEndOrEndingAfterTheRunIsNotJudged() {
+        var h = Self.overridden()
+        let o2 = Override(id: "o2", mode: "focus", on: false, startTs: Self.t0 + 100, endsTs: Self.t0 + 100 + 3600)
+        h.line(100, "host", "override_set", ["override": "o2", "mode": "focus", "state": "off", "overrides": Rules.json([o2])])
+        let report = EnforcementChecker.check(h.finished(at: 600))
+        #expect(report.passed, "\(report.violations.map(\.explanation))")
+        #expect(report.latency("override-end-latency")?.excluded("replaced") == 1)
+        #expect(report.latency("override-end-latency")?.excluded("ends after the run") == 1)
+    }
+
     @Test func aHistoryThatDidNotFinishIsUndecided() {
         #expect(!EnforcementChecker.check(Self.base().events).decided)
     }
@@ -200,5 +287,19 @@ import Testing
         let lost = try #require(EnforcementChecker.check(h.finished(at: 200)).lostByOS)
         #expect(lost.map(\.subject?.id) == ["create_grant@t=\(Int(EnforcementCheckerTests.t0 + 100))", "close@t=\(Int(EnforcementCheckerTests.t0 + 150))"])
         #expect(lost[0].invariant == EnforcementInvariant.grantAppUsable.rawValue)
+    }
+
+    @Test func anOverrideTapTheHostNeverTookIsListed() throws {
+        var h = EnforcementCheckerTests.base()
+        h.line(20, "harness", "user_action", ["action": "set_override", "mode": "focus", "state": "off", "minutes": "10", "step": "episode 1"])
+        h.line(20.5, "host", "user_input", ["action": "set_override", "mode": "focus", "state": "off", "minutes": "10", "seq": "4"])
+        #expect(EnforcementChecker.check(h.finished(at: 200)).lostByOS == nil)
+        // The next override tap reaches no host (killed): the shields keep the schedule's answer, which
+        // the rules judge as right — so the lost tap is said here.
+        h.line(100, "harness", "user_action", ["action": "set_override", "mode": "focus", "state": "off", "minutes": "10", "step": "episode 2"])
+        let report = EnforcementChecker.check(h.finished(at: 200))
+        let lost = try #require(report.lostByOS)
+        #expect(lost.map(\.subject?.id) == ["set_override@t=\(Int(EnforcementCheckerTests.t0 + 100))"])
+        #expect(lost[0].explanation.contains("never reached the host"))
     }
 }

@@ -77,6 +77,67 @@ import Testing
         #expect(asWritten.handle(.launched(now: Self.nine, timeZone: Self.berlin, store: store)).isEmpty)
     }
 
+    @Test func anOverrideIsWrittenThenAppliedAtOnceAndOnlyHardenedSchedulesItsEnd() throws {
+        for v in EnforcementVariant.allCases {
+            var host = EnforcementHost(variant: v)
+            let effects = host.handle(.setOverride(mode: "focus", on: false, minutes: 10, now: Self.nine + 0.5, timeZone: Self.berlin, store: Self.store))
+            let o = Override(id: "\(Int(Self.nine))-focus", mode: "focus", on: false, startTs: Self.nine + 0.5, endsTs: Self.nine + 601)
+            #expect(effects.first == .setDefaults([.set(EnforcementKeys.overrides, Rules.encode([o]))], atomic: true), "one atomic write, first")
+            // "When a mode becomes active (or overrides change), update …": focus is off, nothing shielded.
+            #expect(effects.contains(.setShield(ShieldWrite(applications: .set([])))))
+            guard v == .hardened else {
+                #expect(Self.monitoring(effects) == nil, "as-written: the spec schedules nothing at an override's end")
+                continue
+            }
+            guard case .startMonitoringSchedule(let activity, let schedule, _)? = Self.monitoring(effects) else {
+                Issue.record("H7: no schedule at the override's end: \(effects)")
+                continue
+            }
+            #expect(activity == "override.focus", "one activity per mode")
+            // As H1 + H5: 15 minutes ending a minute after the override (9:10:01 -> 9:11:01), the warning on its end.
+            #expect(schedule.repeats == false)
+            #expect(schedule.intervalEnd.hour == 9 && schedule.intervalEnd.minute == 11 && schedule.intervalEnd.second == 1)
+            #expect(schedule.intervalStart.hour == 8 && schedule.intervalStart.minute == 56)
+            #expect(schedule.warningTime == DateComponents(hour: 0, minute: 1, second: 0))
+        }
+        // The latest override of a mode replaces its earlier one in the App Group.
+        var store = Self.store
+        store[EnforcementKeys.overrides] = Rules.encode([Override(id: "old", mode: "focus", on: true, startTs: 0, endsTs: Self.nine + 9_000)])
+        var host = EnforcementHost(variant: .asWritten)
+        guard case .setDefaults(let writes, true)? = host.handle(
+            .setOverride(mode: "focus", on: false, minutes: 10, now: Self.nine, timeZone: Self.berlin, store: store)).first,
+            let value = writes.first?.value
+        else { return }
+        #expect(Rules(store: [EnforcementKeys.overrides: value]).overrides.map(\.id) == ["\(Int(Self.nine))-focus"])
+    }
+
+    @Test func hardenedSchedulesEveryRunningOverridesEndAgainAtLaunch() {
+        var store = Self.store
+        store[EnforcementKeys.overrides] = Rules.encode([
+            Override(id: "o1", mode: "focus", on: false, startTs: Self.nine - 60, endsTs: Self.nine + 240),
+            Override(id: "o0", mode: "deep", on: true, startTs: Self.nine - 900, endsTs: Self.nine - 1),
+        ])
+        var hardened = EnforcementHost(variant: .hardened)
+        let schedules = hardened.handle(.launched(now: Self.nine, timeZone: Self.berlin, store: store)).compactMap { e -> String? in
+            if case .startMonitoringSchedule(let activity, _, _) = e { return activity }
+            return nil
+        }
+        #expect(schedules == ["mode.focus", "override.focus"], "H7: the running override only")
+        var asWritten = EnforcementHost(variant: .asWritten)
+        #expect(asWritten.handle(.launched(now: Self.nine, timeZone: Self.berlin, store: store)).isEmpty)
+    }
+
+    @Test func theMonitorReadsTheOverridesAtTheOverridesEnd() {
+        var store = Self.store
+        store[EnforcementKeys.overrides] = Rules.encode([Override(id: "o", mode: "focus", on: false, startTs: Self.nine, endsTs: Self.nine + 600)])
+        let during = EnforcementMonitor.handle(
+            callback: "intervalDidStart", activity: "override.focus", now: Self.nine + 1, timeZone: Self.berlin, store: store, variant: .hardened)
+        #expect(during.contains(.setShield(ShieldWrite(applications: .set([])))))
+        let atEnd = EnforcementMonitor.handle(
+            callback: "intervalWillEndWarning", activity: "override.focus", now: Self.nine + 600, timeZone: Self.berlin, store: store, variant: .hardened)
+        #expect(atEnd.contains(.setShield(ShieldWrite(applications: .set(["a", "b"])))))
+    }
+
     @Test func theSelectionGoesToTheAppGroupAndThenToTheMirror() {
         var host = EnforcementHost(variant: .asWritten)
         let effects = host.handle(.selectApps(["b", "a", "b"]))

@@ -40,6 +40,29 @@ import Testing
         }
     }
 
+    @Test func overridesAreDrawnOnlyWhenTheScenarioHasThemAndEachEndsWithTheHostAway() throws {
+        var g0 = SeededGenerator(seed: 7, stream: 1)
+        let without = EnforcementPlanner.plan(Self.configuration, deviceMillis: 6 * 3_600_000, generator: &g0)
+        #expect(!without.actions.contains { $0.action.kind == .setOverride } && without.summary.overrides == nil)
+        var c = Self.configuration
+        c.overrides = .init(probability: 0.5, minutes: [10, 30], offProbability: 0.5, openAfterSeconds: 120...600)
+        var g = SeededGenerator(seed: 7, stream: 1)
+        let p = EnforcementPlanner.plan(c, deviceMillis: 6 * 3_600_000, generator: &g)
+        let sets = p.actions.enumerated().filter { $0.element.action.kind == .setOverride }
+        #expect(sets.count >= 2 && p.summary.overrides == sets.count && p.summary.grants + sets.count == p.summary.episodes)
+        #expect(Set(sets.map { $0.element.action.on }) == [true, false], "on and off")
+        for (i, a) in sets {
+            let end = a.atDeviceOffsetSeconds + Double(a.action.minutes! * 60)
+            let rest = p.actions[(i + 1)...]
+            // The host is left at once and not opened again before the end; a mode's app is opened after it.
+            #expect(rest.first?.action.kind == .leaveHost)
+            #expect(!rest.contains { $0.action.kind == .openHost && $0.atDeviceOffsetSeconds < end })
+            let open = try #require(rest.first { $0.action.kind == .openApp && $0.atDeviceOffsetSeconds > end })
+            #expect(open.atDeviceOffsetSeconds - end >= 120)
+        }
+        #expect(p.actions.allSatisfy { $0.atDeviceOffsetSeconds <= 6 * 3_600 })
+    }
+
     @Test func theChecklistIsTheSpecsSevenSteps() {
         var c = Self.configuration
         c.checklist = true
@@ -51,7 +74,8 @@ import Testing
     @Test func badScenarioKeysAreOneLineErrors() throws {
         for (body, key) in [
             ("enforcement: { apps: [a], pick: [1, 2] }", "pick"), ("enforcement: { apps: [a], grantMinutes: [0] }", "grantMinutes"),
-            ("enforcement: { apps: [a], colour: red }", "colour"),
+            ("enforcement: { apps: [a], colour: red }", "colour"), ("enforcement: { apps: [a], overrides: { minutes: [0] } }", "overrides.minutes"),
+            ("enforcement: { apps: [a], overrides: { colour: red } }", "colour"),
         ] {
             let path = NSTemporaryDirectory() + "enforcement-bad-\(getpid()).yaml"
             try "name: x\nsystem: enforcement\nduration: 1h\n\(body)\n".write(toFile: path, atomically: true, encoding: .utf8)
@@ -75,5 +99,16 @@ import Testing
         // The 5-minute one-off schedule is shorter than Apple's 15-minute minimum: no callback at its end.
         let v = try #require(asWritten.report?.violations.first { $0.invariant == "grant-end-reshields" })
         #expect(v.explanation.contains("intervalTooShort"), "\(v.explanation)")
+    }
+
+    @Test func theOverridesScenarioHoldsHardenedAndCatchesAsWrittenAtAnOverridesEnd() throws {
+        let hardened = try Self.run("enforcement-overrides.yaml", variant: .hardened, seed: 1)
+        #expect(hardened.exitCode == 0, "\(hardened.setupError ?? hardened.report?.humanSummary() ?? "")")
+        #expect((hardened.report?.result("override-end-applied")?.checkedCount ?? 0) > 0, "an override's end judged")
+        let asWritten = try Self.run("enforcement-overrides.yaml", variant: .asWritten, seed: 1)
+        #expect(asWritten.exitCode == 1)
+        // Nothing is scheduled at the override's end: the shields wait for the host's foreground or a shield press.
+        let v = try #require(asWritten.report?.violations.first { $0.invariant == "override-end-applied" })
+        #expect(v.explanation.contains("ended at"), "\(v.explanation)")
     }
 }

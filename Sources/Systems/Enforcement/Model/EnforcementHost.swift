@@ -19,6 +19,8 @@ public struct EnforcementHost: Sendable {
         case enableMode(Mode, now: Double, timeZone: TimeZone, store: Snapshot)
         /// "create 5‑minute unlock grant" (any length).
         case createGrant(app: String, minutes: Int, now: Double, timeZone: TimeZone, store: Snapshot)
+        /// The user turns a mode on (or off) now for `minutes` (README A7: "overrides").
+        case setOverride(mode: String, on: Bool, minutes: Int, now: Double, timeZone: TimeZone, store: Snapshot)
         /// The mirror timer: copy the App Group's selection into SQLite (the adapter writes it).
         case mirrorDue
     }
@@ -49,9 +51,12 @@ public struct EnforcementHost: Sendable {
             let running = rules.grants.filter { $0.endsTs > now }.sorted { $0.app < $1.app }
             // H6: likewise a mode whose write landed but whose daily schedule was never registered
             // would never toggle at its boundaries: every mode's schedule is registered again.
+            // H7: and every override still running gets its end's schedule again (F4's lesson).
+            let overrides = rules.overrides.filter { $0.endsTs > now }.sorted { $0.mode < $1.mode }
             return [.startTimer(Self.mirrorTimer, .after(seconds: 0))] + reconcile(now: now, timeZone: tz, store: store, why: "launch")
                 + rules.modes.sorted { $0.id < $1.id }.map(Self.modeSchedule)
                 + running.map { Self.hardenedGrantSchedule(app: $0.app, start: now.rounded(.down), ends: $0.endsTs, timeZone: tz) }
+                + overrides.map { Self.overrideEndSchedule(mode: $0.mode, start: now.rounded(.down), ends: $0.endsTs, timeZone: tz) }
         case .becameActive(let now, let tz, let store):
             // "Ensure shields are reconciled on: app foreground".
             return reconcile(now: now, timeZone: tz, store: store, why: "foreground")
@@ -68,6 +73,8 @@ public struct EnforcementHost: Sendable {
             return enableMode(mode, now: now, timeZone: tz, store: store)
         case .createGrant(let app, let minutes, let now, let tz, let store):
             return createGrant(app: app, minutes: minutes, now: now, timeZone: tz, store: store)
+        case .setOverride(let mode, let on, let minutes, let now, let tz, let store):
+            return setOverride(mode: mode, on: on, minutes: minutes, now: now, timeZone: tz, store: store)
         case .mirrorDue:
             mirrorRequested = true
             return []
@@ -128,6 +135,37 @@ public struct EnforcementHost: Sendable {
         return out
     }
 
+    /// "When a mode becomes active (or overrides change), update
+    /// `ManagedSettingsStore.shield.applications` with `shieldedApps`": the override is written
+    /// (one atomic write, where the extensions read it), then the shields at once. As-written
+    /// stops there — the spec schedules nothing at the override's end, so an end that falls while
+    /// the host is in the background waits for a fallback trigger. Hardened (H7): a one-off
+    /// schedule per mode whose warning falls on the override's end, as H1 does for a grant.
+    mutating func setOverride(mode: String, on: Bool, minutes: Int, now: Double, timeZone: TimeZone, store: Snapshot) -> [Effect] {
+        let start = now.rounded(.down)
+        let ends = (now + Double(minutes) * 60).rounded(.up)
+        let o = Override(id: "\(Int(start))-\(mode)", mode: mode, on: on, startTs: now, endsTs: ends)
+        var rules = Rules(store: store)
+        rules.overrides = rules.replacingOverride(o)
+        var out: [Effect] = [
+            .setDefaults([.set(EnforcementKeys.overrides, Rules.encode(rules.overrides))], atomic: true),
+            .trace("override_set", [
+                "override": o.id, "mode": mode, "state": on ? "on" : "off", "minutes": String(minutes), "ends": String(ends),
+                "overrides": Rules.json(rules.overrides),
+            ]),
+        ]
+        out += Self.reconcile(rules, now: now, timeZone: timeZone, why: "override")
+        if variant == .hardened { out.append(Self.overrideEndSchedule(mode: mode, start: start, ends: ends, timeZone: timeZone)) }
+        return out
+    }
+
+    /// H7: the override's end as a grant's (H1 + H5: at least 15 minutes, the warning on the end,
+    /// the interval a minute past it), one activity per mode (H2: a new override of the mode
+    /// replaces it, so they never pile up to the 20-activity limit).
+    static func overrideEndSchedule(mode: String, start now: Double, ends: Double, timeZone: TimeZone) -> Effect {
+        oneOffSchedule(activity: EnforcementKeys.overrideActivity(mode), start: now, ends: ends, timeZone: timeZone)
+    }
+
     /// H1: an interval of at least 15 minutes with a `warningTime`, so `intervalWillEndWarning`
     /// falls on the grant's end (Apple's own advice with `intervalTooShort`: "Consider using the
     /// warningTime property of the schedule instead"). H5: the interval itself ends a minute after
@@ -136,6 +174,11 @@ public struct EnforcementHost: Sendable {
     /// once). H2: one activity per app (re-registering replaces it), so ended grants never pile
     /// up to the 20-activity limit.
     static func hardenedGrantSchedule(app: String, start now: Double, ends: Double, timeZone: TimeZone) -> Effect {
+        oneOffSchedule(activity: EnforcementKeys.grantActivity(app), start: now, ends: ends, timeZone: timeZone)
+    }
+
+    /// The one-off schedule of H1 + H5 for anything that ends at `ends` (a grant, an override).
+    static func oneOffSchedule(activity: String, start now: Double, ends: Double, timeZone: TimeZone) -> Effect {
         let end = ends + secondChanceSeconds
         let start = min(now, end - minimumIntervalSeconds)
         var c = Calendar(identifier: .gregorian)
@@ -148,7 +191,7 @@ public struct EnforcementHost: Sendable {
             intervalStart: components(start), intervalEnd: components(end), repeats: false,
             // Each field in its calendar range (the emulated iOS refuses `second: 600`).
             warningTime: DateComponents(hour: warning / 3600, minute: warning % 3600 / 60, second: warning % 60))
-        return .startMonitoringSchedule(activity: EnforcementKeys.grantActivity(app), schedule: schedule, events: [:])
+        return .startMonitoringSchedule(activity: activity, schedule: schedule, events: [:])
     }
 
     /// H5: how long after a grant's end its interval ends (the second chance).

@@ -26,16 +26,21 @@ public enum EnforcementKeys {
     public static let modes = "modes"
     /// "Active grants come from `unlock_grant_current` + ends_ts > now": JSON `[Grant]`, one per app.
     public static let grants = "unlock_grant_current"
+    /// The user's overrides of modes (A7), JSON `[Override]`, one per mode.
+    public static let overrides = "mode_overrides"
 
     /// The user's taps in the host (inbox actions).
     public static let selectAppsAction = "select_apps"
     public static let enableModeAction = "enable_mode"
     public static let createGrantAction = "create_grant"
+    public static let setOverrideAction = "set_override"
 
     /// DeviceActivity names: one repeating schedule per mode, one one-off schedule per grant.
     public static func modeActivity(_ mode: String) -> String { "mode.\(mode)" }
     /// As-written: one activity per grant (its id); hardened: one per app (H2).
     public static func grantActivity(_ id: String) -> String { "grant.\(id)" }
+    /// Hardened only (H7): one one-off schedule per mode, ending at its override's end.
+    public static func overrideActivity(_ mode: String) -> String { "override.\(mode)" }
 
     /// Shield UI text (seed 001 "Shield UI content (v1.1)").
     public static let shieldTitle = "App is blocked"

@@ -57,16 +57,42 @@ public struct Grant: Codable, Sendable, Equatable {
     public func isActive(at now: Double) -> Bool { endsTs > now && startTs <= now }
 }
 
+/// A user override of a mode (README A7): "turn mode M on (or off) now, for N minutes" — the
+/// "overrides" of "the effective mode (schedule + overrides + precedence)". While it runs it beats
+/// the mode's schedule; precedence still picks among the modes that are on. A mode has at most one
+/// (the latest replaces the earlier); there is no cancel: it runs to `endsTs`.
+public struct Override: Codable, Sendable, Equatable {
+    public var id: String
+    public var mode: String
+    /// true: the mode is on while the override runs, whatever its schedule; false: off.
+    public var on: Bool
+    public var startTs: Double
+    public var endsTs: Double
+
+    public init(id: String, mode: String, on: Bool, startTs: Double, endsTs: Double) {
+        self.id = id
+        self.mode = mode
+        self.on = on
+        self.startTs = startTs
+        self.endsTs = endsTs
+    }
+
+    /// Running from `startTs` until (not at) `endsTs`, as a grant.
+    public func isActive(at now: Double) -> Bool { startTs <= now && now < endsTs }
+}
+
 /// The rules engine's state as the App Group holds it, and the spec's one formula.
 public struct Rules: Sendable, Equatable {
     public var selection: [String]
     public var modes: [Mode]
     public var grants: [Grant]
+    public var overrides: [Override]
 
-    public init(selection: [String] = [], modes: [Mode] = [], grants: [Grant] = []) {
+    public init(selection: [String] = [], modes: [Mode] = [], grants: [Grant] = [], overrides: [Override] = []) {
         self.selection = selection
         self.modes = modes
         self.grants = grants
+        self.overrides = overrides
     }
 
     /// Reads the App Group snapshot; a missing or unreadable key reads as empty (what the
@@ -79,6 +105,7 @@ public struct Rules: Sendable, Equatable {
         selection = decode(EnforcementKeys.selection, as: [String].self) ?? []
         modes = decode(EnforcementKeys.modes, as: [Mode].self) ?? []
         grants = decode(EnforcementKeys.grants, as: [Grant].self) ?? []
+        overrides = decode(EnforcementKeys.overrides, as: [Override].self) ?? []
     }
 
     public static func encode<T: Encodable>(_ value: T) -> PropertyListValue {
@@ -101,11 +128,17 @@ public struct Rules: Sendable, Equatable {
         return (d.hour ?? 0) * 3600 + (d.minute ?? 0) * 60 + (d.second ?? 0)
     }
 
-    /// The effective mode: of the modes whose schedule holds now, the highest precedence (then
-    /// the smallest id, so the answer never depends on order).
+    /// Is `mode` on at `now`: its running override says so, else its schedule (A7).
+    public func isOn(_ mode: Mode, at now: Double, secondOfDay s: Int) -> Bool {
+        if let o = overrides.last(where: { $0.mode == mode.id && $0.isActive(at: now) }) { return o.on }
+        return mode.contains(secondOfDay: s)
+    }
+
+    /// The effective mode: of the modes on now (schedule + overrides), the highest precedence
+    /// (then the smallest id, so the answer never depends on order).
     public func effectiveMode(at now: Double, timeZone: TimeZone) -> Mode? {
         let s = Self.secondOfDay(now, timeZone)
-        return modes.filter { $0.contains(secondOfDay: s) }.max { ($0.precedence, $1.id) < ($1.precedence, $0.id) }
+        return modes.filter { isOn($0, at: now, secondOfDay: s) }.max { ($0.precedence, $1.id) < ($1.precedence, $0.id) }
     }
 
     /// `blockedAppsByEffectiveMode`: the effective mode's apps that are selected.
@@ -125,4 +158,7 @@ public struct Rules: Sendable, Equatable {
 
     /// The one grant row per app after a new grant: "unlock_grant_current" keeps the current one.
     public func replacingGrant(_ g: Grant) -> [Grant] { grants.filter { $0.app != g.app } + [g] }
+
+    /// The one override per mode after a new one: the latest replaces the mode's earlier one (A7).
+    public func replacingOverride(_ o: Override) -> [Override] { overrides.filter { $0.mode != o.mode } + [o] }
 }

@@ -44,7 +44,7 @@ public struct EnforcementPack: SystemPack {
             // A grant's end is judged up to a minute after it (or after the next fallback trigger);
             // settling covers that and the longest grant the workload may leave running is cut by it.
             defaultSettleSeconds: 5 * 60,
-            latencySeries: [EnforcementChecker.reshieldLatency])
+            latencySeries: [EnforcementChecker.reshieldLatency, EnforcementChecker.overrideEndLatency])
     }
 
     public func configuration(from sections: ScenarioSections) throws(ScenarioError) -> EnforcementConfiguration {
@@ -83,6 +83,11 @@ public struct EnforcementPack: SystemPack {
             device.record("create_grant", label.merging(["minutes": minutes]) { a, _ in a })
             device.openHost()
             device.tap(in: EnforcementRoles.host, AppMessage(action: EnforcementKeys.createGrantAction, fields: ["app": action.app ?? "", "minutes": minutes]))
+        case .setOverride:
+            let fields = ["mode": action.mode ?? "", "state": action.on == true ? "on" : "off", "minutes": String(action.minutes ?? 0)]
+            device.record("set_override", label.merging(fields) { a, _ in a })
+            device.openHost()
+            device.tap(in: EnforcementRoles.host, AppMessage(action: EnforcementKeys.setOverrideAction, fields: fields))
         case .openHost:
             device.record("open_host", label)
             device.openHost()

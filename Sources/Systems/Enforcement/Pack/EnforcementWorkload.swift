@@ -25,13 +25,29 @@ public struct EnforcementConfiguration: Sendable, Equatable {
     public var forceQuitProbability: Double
     /// The spec's 7-step manual checklist, exactly, instead of episodes.
     public var checklist: Bool
+    /// The user's overrides of modes (README A7); nil (the key absent): none, and nothing is drawn
+    /// for them — the scenarios without the key plan exactly as they did before overrides existed.
+    public var overrides: OverrideConfiguration? = nil
+
+    /// `enforcement.overrides`: some episodes set an override instead of creating a grant.
+    public struct OverrideConfiguration: Sendable, Equatable {
+        /// The chance an episode is an override (instead of a grant).
+        public var probability: Double
+        /// The lengths an override is set for (minutes).
+        public var minutes: [Int]
+        /// The chance the override turns its mode off (else on).
+        public var offProbability: Double
+        /// Seconds after the override's end (the host in the background all along) the user opens
+        /// one of the mode's apps — and presses Close if its shield shows.
+        public var openAfterSeconds: ClosedRange<Int>
+    }
 
     public static let maximumApps = 6
 
     static func read(_ sections: ScenarioSections) throws(ScenarioError) -> EnforcementConfiguration {
         let s = try sections.required("enforcement").section(allowed: [
             "apps", "pick", "modeHours", "secondModeProbability", "grantMinutes", "everyMinutes", "overrunSeconds", "openBlockedProbability",
-            "hostVisitProbability", "forceQuitProbability", "checklist",
+            "hostVisitProbability", "forceQuitProbability", "checklist", "overrides",
         ])
         let appsNode = try s.required("apps")
         let apps = try appsNode.stringList(nonEmpty: true)
@@ -53,14 +69,27 @@ public struct EnforcementConfiguration: Sendable, Equatable {
             openBlockedProbability: try s["openBlockedProbability"]?.probability() ?? 0.3,
             hostVisitProbability: try s["hostVisitProbability"]?.probability() ?? 0.3,
             forceQuitProbability: try s["forceQuitProbability"]?.probability() ?? 0.2,
-            checklist: try s["checklist"]?.bool() ?? false)
+            checklist: try s["checklist"]?.bool() ?? false, overrides: try s["overrides"].map(readOverrides))
+    }
+
+    static func readOverrides(_ node: ScenarioValue) throws(ScenarioError) -> OverrideConfiguration {
+        let s = try node.section(allowed: ["probability", "minutes", "offProbability", "openAfterSeconds"])
+        var minutes: [Int] = []
+        if let node = s["minutes"] {
+            for v in try node.list(expected: "a list of minutes") { minutes.append(try v.int(in: 1...240)) }
+            if minutes.isEmpty { throw node.error("enforcement.overrides.minutes: at least one length") }
+        }
+        return OverrideConfiguration(
+            probability: try s["probability"]?.probability() ?? 0.5, minutes: minutes.isEmpty ? [10, 20, 30, 45] : minutes,
+            offProbability: try s["offProbability"]?.probability() ?? 0.5,
+            openAfterSeconds: try s["openAfterSeconds"]?.intRange(in: 0...3600) ?? 90...600)
     }
 }
 
 /// One thing the user does, flat in `schedule.json`.
 public struct EnforcementAction: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable {
-        case selectApps, enableMode, createGrant, openHost, leaveHost, forceQuitHost, openApp, pressClose
+        case selectApps, enableMode, createGrant, setOverride, openHost, leaveHost, forceQuitHost, openApp, pressClose
     }
     public var kind: Kind
     public var step: String
@@ -72,10 +101,12 @@ public struct EnforcementAction: Codable, Sendable, Equatable {
     public var mode: String?
     public var precedence: Int?
     public var startsInMinutes: Int?
+    /// setOverride: the mode turned on (true) or off (false) for `minutes`.
+    public var on: Bool?
 
     public init(
         _ kind: Kind, step: String, app: String? = nil, apps: [String]? = nil, minutes: Int? = nil, seconds: Double? = nil, mode: String? = nil,
-        precedence: Int? = nil, startsInMinutes: Int? = nil
+        precedence: Int? = nil, startsInMinutes: Int? = nil, on: Bool? = nil
     ) {
         self.kind = kind
         self.step = step
@@ -86,12 +117,15 @@ public struct EnforcementAction: Codable, Sendable, Equatable {
         self.mode = mode
         self.precedence = precedence
         self.startsInMinutes = startsInMinutes
+        self.on = on
     }
 }
 
 public struct EnforcementSummary: Encodable, Sendable, Equatable {
     public var episodes: Int
     public var grants: Int
+    /// nil when the scenario has no `overrides` (its summary as before).
+    public var overrides: Int? = nil
 }
 
 /// The workload: pick apps, enable a mode "for right now" (and maybe a second one later), then
@@ -115,14 +149,19 @@ enum EnforcementPlanner {
         at(5, EnforcementAction(.selectApps, step: "select", apps: picked))
         let hours = generator.int(in: c.modeHours)
         at(15, EnforcementAction(.enableMode, step: "mode", apps: picked, minutes: hours * 60, mode: "focus", precedence: 1, startsInMinutes: 0))
+        // The modes the user may override, with their apps.
+        var modes: [(id: String, apps: [String])] = [("focus", picked)]
         if generator.chance(c.secondModeProbability) {
             let first = picked[generator.int(in: 0...(picked.count - 1))]
+            modes.append(("deep", [first]))
             at(20, EnforcementAction(.enableMode, step: "mode", apps: [first], minutes: generator.int(in: 30...90), mode: "deep", precedence: 2,
                 startsInMinutes: generator.int(in: 30...120)))
         }
         at(25, EnforcementAction(.leaveHost, step: "mode"))
         var t = 60.0
         var episode = 0
+        var grants = 0
+        var overrides = 0
         while true {
             let app = picked[generator.int(in: 0...(picked.count - 1))]
             let minutes = c.grantMinutes[generator.int(in: 0...(c.grantMinutes.count - 1))]
@@ -131,10 +170,44 @@ enum EnforcementPlanner {
             let visit = generator.chance(c.hostVisitProbability)
             let quit = generator.chance(c.forceQuitProbability)
             let gap = Double(generator.int(in: c.everyMinutes)) * 60
+            // Drawn only when the scenario has overrides (the others draw exactly what they did).
+            if let o = c.overrides, generator.chance(o.probability) {
+                let mode = modes[generator.int(in: 0...(modes.count - 1))]
+                let on = !generator.chance(o.offProbability)
+                let length = o.minutes[generator.int(in: 0...(o.minutes.count - 1))]
+                let after = Double(generator.int(in: o.openAfterSeconds))
+                let target = mode.apps[generator.int(in: 0...(mode.apps.count - 1))]
+                let overrideEnd = 5 + Double(length * 60)
+                let span = overrideEnd + after + 30
+                guard t + span <= end else { break }
+                episode += 1
+                overrides += 1
+                let step = "episode \(episode)"
+                at(t, EnforcementAction(.openHost, step: step))
+                at(t + 5, EnforcementAction(.setOverride, step: step, minutes: length, mode: mode.id, on: on))
+                at(t + 10, EnforcementAction(.leaveHost, step: step))
+                // The override applied: the mode's app shows its shield (on) or opens (off).
+                at(t + 20, EnforcementAction(.openApp, step: step, app: target, seconds: 20))
+                at(t + 25, EnforcementAction(.pressClose, step: step, app: target))
+                // The override ends with the host in the background; the user comes back later.
+                var s = t + overrideEnd + after
+                at(s, EnforcementAction(.openApp, step: step, app: target, seconds: 20))
+                at(s + 5, EnforcementAction(.pressClose, step: step, app: target))
+                s += 15
+                if visit {
+                    at(s, EnforcementAction(.openHost, step: step))
+                    at(s + 10, EnforcementAction(.leaveHost, step: step))
+                    s += 15
+                }
+                if quit { at(s, EnforcementAction(.forceQuitHost, step: step)) }
+                t += max(gap, span + 30)
+                continue
+            }
             let use = Double(minutes * 60) - 10 + overrun
             let length = 20 + use + 60
             guard t + length <= end else { break }
             episode += 1
+            grants += 1
             let step = "episode \(episode)"
             at(t, EnforcementAction(.openHost, step: step))
             at(t + 5, EnforcementAction(.createGrant, step: step, app: app, minutes: minutes))
@@ -154,7 +227,8 @@ enum EnforcementPlanner {
             if quit { at(s, EnforcementAction(.forceQuitHost, step: step)) }
             t += max(gap, length + 30)
         }
-        return WorkloadPlan(actions: actions, summary: EnforcementSummary(episodes: episode, grants: episode))
+        return WorkloadPlan(
+            actions: actions, summary: EnforcementSummary(episodes: episode, grants: grants, overrides: c.overrides == nil ? nil : overrides))
     }
 
     /// "Manual test checklist (iOS enforcement)", step by step (the step names the line).

@@ -86,6 +86,12 @@ public final class EnforcementHostAdapter: AppAdapter {
                     return [.trace("inbox_malformed", ["seq": String(m.seq), "why": "create_grant needs app and minutes > 0"])]
                 }
                 effects = machine.handle(.createGrant(app: app, minutes: minutes, now: t, timeZone: tz, store: store()))
+            case EnforcementKeys.setOverrideAction:
+                guard let mode = m["mode"], let state = m["state"], state == "on" || state == "off", let minutes = m["minutes"].flatMap(Int.init), minutes > 0
+                else {
+                    return [.trace("inbox_malformed", ["seq": String(m.seq), "why": "set_override needs mode, state on|off and minutes > 0"])]
+                }
+                effects = machine.handle(.setOverride(mode: mode, on: state == "on", minutes: minutes, now: t, timeZone: tz, store: store()))
             default:
                 return [.trace("inbox_malformed", ["seq": String(m.seq), "why": "unknown action \(m.action)"])]
             }

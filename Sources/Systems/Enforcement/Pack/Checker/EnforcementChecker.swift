@@ -10,6 +10,8 @@ public enum EnforcementChecker {
 
     public static let reshieldLatency = LatencySeriesDescriptor(
         name: "reshield-latency", what: "device time from a grant's end -> its app shielded again (clamped at 60 s)")
+    public static let overrideEndLatency = LatencySeriesDescriptor(
+        name: "override-end-latency", what: "device time from an override's end -> the shields following the formula for every app it changed (clamped at 60 s)")
 
     public static func check(_ history: [HistoryEvent]) -> CheckReport {
         guard history.contains(where: { $0.isHarnessLine("run_finished") }) else {
@@ -17,13 +19,17 @@ public enum EnforcementChecker {
         }
         let run = EnforcementRun(history)
         let (reshield, samples, excluded) = GrantEndRule.judge(run)
+        let (overrideEnd, overrideSamples, overrideExcluded) = OverrideEndRule.judge(run)
         let outcomes = [
-            FormulaRule.judge(run), reshield, GrantUsableRule.judge(run), NoFlapRule.judge(run), MirrorRule.judge(run), ShieldContentRule.judge(run), ChecklistRule.judge(run),
-            CoreRules.noStoreCorrupt(history), CoreRules.runSettles(history),
+            FormulaRule.judge(run), reshield, overrideEnd, GrantUsableRule.judge(run), NoFlapRule.judge(run), MirrorRule.judge(run), ShieldContentRule.judge(run),
+            ChecklistRule.judge(run), CoreRules.noStoreCorrupt(history), CoreRules.runSettles(history),
         ]
         var report = CheckReport(
             checker: name, decided: true, results: outcomes.map(\.result), violations: outcomes.flatMap(\.violations),
-            latencies: [reshieldLatency.series(samplesNanos: samples, excluded: excluded)])
+            latencies: [
+                reshieldLatency.series(samplesNanos: samples, excluded: excluded),
+                overrideEndLatency.series(samplesNanos: overrideSamples, excluded: overrideExcluded),
+            ])
         let lost = lostWork(run)
         if !lost.isEmpty { report.lostByOS = lost }
         return report
@@ -32,7 +38,8 @@ public enum EnforcementChecker {
 
 /// `shields-match-formula`: at every user action and at the run's end, each app whose expected
 /// state has been still for a minute is shielded exactly when the formula says so. An app whose
-/// last change was its grant's end is left to `grant-end-reshields` (it owns that bound).
+/// last change was its grant's end is left to `grant-end-reshields`, one whose last change was an
+/// override's end to `override-end-applied` (each owns that bound).
 enum FormulaRule {
     static func judge(_ run: EnforcementRun) -> RuleOutcome {
         var outcome = RuleOutcome(EnforcementInvariant.shieldsMatchFormula.rawValue, subjectKind: "app")
@@ -46,6 +53,7 @@ enum FormulaRule {
                 let want = run.expected(app, atT: t)
                 let change = run.lastChange(of: app, atOrBefore: t)
                 if want, let c = change, GrantEndRule.isGrantEnd(run, app: app, at: c) { continue }
+                if let c = change, OverrideEndRule.isOverrideEnd(run, at: c) { continue }
                 // A change the monitor's callback was lost for is due at the next fallback trigger.
                 if let c = change {
                     let due = Due.of(run, change: c, activityPrefix: "")

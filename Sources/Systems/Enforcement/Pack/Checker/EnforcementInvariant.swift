@@ -5,6 +5,7 @@ import HarnessKit
 public enum EnforcementInvariant: String, CaseIterable, Codable, Sendable {
     case shieldsMatchFormula = "shields-match-formula"
     case grantEndReshields = "grant-end-reshields"
+    case overrideEndApplied = "override-end-applied"
     case grantAppUsable = "grant-app-usable"
     case noFlap = "shields-no-flap"
     case mirrorAgrees = "sqlite-mirror-agrees"
@@ -23,6 +24,11 @@ public enum EnforcementInvariant: String, CaseIterable, Codable, Sendable {
                 name: rawValue,
                 promise: "A blocked app is shielded again within a minute of its grant's end — or, when iOS lost the monitor's callback, within a minute of the next fallback trigger (app foreground, a mode boundary, the next shield event).",
                 source: "\"schedule a re-shield at grant_end_ts\"; \"If a grant expiry callback is missed: Ensure shields are reconciled on: app foreground, mode boundary triggers, next shield event. This keeps you from 'permanently unshielding'\"; checklist 6")
+        case .overrideEndApplied:
+            InvariantDescriptor(
+                name: rawValue,
+                promise: "When an override ends, every app whose expected state it changed is shielded or unshielded as the formula says within a minute — or, when iOS lost the monitor's callback, within a minute of the next fallback trigger (app foreground, a mode boundary, the next shield event).",
+                source: "\"Blocked apps are from the effective mode (schedule + overrides + precedence)\"; \"When a mode becomes active (or overrides change), update ManagedSettingsStore.shield.applications with shieldedApps\"; the fallback \"app foreground, mode boundary triggers, next shield event\"")
         case .grantAppUsable:
             InvariantDescriptor(
                 name: rawValue, promise: "An app with an active grant is not shielded from a minute after the grant was created to its end.",

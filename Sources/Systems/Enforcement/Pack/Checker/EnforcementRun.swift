@@ -15,7 +15,7 @@ struct EnforcementRun {
     let start: Double
     let end: Double
     let finished: HistoryEvent?
-    /// Every instant the formula may change at: rule writes, grant ends, mode boundaries.
+    /// Every instant the formula may change at: rule writes, grant ends, override ends, mode boundaries.
     let changeInstants: [Double]
     /// Every extension call the OS made, with how it ended.
     let deliveries: [CallbackDelivery]
@@ -43,6 +43,7 @@ struct EnforcementRun {
             case "selection_saved": rules.selection = (e["apps"] ?? "").split(separator: ",").map(String.init)
             case "mode_enabled": rules.modes = decode("modes", [Mode].self) ?? rules.modes
             case "grant_created": rules.grants = decode("grants", [Grant].self) ?? rules.grants
+            case "override_set": rules.overrides = decode("overrides", [Override].self) ?? rules.overrides
             default: continue
             }
             states.append((e, rules))
@@ -54,6 +55,7 @@ struct EnforcementRun {
         var modes: [String: Mode] = [:]
         for (_, r) in states {
             for g in r.grants { instants.insert(g.endsTs) }
+            for o in r.overrides { instants.insert(o.endsTs) }
             for m in r.modes { modes["\(m.id) \(m.startMinute) \(m.endMinute)"] = m }
         }
         var cal = Calendar(identifier: .gregorian)

@@ -4,7 +4,7 @@ import History
 
 /// The user's work that never reached the app (CheckerKit's `LostWork`), listed beside the
 /// verdict (`report.json`'s `lostByOS`) so a PASS never hides it. The rules judge the rules the
-/// host recorded: a tap the host never took (a grant never created, a mode never enabled, a
+/// host recorded: a tap the host never took (a grant never created, an override never set, a mode never enabled, a
 /// selection never saved) leaves nothing for them to judge — `checklist-steps` skips a step whose
 /// rules disagree with it — so each such tap is said here: one the host never took (`user_input`)
 /// before the user's next tap of that kind, and a "Close app" press none of whose shield-action
@@ -12,8 +12,8 @@ import History
 extension EnforcementChecker {
     static func lostWork(_ run: EnforcementRun) -> [InvariantViolation] {
         var out: [InvariantViolation] = []
-        for kind in [EnforcementKeys.selectAppsAction, EnforcementKeys.enableModeAction, EnforcementKeys.createGrantAction] {
-            let matching = kind == EnforcementKeys.createGrantAction ? ["app"] : []
+        for kind in [EnforcementKeys.selectAppsAction, EnforcementKeys.enableModeAction, EnforcementKeys.createGrantAction, EnforcementKeys.setOverrideAction] {
+            let matching = kind == EnforcementKeys.createGrantAction ? ["app"] : kind == EnforcementKeys.setOverrideAction ? ["mode"] : []
             for tap in LostWork.untakenTaps(in: run.events, role: EnforcementRoles.host, action: kind, matching: matching) {
                 out.append(InvariantViolation(
                     invariant: kind == EnforcementKeys.createGrantAction ? EnforcementInvariant.grantAppUsable.rawValue : EnforcementInvariant.shieldsMatchFormula.rawValue,
