@@ -381,7 +381,9 @@ public final class SharedDefaults: @unchecked Sendable {
             for k in changedKeys { base[k] = next[k] }
             written = PropertyListCodec.encode(base)
         }
-        try tearIfArmed(next)
+        // A torn write lands part of this process's view: a view pinned before the first unlock
+        // would write its emptiness over the file, which no real tear does.
+        if !pinnedByLock { try tearIfArmed(next) }
         try directory.writeAtomically(fileName, bytes: written, fsync: durable)
         fileLock.writeCounter(fileLock.readCounter() &+ 1)
         if let onWrite {
