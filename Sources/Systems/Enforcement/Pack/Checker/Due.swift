@@ -42,6 +42,18 @@ struct Due {
             cause: lost)
     }
 
+    /// The deadline for shields that followed a change at `c` at `back` (nil: never): a minute
+    /// after the change, or `of`'s later time when the callback made for it was held or lost and the
+    /// shields were late; with the reason, as "; …" to add to an explanation (empty: on time).
+    /// nil: nothing to judge yet — the callback lost and no fallback trigger before the run ended.
+    static func deadline(_ run: EnforcementRun, change c: Double, activityPrefix: String, back: Double?) -> (at: Double, why: String)? {
+        let S = EnforcementRun.settleSeconds
+        let due = of(run, change: c, activityPrefix: activityPrefix)
+        guard !due.why.isEmpty, back.map({ $0 > c + S }) ?? true else { return (c + S, "") }
+        guard let at = due.at else { return nil }
+        return (at, "; " + due.why)
+    }
+
     /// The first fallback trigger at or after `t`: the host in the foreground, a mode boundary's
     /// callback completed, a shield button's callback completed.
     static func fallback(_ run: EnforcementRun, after t: Double) -> HistoryEvent? {

@@ -127,17 +127,11 @@ enum GrantEndRule {
                 excluded["formula changed first", default: 0] += 1
                 continue
             }
-            let due = Due.of(run, change: e, activityPrefix: "grant.")
-            var why = "its grant ended at t=\(e)"
-            var deadline = e + S
-            if !due.why.isEmpty, r.map({ $0 > e + S }) ?? true {
-                guard let at = due.at else {
-                    excluded["callback lost, no fallback trigger yet", default: 0] += 1
-                    continue
-                }
-                deadline = at
-                why += "; " + due.why
+            guard let (deadline, late) = Due.deadline(run, change: e, activityPrefix: "grant.", back: r) else {
+                excluded["callback lost, no fallback trigger yet", default: 0] += 1
+                continue
             }
+            let why = "its grant ended at t=\(e)" + late
             outcome.checkedCount += 1
             if let r { samples.append(Int64((r - e) * 1e9)) }
             if let r, r <= deadline { continue }
