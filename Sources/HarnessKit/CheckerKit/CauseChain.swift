@@ -31,11 +31,13 @@ public enum CauseChain {
     public static let maxLines = 12
     public static let minCauses = 2
 
-    /// Harness lines that disturb a process (PROTOCOL.md §8, §10.5, §7.7).
+    /// Harness lines that disturb a process (PROTOCOL.md §8, §10.5, §7.7). Not `defaults_fault_armed`:
+    /// the run's setup, written at its start for every role a rule selects — where such a fault
+    /// acts, the process traces `defaults_fault`.
     static let harnessDisturbances: Set<String> = [
         "signal", "callback_failed", "callback_not_delivered", "callback_dropped", "callback_held",
         "callback_duplicated", "callbacks_reordered", "quarantine", "user_tap_lost", "user_retry",
-        "shields_ignored", "defaults_fault_armed",
+        "shields_ignored",
     ]
     /// Lines a process traces about itself that mean it was disturbed or failed.
     static let processDisturbances: Set<String> = ["failpoint", "defaults_fault", "shield_action_lost", "notification_wait_timeout"]

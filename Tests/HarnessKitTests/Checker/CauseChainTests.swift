@@ -16,7 +16,7 @@ import Testing
 
     @Test func theChainNamesTheInvolvedProcessesDisturbancesWithTheirHistoryLines() throws {
         var h = H()
-        _ = h.add("harness", "run_started", [:], pid: 1)
+        _ = h.add("harness", "defaults_fault_armed", ["target": "host", "spec": "stale 600 - -"], pid: 1)  // setup, not a cause
         let failpoint = h.add("host", "failpoint", ["action": "kill", "label": "host:defaults:g/k#1"])
         _ = h.add("harness", "exit", ["target": "host", "childPid": "7", "status": "signal 9"], pid: 1)  // line 3: a kill with no signal line
         for _ in 0..<20 { _ = h.add("harness", "signal", ["target": "host", "by": "ios", "signal": "STOP", "childPid": "8"], pid: 1) }  // lifecycle
