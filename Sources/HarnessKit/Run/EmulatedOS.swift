@@ -31,6 +31,17 @@ struct EmulatedOS {
     /// `os.lockedAfterReboot`: the device time of the first unlock after the last reboot, while
     /// the device is locked before it (nil: unlocked).
     var unlockAt: Double?
+    /// Calls iOS made to an extension while another call of that extension was running, by role,
+    /// in the order they were made: an extension is one process that takes its calls one at a
+    /// time (PROTOCOL.md §10.1), so each waits for the one before it to return.
+    var waitingCalls: [String: [WaitingCall]] = [:]
+
+    struct WaitingCall {
+        var call: ExtensionCall
+        var delivery: Int
+        var label: [String: String]
+        var killedByOS: Bool
+    }
 
     init(_ setup: RunSetup, start: Double) {
         let o = setup.options, s = o.scenario.os
@@ -134,7 +145,8 @@ extension LiveRun {
         try? area.post(post)
     }
 
-    /// iOS launches an extension process for one call the OS made (`delivery` is its id).
+    /// iOS launches an extension process for one call the OS made (`delivery` is its id) — once
+    /// the extension has returned from the calls made before it (`waitingCalls`).
     /// `killedByOS`: a field fault kills it before it returns — at launch, so that the outcome
     /// does not depend on how far it got in wall time (PROTOCOL.md §10).
     func launchCall(_ call: ExtensionCall, delivery: Int, label: [String: String], killedByOS: Bool) {
@@ -146,6 +158,49 @@ extension LiveRun {
             rec.record("callback_not_delivered", f)
             return
         }
+        if let busy = extensionBusy(role.name) ?? emulated.waitingCalls[role.name]?.last?.delivery {
+            f["behind"] = String(busy)
+            rec.record("callback_queued", f)
+            emulated.waitingCalls[role.name, default: []].append(.init(call: call, delivery: delivery, label: label, killedByOS: killedByOS))
+            return
+        }
+        startCall(call, role: role, delivery: delivery, fields: f, killedByOS: killedByOS)
+    }
+
+    /// The delivery of the call `role` is running or a stop holds back (nil: the extension is free).
+    func extensionBusy(_ role: String) -> Int? {
+        processes.table.extensions.first { $0.role == role }?.delivery
+            ?? nemesis.deferredCalls.first { $0.role.name == role }?.delivery
+    }
+
+    /// Starts the calls waiting for `role` while it is free (a call that ends at once — killed at
+    /// launch, not deliverable — lets the next one start).
+    func launchWaitingCalls(of role: String) {
+        while extensionBusy(role) == nil, var queue = emulated.waitingCalls[role], !queue.isEmpty {
+            let next = queue.removeFirst()
+            emulated.waitingCalls[role] = queue.isEmpty ? nil : queue
+            guard let r = pack.descriptor.role(role) else { continue }
+            var f = next.label
+            f["callback"] = next.call.callbackName
+            f["delivery"] = String(next.delivery)
+            startCall(next.call, role: r, delivery: next.delivery, fields: f, killedByOS: next.killedByOS)
+        }
+    }
+
+    /// At a reboot: the calls still waiting are never made (iOS forgets them with the process).
+    func dropWaitingCalls() {
+        for role in emulated.waitingCalls.keys.sorted() {
+            for w in emulated.waitingCalls[role] ?? [] {
+                rec.record("callback_not_delivered", [
+                    "callback": w.call.callbackName, "delivery": String(w.delivery), "why": "the device rebooted while it waited",
+                ])
+            }
+        }
+        emulated.waitingCalls = [:]
+    }
+
+    private func startCall(_ call: ExtensionCall, role: ProcessRole, delivery: Int, fields f: [String: String], killedByOS: Bool) {
+        var f = f
         guard !processes.table.extensionCallsFull else {
             f["why"] = "too many extension calls running"
             rec.record("callback_not_delivered", f)
@@ -168,6 +223,7 @@ extension LiveRun {
     func extensionEnded(delivery: Int, role: String, clean: Bool) {
         let response = clean ? shieldActionResponse(role: role, delivery: delivery) : nil
         osApply(.callEnded(delivery: delivery, completed: clean, response: response))
+        launchWaitingCalls(of: role)
     }
 
     /// Scripted OS events at device offsets (`os.revokeAt`, `os.timeZoneChanges`); true if any ran.
@@ -215,6 +271,7 @@ extension LiveRun {
         emulated.rebootsLeft.removeFirst()
         osApply(.reboot)
         let deviceRoles = Set(pack.descriptor.roles.filter { $0.lifetime == .app }.map(\.name))
+        dropWaitingCalls()
         execute(processes.table.reboot(deviceRoles: deviceRoles))
         nemesis.deferredCalls.removeAll()
         if let locked = o.scenario.os.lockedAfterReboot {

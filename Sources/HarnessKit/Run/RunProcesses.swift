@@ -88,6 +88,7 @@ extension LiveRun {
         } catch {
             rec.record("callback_not_delivered", ["callback": call.callbackName, "delivery": String(delivery), "error": "\(error)"])
             osApply(.callEnded(delivery: delivery, completed: false, response: nil))
+            launchWaitingCalls(of: role.name)
         }
     }
 

@@ -85,6 +85,35 @@ import Testing
         #expect(!Self.lines(h, "harness", "callback_delivered", ["activity": "ongoing", "why": "stopMonitoring"]).isEmpty)
     }
 
+    /// An extension takes one call at a time (PROTOCOL.md §10.1): three intervals starting at one
+    /// instant are three calls of the monitor extension, each started once the one before it has
+    /// ended, in the order iOS made them — never two monitor processes at once.
+    @Test func callsOfOneExtensionAtOneInstantRunOneAfterTheOther() throws {
+        let h = try Self.run("""
+              steps:
+                - { at: 1m, do: monitor, activity: a, start: "09:10", end: "09:40" }
+                - { at: 1m, do: monitor, activity: b, start: "09:10", end: "09:50" }
+                - { at: 1m, do: monitor, activity: c, start: "09:10", end: "10:00" }
+            """)
+        for a in ["a", "b", "c"] { #expect(Self.callbacks(h, a).first == "intervalDidStart @10", "\(a)") }
+        let starts = h.filter { $0.process == "harness" && $0.event == "callback_delivered" && $0["callback"] == "intervalDidStart" }
+        #expect(starts.count == 3)
+        let queued = h.filter { $0.process == "harness" && $0.event == "callback_queued" }
+        #expect(queued.count == 2, "the second and third wait")
+        // At most one monitor call runs at any moment of the history: each delivery's
+        // `callback_completed` comes before the next `callback_delivered`.
+        var running: String?
+        for e in h where e.process == "harness" {
+            if e.event == "callback_delivered", e["childPid"] != "-" {
+                #expect(running == nil, "delivery \(e["delivery"] ?? "?") started while \(running ?? "") ran")
+                running = e["delivery"]
+            }
+            if ["callback_completed", "callback_failed"].contains(e.event), e["delivery"] == running { running = nil }
+        }
+        // In the order made: the queued lines name the deliveries that started after.
+        #expect(queued.map { $0["delivery"] } == Array(starts.dropFirst()).map { $0["delivery"] })
+    }
+
     @Test func aThresholdCountsCumulativeUseAndFiresOnceWithItsWarning() throws {
         let h = try Self.run("""
               steps:
