@@ -29,6 +29,8 @@ struct TimeBench: ParsableCommand {
         var faults: Int
         var violatedInvariants: [String]
         var runDirectory: String
+        /// Spawn line → the child's first history line, per role (issue 26: relaunch tails).
+        var launches: LaunchLatency.Summary?
     }
 
     func run() throws {
@@ -57,7 +59,8 @@ struct TimeBench: ParsableCommand {
                 deviceToWall: Double(device) / max(o.wallSeconds, 1e-9),
                 verdict: o.exitCode == 0 ? "PASS" : (o.exitCode == 1 ? "VIOLATION" : "UNDECIDED: \(o.setupError ?? o.report?.undecidedReason ?? "")"),
                 faults: o.killsAndStops, violatedInvariants: Set(o.report?.violations.map(\.invariant) ?? []).sorted(),
-                runDirectory: o.runDirectory))
+                runDirectory: o.runDirectory,
+                launches: try? LaunchLatency.summary(historyPath: o.runDirectory + "/history.jsonl")))
         }
         if json {
             try printJSON(rows)
@@ -76,5 +79,15 @@ struct TimeBench: ParsableCommand {
             print("\(mode)  \(device)\(wall)\(ratio)   \(verdict)\(faults)  \(violated)")
         }
         if rows.count == 2 { print(String(format: "virtual / fixed wall time: %.3f", rows[0].wallSeconds / rows[1].wallSeconds)) }
+        for r in rows {
+            guard let l = r.launches, let all = l.all else { continue }
+            print("launch, \(r.mode): spawn line -> the child's first history line (ms)")
+            print("role                        n     p50     p90     p99     max  never wrote")
+            func ms(_ ns: Int64) -> String { String(format: "%.1f", Double(ns) / 1e6).leftPad(8) }
+            for x in l.roles + [LaunchLatency.Role(role: "all", stats: all, silent: l.roles.reduce(0) { $0 + $1.silent })] {
+                let name: String = x.role.padding(toLength: 24, withPad: " ", startingAt: 0)
+                print("\(name)\(String(x.stats.count).leftPad(5))\(ms(x.stats.p50Nanos))\(ms(x.stats.p90Nanos))\(ms(x.stats.p99Nanos))\(ms(x.stats.maxNanos))\(String(x.silent).leftPad(13))")
+            }
+        }
     }
 }
