@@ -33,16 +33,56 @@ import Testing
         #expect(denied == [.trace("error_reported", ["what": "screen_time_authorization", "error": "FamilyControlsError.authorizationCanceled"])])
     }
 
-    /// Denied: nothing is enforced half-way — no session written, no shields, no monitoring — and
-    /// the refusal is traced for the user's start.
-    @Test func aStartWhileScreenTimeIsDeniedIsRefusedAndTouchesNothing() {
+    /// Denied at the tap (access turned off in Settings, or refused before): the host asks again and
+    /// the start waits for the answer, touching nothing meanwhile; a `denied` answer refuses it —
+    /// nothing enforced half-way, the refusal traced for the user's start.
+    @Test func aStartWhileScreenTimeIsDeniedAsksAgainAndIsRefusedOnlyOnTheUsersNo() {
         var rig = Rig(.hardened)
+        let tap = rig.now
         let effects = rig.start("s1", minutes: 30, screenTime: "denied")
-        #expect(effects == [.trace("start_rejected", ["sessionId": "s1", "reason": HostApp.notAuthorizedReason])])
+        #expect(effects == [
+            .requestAuthorization(HostApp.screenTimeRequest),
+            .trace("start_waiting", ["sessionId": "s1", "for": "screen_time_authorization"]),
+        ])
+        #expect(rig.host.state.startWaitingForAccess == HostApp.WaitingStart(sessionId: "s1", durationMinutes: 30, tappedAt: tap))
+        // A second start while the prompt is open is refused; the first still waits.
+        #expect(rig.start("s2", minutes: 30, screenTime: "denied") == [.trace("start_rejected", ["sessionId": "s2", "reason": HostApp.notAuthorizedReason])])
+        #expect(rig.device.shields == nil)
+        #expect(rig.device.monitored.isEmpty)
+        rig.advance(5)
+        let no = rig.host(.screenTimeAuthorization(granted: false, status: "denied", now: rig.now, store: rig.store))
+        #expect(no == [
+            .trace("error_reported", ["what": "screen_time_authorization", "error": "denied"]),
+            .trace("start_rejected", ["sessionId": "s1", "reason": HostApp.notAuthorizedReason]),
+        ])
         #expect(rig.device.shields == nil)
         #expect(rig.device.monitored.isEmpty)
         #expect(rig.store[FocusPledgeKeys.sessionRecord] == nil)
         #expect(rig.host.state.phase == .idle)
+        #expect(rig.host.state.startWaitingForAccess == nil)
+    }
+
+    /// Approved on the second ask: the waiting start goes ahead, its pledge running from the tap.
+    @Test func aStartThatWaitedForAccessStartsFromTheTapOnceApproved() {
+        var rig = Rig(.hardened)
+        let tap = rig.now
+        rig.start("s1", minutes: 30, screenTime: "denied")
+        rig.advance(5)
+        _ = rig.host(.screenTimeAuthorization(granted: true, status: "approved", now: rig.now, store: rig.store))
+        #expect(rig.device.shields == ["com.example.game", "com.example.social"])
+        #expect(!rig.device.monitored.isEmpty)
+        #expect(rig.device.traces(named: "start_rejected").isEmpty)
+        guard case .running(let session) = rig.host.state.phase else {
+            Issue.record("not running: \(rig.host.state.phase)")
+            return
+        }
+        #expect(session.sessionId == "s1")
+        #expect(session.startTime == tap)
+        #expect(session.endTime == tap.addingTimeInterval(30 * 60))
+        // An answer nobody waits for starts nothing.
+        var other = Rig(.hardened)
+        #expect(other.host(.screenTimeAuthorization(granted: true, status: "approved", now: other.now, store: other.store)).isEmpty)
+        #expect(other.host.state.phase == .idle)
     }
 
     /// `notDetermined` (the OS does not model it, or the answer is pending) and `approved` start as before.

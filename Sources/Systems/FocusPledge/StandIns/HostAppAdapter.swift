@@ -73,7 +73,9 @@ public final class HostAppAdapter: AppAdapter {
         case .effectFailed(let failure):
             return .effectFailed(failure)
         case .authorization(let answer) where answer.kind == HostApp.screenTimeRequest.kind:
-            return .screenTimeAuthorization(granted: answer.granted, status: answer.status)
+            // hardened may have a start waiting for this answer (H8); as-written reads nothing here.
+            guard machine.variant == .hardened else { return .screenTimeAuthorization(granted: answer.granted, status: answer.status) }
+            return .screenTimeAuthorization(granted: answer.granted, status: answer.status, now: now, store: store())
         default:
             // Seed 000's host reacts to none of iOS's other messages (lifecycle, deep links,
             // notification responses, time changes): it polls (README, A9).

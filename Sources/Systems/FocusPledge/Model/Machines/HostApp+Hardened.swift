@@ -25,10 +25,23 @@ extension HostApp {
             // flow", then "App picker"); the answer comes back as `.screenTimeAuthorization` (H8).
             return [.requestAuthorization(Self.screenTimeRequest), AppGroupStorage.saveBlockedAppsTokens(bundleIds)]
 
-        case .screenTimeAuthorization(let granted, let status):
+        case .screenTimeAuthorization(let granted, let status, let now, let store):
             // Told to the user (the app can neither shield nor monitor without it); a start is
             // refused while the OS says `denied` (hardenedStart).
-            return granted ? [] : [.trace("error_reported", ["what": "screen_time_authorization", "error": status])]
+            var effects: [Effect] = granted ? [] : [.trace("error_reported", ["what": "screen_time_authorization", "error": status])]
+            // A start that waited for this answer (access had been turned off): it goes ahead from
+            // the user's tap, or is refused with the user's own answer.
+            if let waiting = state.startWaitingForAccess, let now, let store {
+                state.startWaitingForAccess = nil
+                if granted {
+                    effects += hardenedStart(
+                        sessionId: waiting.sessionId, durationMinutes: waiting.durationMinutes, tappedAt: waiting.tappedAt, now: now,
+                        store: store, screenTime: status)
+                } else {
+                    effects.append(.trace("start_rejected", ["sessionId": waiting.sessionId, "reason": Self.notAuthorizedReason]))
+                }
+            }
+            return effects
 
         case .userStartsSession(let sessionId, let durationMinutes, let tappedAt, let now, let store, _, let screenTime):
             return hardenedStart(
@@ -154,7 +167,17 @@ extension HostApp {
         // PROTOCOL.md §10.3): refused and told, never started half-way (H8). `notDetermined` goes
         // on: without `os.authorization` the OS does not model it, and where it does, the request
         // at the app picker came first.
-        if screenTime == "denied" { return effects + reject(Self.notAuthorizedReason) }
+        if screenTime == "denied" {
+            // Access was there and is gone (turned off in Settings: docs/SCENARIOS.md "Field
+            // reports", 2), or the user said no before: ask again — iOS shows the prompt to an app
+            // whose access was turned off — and let the start wait for the answer.
+            guard state.startWaitingForAccess == nil else { return effects + reject(Self.notAuthorizedReason) }
+            state.startWaitingForAccess = WaitingStart(sessionId: sessionId, durationMinutes: durationMinutes, tappedAt: min(tappedAt ?? now, now))
+            return effects + [
+                .requestAuthorization(Self.screenTimeRequest),
+                .trace("start_waiting", ["sessionId": sessionId, "for": "screen_time_authorization"]),
+            ]
+        }
         guard durationMinutes > 0 else { return effects + reject("invalid_duration") }
         guard let apps = AppGroupStorage.blockedApps(store), !apps.isEmpty else { return effects + reject("no_blocked_apps") }
         // The pledge runs from the user's tap (H7): a host that iOS or the nemesis held stopped

@@ -28,7 +28,8 @@ public struct HostApp: Sendable {
             screenTime: String? = nil)
         /// iOS answered the Screen Time (FamilyControls) prompt this machine asked for
         /// (`Effect.requestAuthorization`): `granted`, and the status or error as the app saw it.
-        case screenTimeAuthorization(granted: Bool, status: String)
+        /// hardened also gets the time and the App Group (a start may wait for the answer, H8).
+        case screenTimeAuthorization(granted: Bool, status: String, now: Date? = nil, store: Snapshot? = nil)
         /// The user stops the session by hand (seed: `stopNativeSession`, "success or manually stopped").
         case userStopsSession(now: Date, store: Snapshot)
         /// The 5 s `Timer.periodic` fired: `_checkAndHandleFailure` / `checkSessionStatus`.
@@ -125,8 +126,22 @@ public struct HostApp: Sendable {
         /// hardened: the session past its end whose enforcement is over and whose SUCCESS waits for
         /// late extension calls (`AppGroupStorage.lateCallbackGraceSeconds`, README H6).
         public var endingSessionId: String?
+        /// hardened: a start tapped while Screen Time access was `denied` (revoked in Settings),
+        /// waiting for the answer to the prompt it asked again with (README, H8).
+        public var startWaitingForAccess: WaitingStart?
 
         public init() {}
+    }
+
+    public struct WaitingStart: Sendable, Equatable {
+        public var sessionId: String
+        public var durationMinutes: Int
+        public var tappedAt: Date
+        public init(sessionId: String, durationMinutes: Int, tappedAt: Date) {
+            self.sessionId = sessionId
+            self.durationMinutes = durationMinutes
+            self.tappedAt = tappedAt
+        }
     }
 
     // Timer names; the shell turns their firings into `pollTick`, `sessionTimerFired` and
