@@ -14,6 +14,12 @@ public struct CallbackDelivery: Sendable {
 
     public var delivered: HistoryEvent
     public var outcome: Outcome = .unknown
+    /// The call waited for the extension's previous call to return (PROTOCOL.md §10.1): the
+    /// `callback_queued` line, at the instant iOS made the call (nil: started at once).
+    public var queued: HistoryEvent?
+
+    /// When iOS made the call: its `callback_queued` line, else its `callback_delivered` line.
+    public var madeAt: Double { queued?.t ?? delivered.t }
 
     public var id: String? { delivered["delivery"] }
     public var callback: String? { delivered["callback"] }
@@ -31,15 +37,19 @@ public struct CallbackDelivery: Sendable {
         }
     }
 
-    /// Every `callback_delivered`, joined with its `callback_completed` / `callback_failed` by delivery id.
+    /// Every `callback_delivered`, joined with its `callback_queued` (if it waited) and its
+    /// `callback_completed` / `callback_failed` by delivery id.
     public static func deliveries(in events: [HistoryEvent]) -> [CallbackDelivery] {
         var deliveries: [CallbackDelivery] = []
         var indexById: [String: Int] = [:]
+        var queuedById: [String: HistoryEvent] = [:]
         for event in events where event.process == HistoryEvent.harnessProcessName {
             switch event.event {
+            case "callback_queued":
+                if let id = event["delivery"] { queuedById[id] = event }
             case "callback_delivered":
                 if let id = event["delivery"] { indexById[id] = deliveries.count }
-                deliveries.append(CallbackDelivery(delivered: event))
+                deliveries.append(CallbackDelivery(delivered: event, queued: event["delivery"].flatMap { queuedById.removeValue(forKey: $0) }))
             case "callback_completed", "callback_failed":
                 guard let id = event["delivery"], let i = indexById[id] else { continue }
                 deliveries[i].outcome = event.event == "callback_completed" ? .completed(event) : .failed(event)

@@ -191,9 +191,11 @@ extension LiveRun {
     func dropWaitingCalls() {
         for role in emulated.waitingCalls.keys.sorted() {
             for w in emulated.waitingCalls[role] ?? [] {
-                rec.record("callback_not_delivered", [
-                    "callback": w.call.callbackName, "delivery": String(w.delivery), "why": "the device rebooted while it waited",
-                ])
+                var f = w.label
+                f["callback"] = w.call.callbackName
+                f["delivery"] = String(w.delivery)
+                f["why"] = "the device rebooted while it waited"
+                rec.record("callback_not_delivered", f)
             }
         }
         emulated.waitingCalls = [:]

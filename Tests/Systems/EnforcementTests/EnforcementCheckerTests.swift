@@ -75,6 +75,29 @@ import Testing
         #expect(v.explanation.contains("the host in the foreground"))
     }
 
+    /// An extension takes one call at a time (PROTOCOL.md §10.1): the grant's intervalDidEnd made at
+    /// its end waited for the monitor's previous call (held by the nemesis) and ran 70 s later —
+    /// due a minute after it ran; a re-shield later than that is still the app's.
+    @Test func aCallThatWaitedForTheExtensionsPreviousCallIsDueAMinuteAfterItRan() throws {
+        var h = Self.base()
+        h.line(300, "harness", "callback_delivered", ["activity": "mode.focus", "callback": "intervalDidStart", "delivery": "7", "childPid": "-", "deferredUntil": String(Self.t0 + 380)])
+        h.line(310, "harness", "callback_queued", ["activity": "grant.g1", "callback": "intervalDidEnd", "delivery": "8", "behind": "7"])
+        h.line(380, "harness", "callback_started", ["callback": "intervalDidStart", "delivery": "7", "childPid": "41"])
+        h.line(380, "harness", "callback_completed", ["callback": "intervalDidStart", "delivery": "7", "childPid": "41", "status": "exit 0"])
+        h.line(380, "harness", "callback_delivered", ["activity": "grant.g1", "callback": "intervalDidEnd", "delivery": "8", "childPid": "42"])
+        var late = h
+        h.line(380, "monitor-extension", "shields_set", ["apps": "a,b"])
+        h.shields(380, "a,b")
+        h.line(380, "harness", "callback_completed", ["callback": "intervalDidEnd", "delivery": "8", "childPid": "42", "status": "exit 0"])
+        let report = EnforcementChecker.check(h.finished(at: 700))
+        #expect(report.passed, "\(report.violations.map(\.explanation))")
+        #expect(report.result("grant-end-reshields")?.checkedCount == 1)
+        late.line(380, "harness", "callback_completed", ["callback": "intervalDidEnd", "delivery": "8", "childPid": "42", "status": "exit 0"])
+        late.shields(500, "a,b")
+        let v = try #require(EnforcementChecker.check(late.finished(at: 700)).violations.first { $0.invariant == "grant-end-reshields" })
+        #expect(v.explanation.contains("waited for its delivery 7"), "\(v.explanation)")
+    }
+
     @Test func aLostCallbackWithTheAppShieldedInTimeAnywayPasses() {
         var h = Self.base()
         h.line(310, "harness", "callback_dropped", ["activity": "grant.g1", "callback": "intervalWillEndWarning"])

@@ -5,6 +5,9 @@ import History
 /// When the shields are due to follow a change of the formula at `c`: a minute after it — unless
 /// the monitor callback made for it did not run then, for a reason the app cannot help:
 /// * the nemesis held the extension (`deferredUntil`): a minute after it ran;
+/// * it waited for the extension's previous call to return (`callback_queued`: an extension takes
+///   one call at a time, PROTOCOL.md §10.1 — e.g. behind a call the nemesis held): a minute after
+///   it ran;
 /// * iOS lost it (dropped, held back by a field fault, killed at launch or mid-call): a minute
 ///   after the spec's next fallback trigger — "app foreground", "mode boundary triggers", "next
 ///   shield event" — or never, when none came before the run ended.
@@ -25,11 +28,21 @@ struct Due {
         var due = Due(at: c + S, why: "", cause: nil)
         let inWindow = { (e: HistoryEvent) in e.t >= c - 1 && e.t <= c + S }
         let matching = { (activity: String?) in (activity ?? "").hasPrefix(activityPrefix) }
-        let calls = run.deliveries.filter { inWindow($0.delivered) && monitorCallbacks.contains($0.callback ?? "") && matching($0.activity) }
-        // Held by the nemesis: due a minute after the call ran.
+        let calls = run.deliveries.filter {
+            e in (e.madeAt >= c - 1 && e.madeAt <= c + S) && monitorCallbacks.contains(e.callback ?? "") && matching(e.activity)
+        }
+        // Held by the nemesis, or waiting behind the extension's previous call: due a minute after
+        // the call ran.
         for d in calls {
             if let until = d.delivered["deferredUntil"].flatMap(Double.init), until + S > (due.at ?? 0) {
                 due = Due(at: until + S, why: "the nemesis held the monitor's \(d.callback ?? "callback") until t=\(until)", cause: d.delivered)
+            }
+            if let queued = d.queued, d.delivered.t + S > (due.at ?? 0) {
+                due = Due(
+                    at: d.delivered.t + S,
+                    why: "the monitor's \(d.callback ?? "callback") waited for its delivery \(queued["behind"] ?? "?") to return "
+                        + "(an extension takes one call at a time) and ran at t=\(d.delivered.t)",
+                    cause: queued)
             }
         }
         let lost = run.events.first { $0.process == HistoryEvent.harnessProcessName && lostLines.contains($0.event) && inWindow($0) && matching($0["activity"]) }
