@@ -66,7 +66,9 @@ public enum CauseChain {
     /// the host (`hostRole`) for the harness's lines about the app without one (`host_state`, a tap).
     public static func chain(of violation: InvariantViolation, in events: [HistoryEvent], index: [Key: Int], hostRole: String?) -> [ChainLine]? {
         let steps = violation.relevantEvents.compactMap { e in index[Key(e)].map { ($0, e) } }.sorted { $0.0 < $1.0 }
-        guard let last = steps.last?.0 else { return nil }
+        // Causes come before the last line the rule judged — not before the run's end, which a
+        // rule names for "(to the run's end)": disturbances after the broken promise caused nothing.
+        guard let last = (steps.last { !$0.1.isHarnessLine("run_finished") } ?? steps.last)?.0 else { return nil }
         var roles = Set<String>()
         for (_, e) in steps {
             if e.process != HistoryEvent.harnessProcessName {

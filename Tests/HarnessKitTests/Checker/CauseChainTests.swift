@@ -59,4 +59,21 @@ import Testing
         #expect(chain.filter { $0.role == .cause }.map(\.line) == [1] + Array(24...31), "the failpoint, then the most recent causes")
         #expect(report.violations[1].chain == nil)
     }
+
+    /// A rule that names the run's end ("… to the run's end") still had its promise broken at its
+    /// last own line: disturbances between that line and the end caused nothing and are not named.
+    @Test func theRunsEndIsNotWhereCausesAreLookedFor() throws {
+        var h = H()
+        let early = h.add("harness", "signal", ["target": "host", "by": "nemesis", "signal": "KILL", "childPid": "7"], pid: 1)
+        let step = h.add("host", "grant_created", ["grant": "g"])
+        for i in 0..<5 { _ = h.add("harness", "signal", ["target": "host", "by": "nemesis", "signal": "KILL", "childPid": "\(20 + i)"], pid: 1) }
+        let end = h.add("harness", "run_finished", [:], pid: 1)
+        var report = CheckReport(checker: "x", decided: true, results: [], violations: [
+            InvariantViolation(invariant: "i", subject: nil, explanation: "e", relevantEvents: [step, end]),
+        ], latencies: [])
+        CauseChain.attach(to: &report, events: h.events, hostRole: "host")
+        let chain = try #require(report.violations.first?.chain)
+        #expect(chain.filter { $0.role == .cause }.map(\.text) == [CauseChain.short(early)])
+        #expect(chain.filter { $0.role == .step }.map(\.line) == [2, 8], "the run's end is still shown as a step")
+    }
 }
