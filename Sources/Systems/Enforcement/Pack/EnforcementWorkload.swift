@@ -139,6 +139,16 @@ enum EnforcementPlanner {
         if c.checklist { return checklist(c) }
         var actions: [PlannedAction<EnforcementAction>] = []
         func at(_ t: Double, _ a: EnforcementAction) { actions.append(PlannedAction(atDeviceOffsetSeconds: t, action: a)) }
+        // An episode's end, grant or override alike: the user may look into the host, then may force-quit it.
+        func visitThenQuit(from start: Double, step: String, visit: Bool, quit: Bool) {
+            var s = start
+            if visit {
+                at(s, EnforcementAction(.openHost, step: step))
+                at(s + 10, EnforcementAction(.leaveHost, step: step))
+                s += 15
+            }
+            if quit { at(s, EnforcementAction(.forceQuitHost, step: step)) }
+        }
         let end = Double(deviceMillis) / 1000
         var pool = c.apps
         var picked: [String] = []
@@ -194,12 +204,7 @@ enum EnforcementPlanner {
                 at(s, EnforcementAction(.openApp, step: step, app: target, seconds: 20))
                 at(s + 5, EnforcementAction(.pressClose, step: step, app: target))
                 s += 15
-                if visit {
-                    at(s, EnforcementAction(.openHost, step: step))
-                    at(s + 10, EnforcementAction(.leaveHost, step: step))
-                    s += 15
-                }
-                if quit { at(s, EnforcementAction(.forceQuitHost, step: step)) }
+                visitThenQuit(from: s, step: step, visit: visit, quit: quit)
                 t += max(gap, span + 30)
                 continue
             }
@@ -219,12 +224,7 @@ enum EnforcementPlanner {
                 at(s + 5, EnforcementAction(.pressClose, step: step, app: o))
                 s += 15
             }
-            if visit {
-                at(s, EnforcementAction(.openHost, step: step))
-                at(s + 10, EnforcementAction(.leaveHost, step: step))
-                s += 15
-            }
-            if quit { at(s, EnforcementAction(.forceQuitHost, step: step)) }
+            visitThenQuit(from: s, step: step, visit: visit, quit: quit)
             t += max(gap, length + 30)
         }
         return WorkloadPlan(
