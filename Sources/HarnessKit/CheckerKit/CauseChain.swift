@@ -37,7 +37,7 @@ public enum CauseChain {
     static let harnessDisturbances: Set<String> = [
         "signal", "callback_failed", "callback_not_delivered", "callback_dropped", "callback_held",
         "callback_duplicated", "callbacks_reordered", "quarantine", "user_tap_lost", "user_retry",
-        "shields_ignored",
+        "shields_ignored", "interval_missed",
     ]
     /// Lines a process traces about itself that mean it was disturbed or failed.
     static let processDisturbances: Set<String> = ["failpoint", "defaults_fault", "shield_action_lost", "notification_wait_timeout"]
@@ -49,7 +49,10 @@ public enum CauseChain {
             return roles.isEmpty || roles.contains(e["target"] ?? "")
         }
         if e.process == HistoryEvent.harnessProcessName {
-            guard harnessDisturbances.contains(e.event) else { return false }
+            // A call an `os.rules` alternative made (a threshold at the first pickup) is the OS's
+            // misbehaviour, as a fault's is.
+            let madeByRule = e.event == "callback_delivered" && (e["rule"]?.hasPrefix("os.rules.") ?? false)
+            guard harnessDisturbances.contains(e.event) || madeByRule else { return false }
             // A continued process was disturbed by its stop, not by the continuation; iOS
             // suspending an app in the background is its lifecycle, not a fault.
             if e.event == "signal", e["signal"] == "CONT" || (e["signal"] == "STOP" && e["by"] == "ios") { return false }

@@ -28,7 +28,7 @@ public enum FaultRuleTally {
     /// inside the processes (`defaults_fault` trace lines with `kind`), which do not know rule
     /// numbers: such a line counts for every rule of its kind that selects the process's role and
     /// whose window holds its time.
-    public static func tally(_ rules: [FieldFault], deviceRoles: [String], events: [HistoryEvent]) -> [FaultRuleOutcome] {
+    public static func tally(_ rules: [FieldFault], osRules: OSRules = OSRules(), deviceRoles: [String], events: [HistoryEvent]) -> [FaultRuleOutcome] {
         var fired = Array(repeating: 0, count: rules.count)
         let byName = Dictionary(uniqueKeysWithValues: rules.indices.map { (FieldFault.ruleName($0), $0) })
         for e in events {
@@ -44,5 +44,23 @@ public enum FaultRuleTally {
             }
         }
         return rules.indices.map { FaultRuleOutcome(rule: FieldFault.ruleName($0), kind: rules[$0].name, fired: fired[$0]) }
+            + tally(osRules, events: events)
+    }
+
+    /// Each `os.rules` alternative the scenario picks (the defaults are not faults), with the times
+    /// it acted: its `interval_missed` lines and the calls it made, each call once by its delivery
+    /// (a call that waited has a `callback_queued` line before its `callback_delivered` one).
+    public static func tally(_ rules: OSRules, events: [HistoryEvent]) -> [FaultRuleOutcome] {
+        var out: [FaultRuleOutcome] = []
+        for change in rules.changed {
+            let name = OSRules.ruleName(String(change.prefix { $0 != "=" }))
+            var missed = 0
+            var calls: Set<String> = []
+            for e in events where e.process == "harness" && e["rule"] == name {
+                if e.event == "interval_missed" { missed += 1 } else if let d = e["delivery"] { calls.insert(d) }
+            }
+            out.append(FaultRuleOutcome(rule: name, kind: change, fired: missed + calls.count))
+        }
+        return out
     }
 }

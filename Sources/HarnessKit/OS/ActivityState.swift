@@ -12,6 +12,11 @@ struct ActivityState: Sendable, Equatable {
     var usage: [String: Double] = [:]
     var reached: Set<String> = []
     var warned: Set<String> = []
+    /// Whether the device was used since the running interval started (`os.rules.thresholds: atFirstUse`).
+    var usedInInterval = false
+    /// `os.rules.startAtRegistration: missed`: an interval starting "the current moment" of the
+    /// registration is not run.
+    let missesStartAtRegistration: Bool
 
     var inInterval: Bool { interval != nil }
 
@@ -30,8 +35,9 @@ struct ActivityState: Sendable, Equatable {
         var interval: DateInterval
     }
 
-    init(record: ActivityRegistrationRecord) {
+    init(record: ActivityRegistrationRecord, missesStartAtRegistration: Bool = false) {
         self.record = record
+        self.missesStartAtRegistration = missesStartAtRegistration
         // Monitoring starts at registration: a boundary at that very instant is still to come.
         processedUpTo = record.registeredAt.timeIntervalSince1970 - 0.001
     }
@@ -46,7 +52,8 @@ struct ActivityState: Sendable, Equatable {
             of: record.schedule, registeredAt: record.registeredAt, until: Date(timeIntervalSince1970: through + Self.horizonSeconds),
             timeZone: timeZone)
         var out: [Boundary] = []
-        for i in intervals {
+        let missed = missedInterval(timeZone: timeZone)
+        for i in intervals where i != missed {
             let start = max(i.start.timeIntervalSince1970, registered)
             let end = i.end.timeIntervalSince1970
             var items: [(Double, BoundaryKind)] = [(start, .start), (end, .end)]
@@ -57,6 +64,16 @@ struct ActivityState: Sendable, Equatable {
             for (t, kind) in items where t > after && t <= through { out.append(Boundary(at: t, kind: kind, interval: i)) }
         }
         return out.sorted { ($0.at, $0.kind) < ($1.at, $1.kind) }
+    }
+
+    /// The interval `os.rules.startAtRegistration: missed` does not run: the first one, when its
+    /// start matched at most `OSRules.currentMomentSeconds` before the registration. Nil otherwise.
+    func missedInterval(timeZone: TimeZone) -> DateInterval? {
+        guard missesStartAtRegistration,
+            let first = ScheduleRules.nextInterval(of: record.schedule, at: record.registeredAt, timeZone: timeZone)
+        else { return nil }
+        let registered = record.registeredAt.timeIntervalSince1970, start = first.start.timeIntervalSince1970
+        return start <= registered && start >= registered - OSRules.currentMomentSeconds ? first : nil
     }
 
     /// The boundaries in `(after, through]`, from a cache of the next weeks (working a schedule

@@ -20,8 +20,15 @@ extension DeviceOS {
             if let existing = activities[name], existing.record == record { continue }
             // Re-registering a name replaces its schedule; the old interval ends silently (Apple
             // documents nothing else; see PROTOCOL.md §7).
-            activities[name] = ActivityState(record: record)
+            let state = ActivityState(record: record, missesStartAtRegistration: configuration.rules.startAtRegistration == .missed)
+            activities[name] = state
             out.append(.record("monitoring_registered", ["activity": name, "repeats": String(record.schedule.repeats)]))
+            if let missed = state.missedInterval(timeZone: timeZone) {
+                out.append(.record("interval_missed", [
+                    "activity": name, "start": String(missed.start.timeIntervalSince1970), "end": String(missed.end.timeIntervalSince1970),
+                    "rule": OSRules.ruleName("startAtRegistration"), "why": "its start is the moment it was registered",
+                ]))
+            }
         }
     }
 
@@ -59,6 +66,7 @@ extension DeviceOS {
             activities[name]?.usage = [:]
             activities[name]?.reached = []
             activities[name]?.warned = []
+            activities[name]?.usedInInterval = false
             makeCall(.monitor(.intervalDidStart, activity: name, event: nil), label: label, &out)
         case .willEnd:
             makeCall(.monitor(.intervalWillEndWarning, activity: name, event: nil), label: label, &out)
@@ -105,6 +113,25 @@ extension DeviceOS {
     }
 
     func record(_ name: String) -> ActivityRegistrationRecord { activities[name]!.record }
+
+    /// `os.rules.thresholds: atFirstUse`: the first use of the device in a running interval (the
+    /// user opens an app, the host included: picks the phone up) makes every event of it not yet
+    /// reached reach its threshold, whatever app is used.
+    mutating func thresholdsAtFirstUse(app: String, label: [String: String], _ out: inout [OSEffect]) {
+        guard configuration.rules.thresholds == .atFirstUse else { return }
+        for name in activities.keys.sorted() where activities[name]!.inInterval && !activities[name]!.usedInInterval {
+            activities[name]!.usedInInterval = true
+            for event in activities[name]!.record.events.keys.sorted() where !activities[name]!.reached.contains(event) {
+                activities[name]!.reached.insert(event)
+                var l = label
+                l["activity"] = name
+                l["event"] = event
+                l["app"] = app
+                l["rule"] = OSRules.ruleName("thresholds")
+                makeCall(.monitor(.eventDidReachThreshold, activity: name, event: event), label: l, &out)
+            }
+        }
+    }
 
     /// When the app in use crosses a threshold or warning still to come (virtual time steps there).
     func usageDeadlines() -> [Double] {

@@ -34,6 +34,7 @@ extension DeviceOS {
         switch event {
         case .useApp(let app, let seconds, let label):
             if case .foreground = host { leaveHost(&out) }
+            thresholdsAtFirstUse(app: app, label: label, &out)
             if isShielded(app) {
                 showShield(app, label: label, &out)
             } else {
@@ -57,6 +58,7 @@ extension DeviceOS {
                 out.append(.record("shield_closed_app", ["app": app, "why": "no shield-action extension"]))
             }
         case .openHost:
+            thresholdsAtFirstUse(app: "host", label: [:], &out)
             openHost(&out)
         case .leaveHost:
             leaveHost(&out)

@@ -37,6 +37,8 @@ public struct DeviceOS: Sendable {
         public var notifications: String?
         /// What the host's code hears from iOS besides taps (its role's `notices`).
         public var hostNotices: AppNotices = .none
+        /// Documented alternatives to the OS's rules (`os.rules`); the defaults are Apple's.
+        public var rules = OSRules()
 
         public init(
             timeZone: String, extensionPoints: Set<ExtensionPoint>, backgroundGraceSeconds: Double = 10, hostLifecycle: Bool = true,
@@ -113,6 +115,11 @@ public struct DeviceOS: Sendable {
         var record: NotificationRequestRecord
         var nextFire: Double?
     }
+    /// Locked after a reboot, before the first unlock (fault rules' `when: beforeFirstUnlock`).
+    public internal(set) var lockedBeforeFirstUnlock = false
+    /// When each event a fault rule may follow last happened (`FieldFault.relationEvents`, and
+    /// callbacks by name at their delivery), device unix seconds.
+    var lastEventAt: [String: Double] = [:]
     /// Every event applied, in order.
     public private(set) var journal: [OSEvent] = []
     /// Bound on the journal (a day of a busy run is far below).
@@ -158,11 +165,13 @@ public struct DeviceOS: Sendable {
             callEnded(delivery, completed: completed, response: response, &out)
             if let copy = duplicateAfter.removeValue(forKey: delivery) { deliver(copy.call, label: copy.label, &out) }
         case .hostExited:
+            lastEventAt["hostExit"] = now
             if host != .notRunning { hostForegroundAtExit = host == .foreground }
             if host != .notRunning { out.append(.record("host_state", ["state": "notRunning"])) }
             host = .notRunning
             if frontmost == .host { frontmost = .home }
         case .hostLaunched:
+            lastEventAt["hostLaunch"] = now
             // Launched to handle a notification action in the background: it stays there.
             if case .background = host { break }
             // Brought back after a kill that found it in the background or suspended (the
@@ -189,6 +198,7 @@ public struct DeviceOS: Sendable {
                 break
             }
             timeZone = tz
+            lastEventAt["timeZoneChange"] = now
             rescheduleNotifications()
             out.append(.record("time_zone", ["timeZone": identifier]))
             tellSignificantTimeChange(&out)
@@ -201,6 +211,7 @@ public struct DeviceOS: Sendable {
         case .authorizationRequested(let kind, let id):
             answer(kind, requestId: id, &out)
         case .revokeAuthorization:
+            lastEventAt["revocation"] = now
             revoke(&out)
         case .notificationRequests(let records):
             notificationRequestsChanged(records, &out)
@@ -208,6 +219,11 @@ public struct DeviceOS: Sendable {
             for id in ids.sorted() where deliveredNotifications.remove(id) != nil {
                 out.append(.record("notification_removed", ["identifier": id]))
             }
+        case .deviceLocked:
+            lockedBeforeFirstUnlock = true
+        case .firstUnlock:
+            lockedBeforeFirstUnlock = false
+            lastEventAt["firstUnlock"] = now
         }
         emitDueBoundaries(&out)
         return out
@@ -291,6 +307,7 @@ public struct DeviceOS: Sendable {
         var f = label
         if case .monitor(_, let activity, _) = call, f["activity"] == nil { f["activity"] = activity }
         if case .shieldAction(_, let app) = call { shieldCalls[delivery] = (app, label) }
+        lastEventAt[call.callbackName] = now
         out.append(.call(call, delivery: delivery, label: f))
         return delivery
     }
@@ -310,7 +327,7 @@ public struct DeviceOS: Sendable {
     /// The first fault rule that selects `call` now and passes its chance and count.
     mutating func fault(for call: ExtensionCall) -> (Int, FieldFault)? {
         for (i, rule) in configuration.faults.enumerated() where rule.kind != .reorderAtBoundary && !rule.kind.isDefaultsFault {
-            guard rule.selects(call, now: now), withinBudget(i, rule) else { continue }
+            guard rule.selects(call, now: now), conditionsHold(rule), withinBudget(i, rule) else { continue }
             guard random.chance(rule.probability) else { continue }
             faultCounts[i, default: 0] += 1
             budgetActed[budgetKey(i, rule), default: 0] += 1
@@ -324,13 +341,33 @@ public struct DeviceOS: Sendable {
     mutating func reorders(_ activity: String) -> Int? {
         for (i, rule) in configuration.faults.enumerated() where rule.kind == .reorderAtBoundary {
             let probe = ExtensionCall.monitor(.intervalDidStart, activity: activity, event: nil)
-            guard rule.selects(probe, now: now), withinBudget(i, rule) else { continue }
+            guard rule.selects(probe, now: now), conditionsHold(rule), withinBudget(i, rule) else { continue }
             guard random.chance(rule.probability) else { continue }
             faultCounts[i, default: 0] += 1
             budgetActed[budgetKey(i, rule), default: 0] += 1
             return i
         }
         return nil
+    }
+
+    /// Whether the device's state and recent events are as the rule's `when` and `following` ask.
+    func conditionsHold(_ rule: FieldFault) -> Bool {
+        if !rule.when.isEmpty && !rule.when.contains(where: holds) { return false }
+        if let r = rule.following {
+            guard let t = lastEventAt[r.event], now - t <= r.withinSeconds else { return false }
+        }
+        return true
+    }
+
+    func holds(_ condition: FieldFault.DeviceCondition) -> Bool {
+        switch condition {
+        case .beforeFirstUnlock: return lockedBeforeFirstUnlock
+        case .unlocked: return !lockedBeforeFirstUnlock
+        case .hostNotRunning: return host == .notRunning
+        case .hostForeground: return host == .foreground
+        case .hostBackground: if case .background = host { return true } else { return false }
+        case .hostSuspended: return host == .suspended
+        }
     }
 
     func budgetKey(_ i: Int, _ rule: FieldFault) -> BudgetKey {
@@ -366,6 +403,7 @@ public struct DeviceOS: Sendable {
 
     mutating func reboot(_ out: inout [OSEffect]) {
         out.append(.record("reboot", [:]))
+        lastEventAt["reboot"] = now
         // In-memory state of iOS's daemons: calls waiting or on their way are lost.
         held.removeAll()
         duplicateAfter.removeAll()

@@ -54,6 +54,35 @@ public struct FieldFault: Sendable, Equatable {
     public var after: Int = 0
     /// What `maxCount` and `after` count over.
     public var per: Budget = .run
+    /// Device state: the rule selects a call only while one of these holds (`when:`); empty = always.
+    public var when: Set<DeviceCondition> = []
+    /// Relation to another event: the rule selects a call only within `withinSeconds` after the
+    /// latest such event (`following:`); nil = whatever came before.
+    public var following: Relation?
+
+    /// The state of the device when iOS makes a call.
+    public enum DeviceCondition: String, Sendable, Equatable, CaseIterable {
+        /// After a reboot, before the first unlock (`os.lockedAfterReboot`: data protection).
+        case beforeFirstUnlock
+        case unlocked
+        /// The host app's process: not running, in front, in the background (not yet suspended), suspended.
+        case hostNotRunning, hostForeground, hostBackground, hostSuspended
+    }
+
+    /// "Within `withinSeconds` after the latest `event`".
+    public struct Relation: Sendable, Equatable {
+        /// One of `FieldFault.relationEvents`, or a callback name (the latest delivery of that callback).
+        public var event: String
+        public var withinSeconds: Double
+
+        public init(event: String, withinSeconds: Double) {
+            self.event = event
+            self.withinSeconds = withinSeconds
+        }
+    }
+
+    /// Events of the device a rule may follow, besides the callbacks.
+    public static let relationEvents = ["reboot", "firstUnlock", "timeZoneChange", "revocation", "hostLaunch", "hostExit"]
 
     public enum Budget: String, Sendable, Equatable {
         /// The whole run.

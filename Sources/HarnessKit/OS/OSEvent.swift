@@ -37,6 +37,10 @@ public enum OSEvent: Sendable, Equatable {
     case notificationRequests([NotificationRequestRecord])
     /// The app removed delivered notifications (`removeDeliveredNotifications`), already applied.
     case notificationsRemoved([String])
+    /// After a reboot the device stays locked until its first unlock (`os.lockedAfterReboot`).
+    case deviceLocked
+    /// The user (or the scenario's time) unlocked the device for the first time since the reboot.
+    case firstUnlock
 }
 
 /// What an authorization prompt is for.

@@ -50,6 +50,7 @@ struct EmulatedOS {
             backgroundGraceSeconds: Double(s.backgroundGraceSeconds), hostLifecycle: s.hostLifecycle, appCategories: s.appCategories,
             faults: s.faults, seed: o.seed, familyControls: s.authorization, notifications: s.notifications)
         configuration.hostNotices = setup.pack.descriptor.roles.first { $0.lifetime == .app }?.notices ?? .none
+        configuration.rules = s.rules
         os = DeviceOS(configuration: configuration, now: start)
         deadline = os.nextDeadline()
         rebootsLeft = s.reboots
@@ -282,6 +283,7 @@ extension LiveRun {
             if FileManager.default.createFile(atPath: marker, contents: Data()) {
                 emulated.unlockAt = now + Double(locked)
                 rec.record("device_locked", ["until": String(now + Double(locked)), "why": "reboot"])
+                osApply(.deviceLocked)
             } else {
                 rec.record("device_lock_error", ["file": SharedDefaults.lockedMarker])
             }
@@ -296,6 +298,7 @@ extension LiveRun {
         emulated.unlockAt = nil
         unlink(setup.deviceRootPath + "/" + SharedDefaults.lockedMarker)
         rec.record("first_unlock", ["by": who])
+        osApply(.firstUnlock)
     }
 
     var nextReboot: Double? { emulated.rebootsLeft.first.map { setup.deviceStart + Double($0) } }

@@ -150,6 +150,8 @@ final class LiveRun {
             "timeZone": o.scenario.clock.timeZone, "deviceRoot": setup.deviceRootPath,
             "command": setup.rerunCommand(),
         ]
+        // The OS rules that differ from Apple's documented ones: what every finding of the run depends on.
+        if !o.scenario.os.rules.changed.isEmpty { started["osRules"] = o.scenario.os.rules.changed.joined(separator: ",") }
         if !o.allFailpoints.isEmpty { started["failpoints"] = o.allFailpoints.map(\.description).joined(separator: "\n") }
         // What `harness replay` needs beyond the scenario's copy: the command line's part and the build.
         if !o.failpoints.isEmpty { started["extraFailpoints"] = o.failpoints.map(\.description).joined(separator: "\n") }

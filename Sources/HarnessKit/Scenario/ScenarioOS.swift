@@ -17,6 +17,11 @@
 //                                     authorized | denied | provisional
 //     timeZoneChanges:               = none; the device moves (schedules re-evaluated in the new zone)
 //       - { at: 3h, to: America/New_York }
+//     rules:                         = Apple's documented rules; alternatives seen on real devices
+//       startAtRegistration: missed  runs | missed: an interval starting the moment it is registered
+//                                     is not run (no intervalDidStart / intervalDidEnd for it)
+//       thresholds: atFirstUse       byUse | atFirstUse: every event reaches its threshold at the
+//                                     first use of the device in its interval
 //     faults:                        = none; iOS misbehaving, each rule seeded:
 //       - kind: drop                 drop | delay | duplicate | batch | reorder | kill_mid_call |
 //                                     stale_defaults | torn_write
@@ -27,6 +32,11 @@
 //         maxCount: 2                = unbounded
 //         after: 3                   = 0; the first 3 calls it selects pass untouched (a budget)
 //         per: day                   = run; maxCount and after count per local day of the device
+//         when: [beforeFirstUnlock]  = always; device states of which one must hold: beforeFirstUnlock,
+//                                     unlocked, hostNotRunning, hostForeground, hostBackground, hostSuspended
+//         following: { event: reboot, within: 10m }   = whatever came before; only within this long
+//                                     after the latest event: reboot, firstUnlock, timeZoneChange,
+//                                     revocation, hostLaunch, hostExit, or a callback's name
 //         delay: [1m, 10m]           delay only (required): how late, drawn per call
 //         until: "00:05"             batch only (required): held until this local time
 //         stale: 10m                 stale_defaults only (required): how long a reader keeps its cache
@@ -59,6 +69,8 @@ extension Scenario {
         public var notifications = "authorized"
         /// Device seconds after `clock.start`, and the IANA zone the device moves to.
         public var timeZoneChanges: [TimeZoneChange] = []
+        /// Documented alternatives to the OS's rules (`os.rules`, PROTOCOL.md §10.6).
+        public var rules = OSRules()
 
         public init() {}
     }
@@ -76,9 +88,11 @@ extension Scenario {
 extension NodeReader {
     static let osKeys = [
         "hostLifecycle", "backgroundGraceSeconds", "appCategories", "reboots", "lockedAfterReboot", "authorization", "revokeAt",
-        "notifications", "timeZoneChanges", "faults",
+        "notifications", "timeZoneChanges", "rules", "faults",
     ]
-    static let faultKeys = ["kind", "callbacks", "activity", "window", "probability", "maxCount", "after", "per", "delay", "until", "stale", "roles"]
+    static let faultKeys = [
+        "kind", "callbacks", "activity", "window", "probability", "maxCount", "after", "per", "when", "following", "delay", "until", "stale", "roles",
+    ]
     static let faultKinds = ["drop", "delay", "duplicate", "batch", "reorder", "kill_mid_call", "stale_defaults", "torn_write"]
 
     /// `roles`: the system's device roles (what `roles:` of a defaults fault may name).
@@ -89,6 +103,9 @@ extension NodeReader {
     struct FaultContext {
         var durationSeconds: Int?
         var extensionPoints: Set<ExtensionPoint>?
+        /// The device events the scenario has (filled from `os:` itself): a rule that follows or
+        /// waits for one the scenario never makes cannot fire.
+        var deviceEvents: Set<String> = Set(FieldFault.relationEvents)
     }
 
     func os(_ node: Node?, start: Date, roles: [String] = [], faultContext: FaultContext = .init()) throws(ScenarioError) -> Scenario.OSSettings {
@@ -147,12 +164,42 @@ extension NodeReader {
             }
             settings.timeZoneChanges.sort { $0.atSeconds < $1.atSeconds }
         }
+        if let v = section["rules"] { settings.rules = try rules(v, context: faultContext) }
         if let v = section["faults"] {
+            var context = faultContext
+            // Which device events this scenario makes (the host launches and exits in every run).
+            context.deviceEvents = ["hostLaunch", "hostExit"]
+            if !settings.reboots.isEmpty { context.deviceEvents.insert("reboot") }
+            if settings.lockedAfterReboot != nil { context.deviceEvents.insert("firstUnlock") }
+            if !settings.timeZoneChanges.isEmpty { context.deviceEvents.insert("timeZoneChange") }
+            if !settings.revokeAt.isEmpty { context.deviceEvents.insert("revocation") }
             for (i, item) in try list(v, "os.faults", expected: "a list of fault rules").enumerated() {
-                settings.faults.append(try fault(item, path: "os.faults[\(i)]", start: start, roles: roles, context: faultContext))
+                settings.faults.append(try fault(item, path: "os.faults[\(i)]", start: start, roles: roles, context: context))
             }
         }
         return settings
+    }
+
+    /// `os.rules`: each key picks one of its documented alternatives (`OSRules.keys`).
+    func rules(_ node: Node, context: FaultContext) throws(ScenarioError) -> OSRules {
+        let f = try fields(node, path: "os.rules", allowed: OSRules.keys.map(\.key))
+        var rules = OSRules()
+        for (key, values) in OSRules.keys {
+            guard let v = f[key] else { continue }
+            let text = try string(v, "os.rules.\(key)")
+            guard values.contains(text) else {
+                throw error(v, "os.rules.\(key): expected \(values.joined(separator: " or ")), got '\(Excerpt.inner(text))'")
+            }
+            // Both rules change only what DeviceActivity calls the monitor extension with.
+            if let points = context.extensionPoints, !points.contains(.deviceActivityMonitor), text != values[0] {
+                throw error(v, "os.rules.\(key): this system has no DeviceActivity monitor extension, so this rule can never act; remove it")
+            }
+            switch key {
+            case "startAtRegistration": rules.startAtRegistration = OSRules.StartAtRegistration(rawValue: text)!
+            default: rules.thresholds = OSRules.Thresholds(rawValue: text)!
+            }
+        }
+        return rules
     }
 
     func fault(_ node: Node, path: String, start: Date, roles: [String] = [], context: FaultContext = .init()) throws(ScenarioError) -> FieldFault {
@@ -255,6 +302,40 @@ extension NodeReader {
                 throw error(v, "\(path).per: counts maxCount or after; give one of them")
             }
             rule.per = per
+        }
+        if let v = f["when"] {
+            if kind.isDefaultsFault { throw error(v, "\(path).when: only for faults on callbacks (\(name) acts inside the processes)") }
+            let known = FieldFault.DeviceCondition.allCases.map(\.rawValue)
+            for n in try stringList(v, "\(path).when", nonEmpty: true) {
+                guard let c = FieldFault.DeviceCondition(rawValue: n) else {
+                    throw error(v, "\(path).when: unknown device state '\(Excerpt.inner(n))'; known: \(known.joined(separator: ", "))")
+                }
+                rule.when.insert(c)
+            }
+            if rule.when == [.beforeFirstUnlock], !context.deviceEvents.contains("firstUnlock") {
+                throw error(v, "\(path).when: the device is never locked before a first unlock in this scenario (no os.lockedAfterReboot), so this rule can never fire")
+            }
+        }
+        if let v = f["following"] {
+            if kind.isDefaultsFault { throw error(v, "\(path).following: only for faults on callbacks (\(name) acts inside the processes)") }
+            let g = try fields(v, path: "\(path).following", allowed: ["event", "within"])
+            let eventNode = try g.required("event")
+            let event = try string(eventNode, "\(path).following.event")
+            let callbacks = Set(ExtensionCall.callbackNames)
+            if FieldFault.relationEvents.contains(event) {
+                guard context.deviceEvents.contains(event) else {
+                    let key = ["reboot": "os.reboots", "firstUnlock": "os.lockedAfterReboot", "timeZoneChange": "os.timeZoneChanges", "revocation": "os.revokeAt"][event] ?? event
+                    throw error(eventNode, "\(path).following.event: this scenario has no \(event) (no \(key)), so this rule can never fire")
+                }
+            } else if callbacks.contains(event) {
+                if let points = context.extensionPoints, !points.contains(ExtensionCall.point(ofCallback: event)) {
+                    throw error(eventNode, "\(path).following.event: this system has no extension that receives \(event), so this rule can never fire")
+                }
+            } else {
+                throw error(eventNode, "\(path).following.event: unknown event '\(Excerpt.inner(event))'; known: \((FieldFault.relationEvents + ExtensionCall.callbackNames).joined(separator: ", "))")
+            }
+            let within = try duration(try g.required("within"), "\(path).following.within")  // > 0: duration() refuses 0
+            rule.following = FieldFault.Relation(event: event, withinSeconds: Double(within))
         }
         if case .tornWrite = kind {
             if rule.maxCount == nil { rule.maxCount = 1 }

@@ -76,4 +76,20 @@ import Testing
         #expect(chain.filter { $0.role == .cause }.map(\.text) == [CauseChain.short(early)])
         #expect(chain.filter { $0.role == .step }.map(\.line) == [2, 8], "the run's end is still shown as a step")
     }
+
+    /// Issue 19 item 2: what an `os.rules` alternative did — an interval it missed, a call it made
+    /// — is a cause like a field fault; an ordinary delivery is not.
+    @Test func anOSRulesAlternativeIsACause() throws {
+        var h = H()
+        let missed = h.add("harness", "interval_missed", ["activity": "a", "rule": "os.rules.startAtRegistration"], pid: 1)
+        _ = h.add("harness", "callback_delivered", ["callback": "intervalDidStart", "delivery": "1"], pid: 1)
+        let early = h.add("harness", "callback_delivered", ["callback": "eventDidReachThreshold", "delivery": "2", "rule": "os.rules.thresholds"], pid: 1)
+        let step = h.add("monitor", "failure_written", [:])
+        var report = CheckReport(checker: "x", decided: true, results: [], violations: [
+            InvariantViolation(invariant: "i", subject: nil, explanation: "e", relevantEvents: [step]),
+        ], latencies: [])
+        CauseChain.attach(to: &report, events: h.events, hostRole: "host")
+        let chain = try #require(report.violations.first?.chain)
+        #expect(chain.filter { $0.role == .cause }.map(\.text) == [CauseChain.short(missed), CauseChain.short(early)])
+    }
 }

@@ -33,4 +33,25 @@ import Testing
         #expect(report.faultRulesNeverFired.map(\.rule) == ["os.faults[1]", "os.faults[3]"])
         #expect(report.humanSummary().contains("fault rules armed, never fired (this run did not test them): os.faults[1] duplicate, os.faults[3] torn_write"))
     }
+
+    /// An `os.rules` alternative is counted like a fault rule (issue 19, item 2): each interval it
+    /// missed and each call it made, once by delivery; one that never acted is named.
+    @Test func osRulesAlternativesAreCountedOncePerCallAndNamedWhenIdle() {
+        let rules = OSRules(startAtRegistration: .missed, thresholds: .atFirstUse)
+        let events = [
+            e("harness", "interval_missed", ["activity": "a", "rule": "os.rules.startAtRegistration"]),
+            e("harness", "callback_queued", ["delivery": "7", "rule": "os.rules.thresholds", "behind": "6"]),
+            e("harness", "callback_delivered", ["delivery": "7", "rule": "os.rules.thresholds"]),
+            e("harness", "callback_delivered", ["delivery": "9", "rule": "os.rules.thresholds"]),
+            e("monitor-extension", "callback_started", ["delivery": "9", "rule": "os.rules.thresholds"]),  // not the harness's
+        ]
+        let tally = FaultRuleTally.tally([], osRules: rules, deviceRoles: [], events: events)
+        #expect(tally == [
+            FaultRuleOutcome(rule: "os.rules.startAtRegistration", kind: "startAtRegistration=missed", fired: 1),
+            FaultRuleOutcome(rule: "os.rules.thresholds", kind: "thresholds=atFirstUse", fired: 2),
+        ])
+        let idle = FaultRuleTally.tally([], osRules: OSRules(thresholds: .atFirstUse), deviceRoles: [], events: [])
+        #expect(idle == [FaultRuleOutcome(rule: "os.rules.thresholds", kind: "thresholds=atFirstUse", fired: 0)])
+        #expect(FaultRuleTally.tally([], osRules: OSRules(), deviceRoles: [], events: events).isEmpty, "the defaults are not faults")
+    }
 }

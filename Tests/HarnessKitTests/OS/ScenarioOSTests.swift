@@ -29,6 +29,19 @@ import Testing
         #expect(try Self.parse("{ reboots: [10m] }").os.lockedAfterReboot == nil)
         let budget = try Self.parse("{ faults: [{ kind: drop, callbacks: [eventDidReachThreshold], after: 3, per: day }] }")
         #expect(budget.os.faults.first?.after == 3 && budget.os.faults.first?.per == .day)
+        // Issue 19, items 2 and 3: rule variants, device-state and relation selectors.
+        #expect(try Self.parse("{}").os.rules == OSRules())
+        let rules = try Self.parse("{ rules: { startAtRegistration: missed, thresholds: atFirstUse } }").os.rules
+        #expect(rules == OSRules(startAtRegistration: .missed, thresholds: .atFirstUse))
+        #expect(rules.changed == ["startAtRegistration=missed", "thresholds=atFirstUse"])
+        let selectors = try Self.parse("""
+            { reboots: [10m], lockedAfterReboot: 5m,
+              faults: [{ kind: drop, when: [beforeFirstUnlock, hostSuspended] }, { kind: drop, following: { event: reboot, within: 10m } },
+                       { kind: delay, delay: [1m, 1m], following: { event: intervalDidEnd, within: 1s } }] }
+            """)
+        #expect(selectors.os.faults[0].when == [.beforeFirstUnlock, .hostSuspended])
+        #expect(selectors.os.faults[1].following == FieldFault.Relation(event: "reboot", withinSeconds: 600))
+        #expect(selectors.os.faults[2].following == FieldFault.Relation(event: "intervalDidEnd", withinSeconds: 1))
     }
 
     @Test func badInputIsOneLineNamingFileLineAndTheFix() {
@@ -57,6 +70,18 @@ import Testing
             ("{ faults: [{ kind: drop, per: week, maxCount: 1 }] }", "os.faults[0].per: expected run or day, got 'week'"),
             ("{ faults: [{ kind: drop, per: day }] }", "os.faults[0].per: counts maxCount or after; give one of them"),
             ("{ faults: [{ kind: torn_write, after: 2 }] }", "os.faults[0].after: only for faults on callbacks"),
+            // Issue 19, items 2 and 3.
+            ("{ rules: { thresholds: sometimes } }", "os.rules.thresholds: expected byUse or atFirstUse, got 'sometimes'"),
+            ("{ rules: { midnight: clamps } }", "unknown key 'os.rules.midnight'"),
+            ("{ faults: [{ kind: drop, when: [asleep] }] }", "os.faults[0].when: unknown device state 'asleep'; known: beforeFirstUnlock, unlocked"),
+            ("{ faults: [{ kind: drop, when: [beforeFirstUnlock] }] }",
+             "os.faults[0].when: the device is never locked before a first unlock in this scenario (no os.lockedAfterReboot), so this rule can never fire"),
+            ("{ faults: [{ kind: drop, following: { event: reboot, within: 1h } }] }",
+             "os.faults[0].following.event: this scenario has no reboot (no os.reboots), so this rule can never fire"),
+            ("{ faults: [{ kind: drop, following: { event: lunch, within: 1h } }] }", "os.faults[0].following.event: unknown event 'lunch'"),
+            ("{ faults: [{ kind: drop, following: { event: hostExit } }] }", "missing required key 'within'"),
+            ("{ faults: [{ kind: drop, following: { event: hostExit, within: 0s } }] }", "os.faults[0].following.within: must be longer than 0 seconds"),
+            ("{ faults: [{ kind: torn_write, when: [unlocked] }] }", "os.faults[0].when: only for faults on callbacks"),
         ]
         for (os, message) in cases {
             let e = #expect(throws: ScenarioError.self) { try Self.parse(os) }

@@ -301,6 +301,35 @@ import Testing
         #expect(Self.lines(h, "harness", "callback_failed", ["callback": "intervalDidStart", "status": "killed by iOS at launch"]).count == 1)
     }
 
+    /// Issue 19, items 2 and 3, through real processes: `os.rules` alternatives and the fault
+    /// selectors by device state (`when`) and relation (`following`).
+    @Test func osRulesAndFaultSelectorsActThroughRealProcesses() throws {
+        let h = try Self.run("""
+              steps:
+                - { at: 1m, do: monitor, activity: now, start: "09:01", end: "09:30" }
+                - { at: 1m, do: monitor, activity: lim, start: "08:00", end: "12:00", eventApp: com.video, thresholdMinutes: 30 }
+                - { at: 1m, do: monitor, activity: locked, start: "09:45", end: "10:30" }
+                - { at: 5m, do: useApp, app: com.other, seconds: 10 }
+            """, duration: "2h", os: """
+
+              rules: { startAtRegistration: missed, thresholds: atFirstUse }
+              reboots: [40m]
+              lockedAfterReboot: 20m
+              faults:
+                - { kind: drop, when: [beforeFirstUnlock] }
+                - { kind: delay, delay: [2m, 2m], callbacks: [intervalDidEnd], following: { event: firstUnlock, within: 40m } }
+            """)
+        // Registered at 09:01 for 09:01: missed, no callback at all.
+        #expect(Self.callbacks(h, "now").isEmpty)
+        #expect(Self.lines(h, "harness", "interval_missed", ["activity": "now", "rule": "os.rules.startAtRegistration"]).count == 1)
+        // Ten seconds of another app at 5m: the 30-minute threshold at once, once.
+        #expect(Self.callbacks(h, "lim") == ["intervalDidStart @1", "eventDidReachThreshold limit @5"])
+        // 09:45 falls in the lock (40m-60m): dropped; the end at 90m comes within 40m of the unlock: 2m late.
+        #expect(Self.lines(h, "harness", "callback_dropped", ["activity": "locked", "callback": "intervalDidStart", "rule": "os.faults[0]"]).count == 1)
+        #expect(Self.callbacks(h, "locked") == ["intervalDidEnd @92"])
+        #expect(Self.lines(h, "harness", "run_started").first?["osRules"] == "startAtRegistration=missed,thresholds=atFirstUse")
+    }
+
     @Test func aStaleDefaultsReaderSeesTheOldValueForItsWindow() throws {
         let steps = """
               steps:
