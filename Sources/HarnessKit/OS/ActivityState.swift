@@ -14,6 +14,9 @@ struct ActivityState: Sendable, Equatable {
     var warned: Set<String> = []
     /// Whether the device was used since the running interval started (`os.rules.thresholds: atFirstUse`).
     var usedInInterval = false
+    /// Events whose use in this interval includes past activity only `os.rules.pastActivity:
+    /// always` counted: their warning and threshold calls name the rule.
+    var pastCountedByRule: Set<String> = []
     /// `os.rules.startAtRegistration: missed`: an interval starting "the current moment" of the
     /// registration is not run.
     let missesStartAtRegistration: Bool

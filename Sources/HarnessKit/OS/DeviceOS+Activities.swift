@@ -67,7 +67,9 @@ extension DeviceOS {
             activities[name]?.reached = []
             activities[name]?.warned = []
             activities[name]?.usedInInterval = false
+            activities[name]?.pastCountedByRule = []
             makeCall(.monitor(.intervalDidStart, activity: name, event: nil), label: label, &out)
+            countPastActivity(name, interval: b.interval, &out)
         case .willEnd:
             makeCall(.monitor(.intervalWillEndWarning, activity: name, event: nil), label: label, &out)
         case .end:
@@ -85,31 +87,93 @@ extension DeviceOS {
         guard case .app(let app, let until, let label) = frontmost else { return }
         let end = min(t, until)
         guard end > now else { return }
+        logUse(app, from: now, to: end)
         let category = configuration.appCategories[app]
         for name in activities.keys.sorted() {
             guard let interval = activities[name]!.interval else { continue }
             let from = max(now, interval.start.timeIntervalSince1970), to = min(end, interval.end.timeIntervalSince1970)
             guard to > from else { continue }
             for event in activities[name]!.events(matching: app, category: category) {
-                let e = activities[name]!.record.events[event]!
-                let used = activities[name]!.usage[event, default: 0] + (to - from)
-                activities[name]!.usage[event] = used
+                activities[name]!.usage[event, default: 0] += to - from
                 var l = label
                 l["activity"] = name
                 l["event"] = event
                 l["app"] = app
-                if let warnAt = try? ScheduleWarnings.eventWarningUseSeconds(threshold: e.threshold, warningTime: record(name).schedule.warningTime),
-                    used >= warnAt, !activities[name]!.warned.contains(event)
-                {
-                    activities[name]!.warned.insert(event)
-                    makeCall(.monitor(.eventWillReachThresholdWarning, activity: name, event: event), label: l, &out)
-                }
-                if let threshold = try? e.threshold.durationSeconds(), used >= threshold, !activities[name]!.reached.contains(event) {
-                    activities[name]!.reached.insert(event)
-                    makeCall(.monitor(.eventDidReachThreshold, activity: name, event: event), label: l, &out)
-                }
+                fireReached(name, event, label: l, &out)
             }
         }
+    }
+
+    /// The event's warning and threshold, each once per interval, once its use reaches them.
+    mutating func fireReached(_ name: String, _ event: String, label: [String: String], _ out: inout [OSEffect]) {
+        let e = activities[name]!.record.events[event]!
+        var label = label
+        if activities[name]!.pastCountedByRule.contains(event) { label["rule"] = OSRules.ruleName("pastActivity") }
+        let used = activities[name]!.usage[event, default: 0]
+        if let warnAt = try? ScheduleWarnings.eventWarningUseSeconds(threshold: e.threshold, warningTime: record(name).schedule.warningTime),
+            used >= warnAt, !activities[name]!.warned.contains(event)
+        {
+            activities[name]!.warned.insert(event)
+            makeCall(.monitor(.eventWillReachThresholdWarning, activity: name, event: event), label: label, &out)
+        }
+        if let threshold = try? e.threshold.durationSeconds(), used >= threshold, !activities[name]!.reached.contains(event) {
+            activities[name]!.reached.insert(event)
+            makeCall(.monitor(.eventDidReachThreshold, activity: name, event: event), label: label, &out)
+        }
+    }
+
+    mutating func logUse(_ app: String, from: Double, to: Double) {
+        if var last = useLog.last, last.app == app, last.to == from {
+            last.to = to
+            useLog[useLog.count - 1] = last
+        } else {
+            useLog.append(UseSpan(app: app, from: from, to: to))
+        }
+        let oldest = to - ActivityState.horizonSeconds
+        if useLog.count > Self.maxUseLog || (useLog.first.map { $0.to < oldest } ?? false) {
+            useLog.removeAll { $0.to < oldest }
+            if useLog.count > Self.maxUseLog { useLog.removeFirst(useLog.count - Self.maxUseLog) }
+        }
+    }
+
+    /// An interval that started now, after its own start (registered inside it): the use of each
+    /// event's apps earlier in it counts when the event asks (`includesPastActivity`, from the
+    /// round hour at or before the interval's start, Apple) or `os.rules.pastActivity: always`
+    /// says so (from the interval's start).
+    mutating func countPastActivity(_ name: String, interval: DateInterval, _ out: inout [OSEffect]) {
+        guard let state = activities[name] else { return }
+        for event in state.record.events.keys.sorted() {
+            let e = state.record.events[event]!
+            let always = configuration.rules.pastActivity == .always
+            guard e.includesPastActivity || always else { continue }
+            let intervalStart = interval.start.timeIntervalSince1970
+            let from = e.includesPastActivity ? roundHour(atOrBefore: intervalStart) : intervalStart
+            guard now > from else { continue }
+            let past = pastUse(of: e, from: from, to: now)
+            guard past > 0 else { continue }
+            activities[name]!.usage[event, default: 0] += past
+            if !e.includesPastActivity { activities[name]!.pastCountedByRule.insert(event) }
+            fireReached(name, event, label: ["activity": name, "event": event, "pastActivitySeconds": String(past)], &out)
+        }
+    }
+
+    /// Seconds the event's apps (or apps of its categories) were frontmost in `[from, to)`.
+    func pastUse(of e: ActivityEventRecord, from: Double, to: Double) -> Double {
+        var total = 0.0
+        for span in useLog where span.to > from && span.from < to {
+            let category = configuration.appCategories[span.app]
+            let matches = e.applications.contains { OpaqueToken.identifier($0, of: .application) == span.app }
+                || (category.map { c in e.categories.contains { OpaqueToken.identifier($0, of: .category) == c } } ?? false)
+            if matches { total += min(span.to, to) - max(span.from, from) }
+        }
+        return total
+    }
+
+    /// The local round hour at or before `t` (Apple: "the start of the nearest round hour").
+    func roundHour(atOrBefore t: Double) -> Double {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return calendar.dateInterval(of: .hour, for: Date(timeIntervalSince1970: t))?.start.timeIntervalSince1970 ?? t
     }
 
     func record(_ name: String) -> ActivityRegistrationRecord { activities[name]!.record }

@@ -120,6 +120,17 @@ public struct DeviceOS: Sendable {
     /// When each event a fault rule may follow last happened (`FieldFault.relationEvents`, and
     /// callbacks by name at their delivery), device unix seconds.
     var lastEventAt: [String: Double] = [:]
+    /// Frontmost use of unshielded apps, oldest first, for the past activity an event may count
+    /// (`includesPastActivity`, `os.rules.pastActivity`): at most `maxUseLog` spans, none older
+    /// than `ActivityState.horizonSeconds`.
+    var useLog: [UseSpan] = []
+    static let maxUseLog = 10_000
+
+    struct UseSpan: Sendable, Equatable {
+        var app: String
+        var from: Double
+        var to: Double
+    }
     /// Every event applied, in order.
     public private(set) var journal: [OSEvent] = []
     /// Bound on the journal (a day of a busy run is far below).

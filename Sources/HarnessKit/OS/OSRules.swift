@@ -27,18 +27,32 @@ public struct OSRules: Sendable, Equatable {
         case atFirstUse
     }
 
+    /// Whether use before an event's interval started counting (before its registration) counts.
+    public enum PastActivity: String, Sendable, Equatable, CaseIterable {
+        /// As the event asks (iOS 17.4's `includesPastActivity`): with `true`, the interval's use
+        /// before the registration counts, from the round hour at or before the interval's start;
+        /// with `false` (and events made without it), none does.
+        case asRequested
+        /// Use in the interval before the registration always counts, from the interval's start,
+        /// whatever the event says (devices before `includesPastActivity`).
+        case always
+    }
+
     public var startAtRegistration: StartAtRegistration = .runs
     public var thresholds: Thresholds = .byUse
+    public var pastActivity: PastActivity = .asRequested
 
-    public init(startAtRegistration: StartAtRegistration = .runs, thresholds: Thresholds = .byUse) {
+    public init(startAtRegistration: StartAtRegistration = .runs, thresholds: Thresholds = .byUse, pastActivity: PastActivity = .asRequested) {
         self.startAtRegistration = startAtRegistration
         self.thresholds = thresholds
+        self.pastActivity = pastActivity
     }
 
     /// The keys of `os.rules`, with their alternatives (the first is the default).
     public static let keys: [(key: String, values: [String])] = [
         ("startAtRegistration", StartAtRegistration.allCases.map(\.rawValue)),
         ("thresholds", Thresholds.allCases.map(\.rawValue)),
+        ("pastActivity", PastActivity.allCases.map(\.rawValue)),
     ]
 
     /// How far before its registration an interval's start still counts as "the current moment":
@@ -50,6 +64,7 @@ public struct OSRules: Sendable, Equatable {
         var out: [String] = []
         if startAtRegistration != .runs { out.append("startAtRegistration=\(startAtRegistration.rawValue)") }
         if thresholds != .byUse { out.append("thresholds=\(thresholds.rawValue)") }
+        if pastActivity != .asRequested { out.append("pastActivity=\(pastActivity.rawValue)") }
         return out
     }
 

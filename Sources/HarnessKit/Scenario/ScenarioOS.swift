@@ -22,6 +22,8 @@
 //                                     is not run (no intervalDidStart / intervalDidEnd for it)
 //       thresholds: atFirstUse       byUse | atFirstUse: every event reaches its threshold at the
 //                                     first use of the device in its interval
+//       pastActivity: always         asRequested | always: use in the interval before the
+//                                     registration counts toward thresholds whatever the event says
 //     faults:                        = none; iOS misbehaving, each rule seeded:
 //       - kind: drop                 drop | delay | duplicate | batch | reorder | kill_mid_call |
 //                                     stale_defaults | torn_write
@@ -190,12 +192,13 @@ extension NodeReader {
             guard values.contains(text) else {
                 throw error(v, "os.rules.\(key): expected \(values.joined(separator: " or ")), got '\(Excerpt.inner(text))'")
             }
-            // Both rules change only what DeviceActivity calls the monitor extension with.
+            // Every rule changes only what DeviceActivity calls the monitor extension with.
             if let points = context.extensionPoints, !points.contains(.deviceActivityMonitor), text != values[0] {
                 throw error(v, "os.rules.\(key): this system has no DeviceActivity monitor extension, so this rule can never act; remove it")
             }
             switch key {
             case "startAtRegistration": rules.startAtRegistration = OSRules.StartAtRegistration(rawValue: text)!
+            case "pastActivity": rules.pastActivity = OSRules.PastActivity(rawValue: text)!
             default: rules.thresholds = OSRules.Thresholds(rawValue: text)!
             }
         }

@@ -148,4 +148,61 @@ import Testing
         #expect(T.monitorCalls(effects) == ["intervalDidEnd b"])
         #expect(Self.records(effects, "callback_held").first?["callback"] == "intervalDidStart")
     }
+
+    // MARK: Past activity (includesPastActivity, os.rules.pastActivity)
+
+    /// Video used 09:14-09:20; at 09:20 the app registers 09:15-12:00 with a video event of
+    /// `thresholdMinutes`, then the user watches video again. Returns the minutes after 09:20 at
+    /// which eventDidReachThreshold came (0 = at the registration) and its call's label.
+    static func pastActivityRun(rules: OSRules = OSRules(), includesPast: Bool, thresholdMinutes: Int) -> (minutes: Double, label: [String: String])? {
+        var os = Self.os(rules: rules)
+        _ = T.run(&os, until: Self.t0 + 14 * 60)
+        _ = os.apply(.user(.useApp(bundleIdentifier: "com.video", seconds: 6 * 60, label: [:])))
+        let at = Self.t0 + 20 * 60
+        _ = T.run(&os, until: at)
+        let event = ActivityEventRecord(
+            applications: [OpaqueToken.encode(.application, "com.video")], threshold: ScheduleComponents(minute: thresholdMinutes),
+            includesPastActivity: includesPast)
+        func threshold(_ effects: [OSEffect]) -> [String: String]? {
+            for e in effects { if case .call(.monitor(.eventDidReachThreshold, _, _), _, let label) = e { return label } }
+            return nil
+        }
+        if let l = threshold(os.apply(.registrations([T.registration("a", T.hm(9, 15), T.hm(12, 0), events: ["limit": event], at: at)]))) {
+            return (0, l)
+        }
+        _ = os.apply(.user(.useApp(bundleIdentifier: "com.video", seconds: 30 * 60, label: [:])))
+        var steps = 0
+        while let next = os.nextDeadline(), next <= at + 3600, steps < 1000 {
+            steps += 1
+            if let l = threshold(os.apply(.clock(now: next))) { return ((os.now - at) / 60, l) }
+        }
+        return nil
+    }
+
+    /// Apple, `includesPastActivity`: with `true`, use earlier in the interval — from the round
+    /// hour at or before its start — counts; without it, none. Devices before iOS 17.4 counted the
+    /// interval's earlier use always (forum thread 726331, "threshold instantly breached").
+    @Test func pastActivityCountsAsTheEventAsksOrAlwaysUnderTheRule() throws {
+        // Default, the event without past activity: 10 minutes from the registration.
+        #expect(Self.pastActivityRun(includesPast: false, thresholdMinutes: 10)?.minutes == 10)
+        // includesPastActivity: the 6 minutes from 09:14 count (the round hour is 09:00): 4 more.
+        let asked = try #require(Self.pastActivityRun(includesPast: true, thresholdMinutes: 10))
+        #expect(asked.minutes == 4)
+        #expect(asked.label["rule"] == nil, "documented behaviour, not a rule variant")
+        // os.rules.pastActivity: always — from the interval's start (09:15): 5 minutes count, 5 more.
+        let always = try #require(Self.pastActivityRun(rules: OSRules(pastActivity: .always), includesPast: false, thresholdMinutes: 10))
+        #expect(always.minutes == 5)
+        #expect(always.label["rule"] == "os.rules.pastActivity")
+        // Instantly breached: a 5-minute threshold is reached at the registration.
+        let breached = try #require(Self.pastActivityRun(rules: OSRules(pastActivity: .always), includesPast: false, thresholdMinutes: 5))
+        #expect(breached.minutes == 0 && breached.label["pastActivitySeconds"] == "300.0")
+        // An interval that starts at its own start time has no earlier use in it to count.
+        var os = Self.os(rules: OSRules(pastActivity: .always))
+        _ = os.apply(.user(.useApp(bundleIdentifier: "com.video", seconds: 50 * 60, label: [:])))
+        let event = ActivityEventRecord(applications: [OpaqueToken.encode(.application, "com.video")], threshold: ScheduleComponents(minute: 5))
+        _ = os.apply(.registrations([T.registration("b", T.hm(9, 30), T.hm(12, 0), events: ["limit": event])]))
+        let calls = T.monitorCalls(T.run(&os, until: Self.t0 + 3600))
+        #expect(calls == ["intervalDidStart b", "eventDidReachThreshold b limit"])
+        #expect(os.journal.contains(.clock(now: Self.t0 + 35 * 60)), "5 minutes of use after 09:30, not before")
+    }
 }

@@ -34,6 +34,7 @@ import Testing
         let rules = try Self.parse("{ rules: { startAtRegistration: missed, thresholds: atFirstUse } }").os.rules
         #expect(rules == OSRules(startAtRegistration: .missed, thresholds: .atFirstUse))
         #expect(rules.changed == ["startAtRegistration=missed", "thresholds=atFirstUse"])
+        #expect(try Self.parse("{ rules: { pastActivity: always } }").os.rules == OSRules(pastActivity: .always))
         let selectors = try Self.parse("""
             { reboots: [10m], lockedAfterReboot: 5m,
               faults: [{ kind: drop, when: [beforeFirstUnlock, hostSuspended] }, { kind: drop, following: { event: reboot, within: 10m } },
@@ -72,6 +73,7 @@ import Testing
             ("{ faults: [{ kind: torn_write, after: 2 }] }", "os.faults[0].after: only for faults on callbacks"),
             // Issue 19, items 2 and 3.
             ("{ rules: { thresholds: sometimes } }", "os.rules.thresholds: expected byUse or atFirstUse, got 'sometimes'"),
+            ("{ rules: { pastActivity: never } }", "os.rules.pastActivity: expected asRequested or always, got 'never'"),
             ("{ rules: { midnight: clamps } }", "unknown key 'os.rules.midnight'"),
             ("{ faults: [{ kind: drop, when: [asleep] }] }", "os.faults[0].when: unknown device state 'asleep'; known: beforeFirstUnlock, unlocked"),
             ("{ faults: [{ kind: drop, when: [beforeFirstUnlock] }] }",
