@@ -3,7 +3,7 @@ import Testing
 
 /// The failpoint grammar (fail-rs / fail(9): `label=[p%][n*]action[(arg)]`, chained with `->`) and
 /// its evaluation: counts used up in order, probabilities drawn from the seed, `#n` passes.
-@Suite struct FailpointTests {
+@Suite(.timeLimit(.minutes(1))) struct FailpointTests {
     @Test func parsesAChainWithProbabilityCountAndArgument() throws {
         let p = try Failpoint.parse("host-app:defaults:group.x/k#3=50%2*delay(20)->1*off->kill")
         #expect(p.label == "host-app:defaults:group.x/k")

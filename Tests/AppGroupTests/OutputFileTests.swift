@@ -9,7 +9,7 @@ import Glibc
 /// Issue 27, item 1: `--junit /dev/full` replaced the device with a regular file (a FIFO and a
 /// character device too; as root, `/dev/null` would go), and a full disk lost the report while the
 /// run exited 0. `OutputFile` writes a regular file only, completely or not at all.
-@Suite(.serialized) struct OutputFileTests {
+@Suite(.serialized, .timeLimit(.minutes(1))) struct OutputFileTests {
     /// A scratch directory under the temp dir, removed at the end.
     final class Scratch {
         let path: String

@@ -11,7 +11,7 @@ import Glibc
 /// never exit 0 with the file lost, never an `NSCocoaErrorDomain Code=640 … UserInfo` dump. The
 /// wrong kinds of target (FIFO, socket, symlink, directory) are rows of BadInputTests; the
 /// character device, which needs mknod, is OutputFileTests'.
-@Suite(.serialized) struct OutputTargetTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct OutputTargetTests {
     static let scenario = """
         name: s
         system: focuspledge

@@ -4,7 +4,7 @@ import Testing
 
 /// Issue 19 item 7: a violation names the disturbances that came before its lines, each with its
 /// line in history.jsonl, in at most ~12 lines.
-@Suite struct CauseChainTests {
+@Suite(.timeLimit(.minutes(1))) struct CauseChainTests {
     struct H {
         var events: [HistoryEvent] = []
         mutating func add(_ process: String, _ event: String, _ fields: [String: String] = [:], pid: Int32 = 7) -> HistoryEvent {

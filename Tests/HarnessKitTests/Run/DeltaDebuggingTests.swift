@@ -2,7 +2,7 @@ import HarnessKit
 import Testing
 
 /// ddmin over step indices, with a failure predicate standing in for a run.
-@Suite struct DeltaDebuggingTests {
+@Suite(.timeLimit(.minutes(1))) struct DeltaDebuggingTests {
     /// Fails when every step of `cause` is present (a bug that needs all of them).
     static func needs(_ cause: Set<Int>) -> ([Int]) -> Bool? { { cause.isSubset(of: Set($0)) } }
 

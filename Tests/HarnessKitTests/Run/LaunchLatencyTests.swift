@@ -4,7 +4,7 @@ import Testing
 
 /// `bench time`'s launch figures: from the harness's `spawn` line to the child's first history
 /// line, per role, read from a history alone.
-@Suite struct LaunchLatencyTests {
+@Suite(.timeLimit(.minutes(1))) struct LaunchLatencyTests {
     static func line(_ mono: Int64, pid: Int, _ event: String, _ extra: [String: String] = [:]) -> Data {
         var o: [String: Any] = ["mono": mono, "t": 0.0, "pid": pid, "event": event, "process": "p"]
         for (k, v) in extra { o[k] = v }

@@ -3,7 +3,7 @@ import Testing
 
 /// The nemesis's schedule as the run consumes it: each planned fault comes out once, in plan
 /// order, and only once it is due.
-@Suite struct NemesisTests {
+@Suite(.timeLimit(.minutes(1))) struct NemesisTests {
     func fault(at millis: Int, _ target: String) -> PlannedFault {
         PlannedFault(timeBase: .device, atOffsetMillis: millis, target: target, kind: .kill, holdMillis: 10)
     }

@@ -3,7 +3,7 @@ import Testing
 
 /// `--shard K/N`: the shards are disjoint, their union is the whole list in order, and K comes
 /// from the command line or from a Kubernetes Indexed Job's `JOB_COMPLETION_INDEX`.
-@Suite struct ShardTests {
+@Suite(.timeLimit(.minutes(1))) struct ShardTests {
     @Test(arguments: [1, 2, 3, 4, 7, 20])
     func theShardsPartitionTheWork(count: Int) throws {
         let items = Array(0..<13)

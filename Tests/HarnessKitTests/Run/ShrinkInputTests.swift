@@ -3,7 +3,7 @@ import HarnessKit
 import Testing
 
 /// A failing run's directory read as steps, and the scenario a subset of them becomes.
-@Suite struct ShrinkInputTests {
+@Suite(.timeLimit(.minutes(1))) struct ShrinkInputTests {
     static let catalog = SystemCatalog([AnySystemPack(PingPongPack())])
 
     @Test func theSameFailureIsTheSameExplanationButForItsNumbers() {

@@ -4,7 +4,7 @@ import Testing
 
 /// A scenario's `plan:` (what `harness shrink` writes): exactly these actions and faults, whatever
 /// the seed; every entry checked, errors at the entry's line.
-@Suite struct PinnedPlanTests {
+@Suite(.timeLimit(.minutes(1))) struct PinnedPlanTests {
     static let catalog = SystemCatalog([AnySystemPack(PingPongPack())])
 
     static func yaml(_ plan: String) -> String {

@@ -5,7 +5,7 @@ import Testing
 /// Issue 27, item 3: `clock.start: "2026-02-30T08:00:00Z"` ran as March 2 (ISO8601DateFormatter
 /// rolls a day over), and a start the clock could not hold for the whole run hung or ended
 /// UNDECIDED. ScenarioTimeline refuses both before anything runs.
-@Suite struct ScenarioTimelineTests {
+@Suite(.timeLimit(.minutes(1))) struct ScenarioTimelineTests {
     func date(_ text: String) -> Date? { try? ScenarioTimeline.parseDate(text).get() }
     func reason(_ text: String) -> String? {
         if case .failure(let e) = ScenarioTimeline.parseDate(text) { return e.reason }

@@ -19,7 +19,7 @@ enum PythonPong {
         .deletingLastPathComponent().appendingPathComponent("Conformance/participant.py").path
 }
 
-@Suite(.serialized, .enabled(if: PythonPong.python != nil, "python3 is not installed: the Python participant cannot run"))
+@Suite(.serialized, .timeLimit(.minutes(3)), .enabled(if: PythonPong.python != nil, "python3 is not installed: the Python participant cannot run"))
 struct PythonParticipantVirtualTimeTests {
     /// A bin directory with the Swift helper (ping) and `python-pong`, a two-line script that
     /// runs the participant: the harness starts both as it starts any role.

@@ -7,7 +7,7 @@ import Testing
 
 /// The checker, by hand-made histories: each rule passes the right history and names the broken
 /// promise in the wrong one.
-@Suite struct EnforcementCheckerTests {
+@Suite(.timeLimit(.minutes(1))) struct EnforcementCheckerTests {
     static let t0 = RulesTests.nine
     static let focus = Mode(id: "focus", name: "Focus", apps: ["a", "b"], startMinute: 8 * 60, endMinute: 12 * 60, precedence: 1)
 
@@ -293,7 +293,7 @@ import Testing
 }
 
 /// Lost work is listed beside the verdict (`lostByOS`), never passed over in silence.
-@Suite struct EnforcementLostWorkTests {
+@Suite(.timeLimit(.minutes(1))) struct EnforcementLostWorkTests {
     @Test func aGrantTapTheHostNeverTookAndAClosePressNoCallCompletedAreListed() throws {
         var h = EnforcementCheckerTests.base()
         h.line(9, "harness", "user_action", ["action": "create_grant", "app": "a", "minutes": "5", "step": "4"])

@@ -6,7 +6,7 @@ import Testing
 
 /// The host and the extensions by events and effects: as-written follows the spec's text, hardened
 /// fixes each finding (README H1–H3).
-@Suite struct EnforcementMachinesTests {
+@Suite(.timeLimit(.minutes(1))) struct EnforcementMachinesTests {
     static let berlin = RulesTests.berlin
     static let nine = RulesTests.nine
     static let focus = Mode(id: "focus", name: "Focus", apps: ["a", "b"], startMinute: 8 * 60, endMinute: 12 * 60, precedence: 1)

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The rules engine: the effective mode (schedule + precedence) and the spec's formula.
-@Suite struct RulesTests {
+@Suite(.timeLimit(.minutes(1))) struct RulesTests {
     static let berlin = TimeZone(identifier: "Europe/Berlin")!
     /// 2026-03-02 09:00 in Berlin (08:00Z).
     static let nine = 1_772_438_400.0

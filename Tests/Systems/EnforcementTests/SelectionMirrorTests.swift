@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The host's SQLite mirror (GRDB): replaced whole, WAL, and readable read-only after a kill.
-@Suite struct SelectionMirrorTests {
+@Suite(.timeLimit(.minutes(1))) struct SelectionMirrorTests {
     static func path() -> String { NSTemporaryDirectory() + "sth-mirror-\(getpid())-\(UUID().uuidString.prefix(8))/Library/enforcement.sqlite" }
 
     @Test func theMirrorHoldsExactlyTheLastSelectionInWALMode() throws {

@@ -7,7 +7,7 @@ import Testing
 
 /// The checker by hand-made histories: each rule holds on the history it should accept and names
 /// the subject of the one it should not.
-@Suite struct ExitCheckerTests {
+@Suite(.timeLimit(.minutes(1))) struct ExitCheckerTests {
     /// A history written line by line at device times `t`; `mono` follows the order of the lines.
     struct History {
         var events: [HistoryEvent] = []
@@ -300,7 +300,7 @@ import Testing
 }
 
 /// Lost work is listed beside the verdict (`lostByOS`), never passed over in silence.
-@Suite struct ExitLostWorkTests {
+@Suite(.timeLimit(.minutes(1))) struct ExitLostWorkTests {
     typealias History = ExitCheckerTests.History
 
     @Test func aPressNoShieldActionCallCompletedAndADoneTapTheHostNeverTookAreListed() throws {

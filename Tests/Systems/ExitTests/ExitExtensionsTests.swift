@@ -5,7 +5,7 @@ import Testing
 
 /// The hardened extensions' machines (as-written runs the seed's own classes, exercised by the
 /// scenario runs in ExitPackTests).
-@Suite struct ExitExtensionsTests {
+@Suite(.timeLimit(.minutes(1))) struct ExitExtensionsTests {
     static let apps: PropertyListValue = .string("[\"a\",\"b\"]")
 
     @Test func theShieldSaysAccessGrantedOnlyInsideTheWindowWithTheSecondsLeft() {

@@ -5,7 +5,7 @@ import SystemKit
 import Testing
 
 /// The host machine by events and effects: the seed's lines as-written, each fix hardened.
-@Suite struct ExitHostTests {
+@Suite(.timeLimit(.minutes(1))) struct ExitHostTests {
     static let requested: [String: PropertyListValue] = [ExitKeys.interventionRequested: .bool(true), ExitKeys.blockedApp: .string("tok")]
 
     @Test func asWrittenClearsTheFlagAndShowsTheInterventionFromMemoryOnly() {

@@ -12,7 +12,7 @@ import Glibc
 /// by a symlink to /etc/shadow five violations. Each protocol file kind (notify record, suite,
 /// system/ record, clock), replaced mid-run by a FIFO, a symlink or garbage, now ends the run
 /// TAMPERED (exit 2) with a `tamper` history line naming the file — never a violation.
-@Suite(.serialized) struct DeviceRootTamperProcessTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct DeviceRootTamperProcessTests {
     typealias Dir = HarnessRunProcessTests.Dir
 
     enum Replacement: String, CaseIterable, Sendable { case fifo, symlink, garbage }

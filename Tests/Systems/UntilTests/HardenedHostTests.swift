@@ -5,7 +5,7 @@ import Testing
 import Until
 
 /// The hardened host by events and effects (README H2-H5).
-@Suite struct HardenedHostTests {
+@Suite(.timeLimit(.minutes(1))) struct HardenedHostTests {
     static func report(_ ms: Int64) -> (String, PropertyListValue) {
         let key = HardenedMonitor.key(timestampMillis: ms, activity: "untilMonitoring", event: "appOpened")
         let data = AppOpenedEvent(eventName: "appOpened", activityName: "untilMonitoring", timestampMillis: Double(ms)).jsonData

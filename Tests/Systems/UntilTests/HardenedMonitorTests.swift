@@ -5,7 +5,7 @@ import Testing
 import Until
 
 /// The hardened monitor extension by events and effects (README H1).
-@Suite struct HardenedMonitorTests {
+@Suite(.timeLimit(.minutes(1))) struct HardenedMonitorTests {
     let now = Date(timeIntervalSince1970: 1_772_504_347)
 
     @Test func aReportGetsItsOwnKeyWrittenWholeThenThePost() throws {

@@ -4,7 +4,7 @@ import Testing
 import Until
 
 /// The as-written host's JS side (A3-A5).
-@Suite struct ReminderScreenTests {
+@Suite(.timeLimit(.minutes(1))) struct ReminderScreenTests {
     @Test func itAsksForNotificationsAndPollsFromLaunch() {
         var js = ReminderScreen()
         #expect(js.handle(.launched) == [

@@ -5,7 +5,7 @@ import Testing
 
 /// The checker, by hand-made histories: each rule fails where it should, and is silent where the
 /// history shows the app could not have done better.
-@Suite struct UntilCheckerTests {
+@Suite(.timeLimit(.minutes(1))) struct UntilCheckerTests {
     struct History {
         var events: [HistoryEvent] = []
         var mono: Int64 = 1_000_000

@@ -5,7 +5,7 @@ import Testing
 
 /// Seed 000's stale-session job judged as a heartbeat monitor (issue 24), on histories shaped as
 /// the server writes them: beats are its `heartbeat` lines, a decision its `stale-expired` line.
-@Suite struct FocusPledgeHeartbeatTests {
+@Suite(.timeLimit(.minutes(1))) struct FocusPledgeHeartbeatTests {
     /// The server's lines about session `sid`.
     static func server(_ h: inout HistoryBuilder, _ event: String, _ sid: String, _ fields: [String: String] = [:]) -> HistoryEvent {
         h.line("settlement-server", pid: 900, event, ["sessionId": sid].merging(fields) { a, _ in a })

@@ -4,7 +4,7 @@ import Testing
 
 /// docs/SCENARIOS.md "Field reports" (issue 19): five whole scenarios a user pastes into a file;
 /// each must parse as it stands, against FocusPledge, with the field behaviour it names.
-@Suite struct FieldReportsDocTests {
+@Suite(.timeLimit(.minutes(1))) struct FieldReportsDocTests {
     static func blocks() throws -> [String] {
         let doc = try String(contentsOf: repositoryRoot().appendingPathComponent("docs/SCENARIOS.md"), encoding: .utf8)
         let section = try #require(doc.range(of: "\n## Field reports\n")).upperBound
