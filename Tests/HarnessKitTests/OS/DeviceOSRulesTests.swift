@@ -151,11 +151,13 @@ import Testing
 
     // MARK: Past activity (includesPastActivity, os.rules.pastActivity)
 
-    /// Video used 09:14-09:20; at 09:20 the app registers 09:15-12:00 with a video event of
+    /// News read 09:05-09:13 and video used 09:14-09:20; at 09:20 the app registers 09:15-12:00 with a video event of
     /// `thresholdMinutes`, then the user watches video again. Returns the minutes after 09:20 at
     /// which eventDidReachThreshold came (0 = at the registration) and its call's label.
     static func pastActivityRun(rules: OSRules = OSRules(), includesPast: Bool, thresholdMinutes: Int) -> (minutes: Double, label: [String: String])? {
         var os = Self.os(rules: rules)
+        _ = T.run(&os, until: Self.t0 + 5 * 60)
+        _ = os.apply(.user(.useApp(bundleIdentifier: "com.news", seconds: 8 * 60, label: [:])))  // not the event's app: never counts
         _ = T.run(&os, until: Self.t0 + 14 * 60)
         _ = os.apply(.user(.useApp(bundleIdentifier: "com.video", seconds: 6 * 60, label: [:])))
         let at = Self.t0 + 20 * 60
