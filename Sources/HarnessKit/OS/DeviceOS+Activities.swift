@@ -187,6 +187,7 @@ extension DeviceOS {
             activities[name]!.usedInInterval = true
             for event in activities[name]!.record.events.keys.sorted() where !activities[name]!.reached.contains(event) {
                 activities[name]!.reached.insert(event)
+                activities[name]!.warned.insert(event)  // no warning after its threshold
                 var l = label
                 l["activity"] = name
                 l["event"] = event

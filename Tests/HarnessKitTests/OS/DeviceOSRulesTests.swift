@@ -68,7 +68,7 @@ import Testing
     @Test func atFirstUseEveryEventReachesItsThresholdAtTheFirstUseOfTheInterval() {
         let video = ActivityEventRecord(applications: [OpaqueToken.encode(.application, "com.video")], threshold: ScheduleComponents(minute: 10))
         let news = ActivityEventRecord(applications: [OpaqueToken.encode(.application, "com.news")], threshold: ScheduleComponents(hour: 1))
-        let reg = T.registration("a", T.hm(10, 0), T.hm(11, 0), repeats: true, events: ["limit": video, "news": news])
+        let reg = T.registration("a", T.hm(10, 0), T.hm(11, 0), repeats: true, warning: ScheduleComponents(minute: 2), events: ["limit": video, "news": news])
         var os = Self.os(rules: OSRules(thresholds: .atFirstUse))
         _ = os.apply(.registrations([reg]))
         _ = T.run(&os, until: Self.t0 + 3600 + 60)
@@ -77,9 +77,11 @@ import Testing
         #expect(T.monitorCalls(first) == ["eventDidReachThreshold a limit", "eventDidReachThreshold a news"])
         let labels = first.compactMap { if case .call(_, _, let l) = $0 { l } else { nil } }
         #expect(labels.allSatisfy { $0["rule"] == "os.rules.thresholds" && $0["sid"] == "s" })
-        // Once per interval: later use in it fires nothing more, even past the real threshold.
+        // Once per interval: later use in it fires nothing more, even past the real threshold (nor
+        // the threshold's warning after it).
         _ = os.apply(.user(.useApp(bundleIdentifier: "com.video", seconds: 20 * 60, label: [:])))
-        #expect(T.monitorCalls(T.run(&os, until: Self.t0 + 2 * 3600)).allSatisfy { !$0.hasPrefix("eventDidReachThreshold") })
+        let later = T.monitorCalls(T.run(&os, until: Self.t0 + 2 * 3600))
+        #expect(later.allSatisfy { !$0.hasPrefix("eventDidReachThreshold") && !$0.hasPrefix("eventWillReachThresholdWarning") }, "\(later)")
         // The next day's interval: again at its first use.
         _ = T.run(&os, until: Self.t0 + 86_400 + 3600 + 60)
         #expect(T.monitorCalls(os.apply(.user(.useApp(bundleIdentifier: "com.calculator", seconds: 5, label: [:])))).count == 2)
