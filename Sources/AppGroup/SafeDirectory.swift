@@ -287,6 +287,71 @@ public final class SafeDirectory: @unchecked Sendable {
         ok = true
     }
 
+    /// What `exchangeAtomically` put in place and what it replaced.
+    public struct Exchange {
+        /// The new file's metadata, taken before it was renamed into place.
+        public var written: stat
+        /// What `name` held just before (never followed if a symlink), nil when absent; its bytes
+        /// when it was a regular file of at most `limitBytes`.
+        public var replaced: (stat: stat, bytes: [UInt8]?)?
+    }
+
+    /// Writes `bytes` to `name` as temp + rename, and says what the rename replaced — with no gap
+    /// between looking and replacing: the temp and `name` are exchanged atomically
+    /// (`renameat2(RENAME_EXCHANGE)`), then the old file, now under the temp's name, is examined
+    /// and removed. A writer that must notice anyone else's change to its file (the harness's
+    /// clock, PROTOCOL.md §2) cannot have one slip in between a check and its own rename. Where
+    /// the filesystem cannot exchange, the old file is examined just before a plain rename.
+    public func exchangeAtomically(_ name: String, bytes: [UInt8], limitBytes: Int) throws -> Exchange {
+        try Self.validate(component: name)
+        let tmp = Self.tempName(for: name, tag: "x")
+        let f = sth_openat(fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        if f < 0 { throw openError("create", tmp, errno) }
+        var renamed = false
+        defer { if !renamed { unlinkat(fd, tmp, 0) } }
+        var off = 0
+        try bytes.withUnsafeBytes { buf in
+            while off < buf.count {
+                let n = write(f, buf.baseAddress! + off, buf.count - off)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    let e = errno
+                    close(f)
+                    throw AppGroupError.io(operation: "write", path: child(tmp), errno: e)
+                }
+                off += n
+            }
+        }
+        var written = stat()
+        if fstat(f, &written) != 0 {
+            let e = errno
+            close(f)
+            throw AppGroupError.io(operation: "fstat", path: child(tmp), errno: e)
+        }
+        if close(f) != 0 && errno != EINTR { throw AppGroupError.io(operation: "close", path: child(tmp), errno: errno) }
+        if sth_rename_exchange(fd, tmp, name) == 0 {
+            renamed = true
+            // The old file is under the temp's name now: look at it, then remove it.
+            let old = try examine(tmp, limitBytes: limitBytes)
+            if unlinkat(fd, tmp, 0) != 0 && errno == EISDIR { unlinkat(fd, tmp, AT_REMOVEDIR) }
+            return Exchange(written: written, replaced: old)
+        }
+        let e = errno
+        guard e == ENOENT || e == EINVAL || e == ENOSYS else { throw AppGroupError.io(operation: "rename", path: child(name), errno: e) }
+        // Absent (nothing to exchange with), or no exchange here: look, then rename.
+        let old = try examine(name, limitBytes: limitBytes)
+        if renameat(fd, tmp, fd, name) != 0 { throw AppGroupError.io(operation: "rename", path: child(name), errno: errno) }
+        renamed = true
+        return Exchange(written: written, replaced: old)
+    }
+
+    /// lstat of `name` and, for a regular file within `limitBytes`, its bytes; nil when absent.
+    private func examine(_ name: String, limitBytes: Int) throws -> (stat: stat, bytes: [UInt8]?)? {
+        guard let st = try statEntry(name) else { return nil }
+        guard (st.st_mode & S_IFMT) == S_IFREG, Int(st.st_size) <= limitBytes else { return (st, nil) }
+        return (st, try? readFile(name, limitBytes: limitBytes))
+    }
+
     public func writeAtomically(
         _ name: String, bytes: [UInt8], fsync doSync: Bool, tempTag: String? = nil, mode: mode_t? = nil, beforeRename: (() throws -> Void)? = nil
     ) throws {

@@ -12,6 +12,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,6 +36,19 @@ long sth_fs_type(int fd) {
     struct statfs s;
     if (fstatfs(fd, &s) != 0) return -1;
     return (long)s.f_type;
+}
+
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+
+int sth_rename_exchange(int dirfd, const char *a, const char *b) {
+#ifdef SYS_renameat2
+    return (int)syscall(SYS_renameat2, dirfd, a, dirfd, b, RENAME_EXCHANGE);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
 }
 
 struct spawn_args {

@@ -21,6 +21,9 @@ int sth_unpin(void);
 int sth_cpu_count(void);
 /// The filesystem magic of the filesystem holding `fd` (statfs f_type), or -1.
 long sth_fs_type(int fd);
+/// renameat2(dirfd, a, dirfd, b, RENAME_EXCHANGE): swaps the two names atomically; 0, or -1 with
+/// errno (ENOENT when either is missing; EINVAL or ENOSYS where the filesystem or kernel cannot).
+int sth_rename_exchange(int dirfd, const char *a, const char *b);
 
 /// Blocks SIGTERM in the calling thread (and so in every thread it starts later) and returns a
 /// non-blocking, close-on-exec signalfd that turns readable while SIGTERM is pending; -1 on error.

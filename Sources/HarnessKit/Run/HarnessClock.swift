@@ -18,38 +18,55 @@ final class HarnessClock: @unchecked Sendable {
     private var written: [UInt8] = []
     private var stamp: Stamp?
 
+    /// The harness's own file: a rename keeps inode, size and mtime (it changes ctime, which is
+    /// why ctime is not part of it).
     struct Stamp: Equatable {
         var inode: UInt64
         var size: Int64
         var mtimeNanos: Int64
-        var ctimeNanos: Int64
+
+        init(_ st: stat) {
+            inode = UInt64(st.st_ino)
+            size = Int64(st.st_size)
+            mtimeNanos = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+        }
     }
 
     /// A change found while writing (the harness's next write would have hidden it).
     private var pendingTamper: String?
 
     /// Writes `configuration` to `<root>/clock` (temp + rename) and keeps it as the truth. A change
-    /// by someone else since the last write is kept for `tamper()` first, never written over unseen.
+    /// by someone else since the last write is kept for `tamper()` first, never written over unseen:
+    /// the new file is exchanged with the old one atomically and the old one examined after
+    /// (`SafeDirectory.exchangeAtomically`), so a change that lands just before the rename is seen
+    /// too, and the stamp is the new file's own, taken before the rename — a change just after it
+    /// differs from it (both once let an outsider's clock pass as the harness's: issue 17).
     func write(_ configuration: DeviceClock.Configuration, to root: DeviceRoot) throws {
-        if let what = tamper() {
-            lock.lock()
-            if pendingTamper == nil { pendingTamper = what }
-            lock.unlock()
-        }
-        // The bytes we wrote are the file's (a rename is atomic); its stamp is read after the
-        // rename, so a change by someone else after it still shows in `tamper()`.
         lock.lock()
-        let knownTimeZone = self.configuration?.timeZone
+        let knownTimeZone = self.configuration?.timeZone, last = self.stamp, lastBytes = self.written, before = self.configuration
         lock.unlock()
-        let bytes = try DeviceClock.write(configuration, to: root, knownTimeZone: knownTimeZone)
-        let stamp = try Self.stamp(root)
+        try configuration.validate(knownTimeZone: knownTimeZone)
+        let bytes = try configuration.encoded()
+        let exchange = try root.directory.exchangeAtomically(DeviceClock.fileName, bytes: bytes, limitBytes: Self.maxClockBytes)
+        var found: String?
+        if let last, let before {
+            if let old = exchange.replaced {
+                if Stamp(old.stat) != last { found = Self.change(bytes: old.bytes, stat: old.stat, written: lastBytes, configuration: before, at: nowUnixSeconds()) }
+            } else {
+                found = Self.removed
+            }
+        }
         lock.lock()
+        if let found, pendingTamper == nil { pendingTamper = found }
         self.configuration = configuration
         self.root = root
         self.written = bytes
-        self.stamp = stamp
+        self.stamp = Stamp(exchange.written)
         lock.unlock()
     }
+
+    static let maxClockBytes = 1 << 16
+    static let removed = "the clock file was removed (the harness is its only writer)"
 
     /// The configuration the harness last wrote (a time-zone change rewrites it with a new zone).
     var current: DeviceClock.Configuration? {
@@ -77,16 +94,33 @@ final class HarnessClock: @unchecked Sendable {
         lock.unlock()
         if let pending { return pending }
         guard let root, let c else { return nil }
-        let current: Stamp?
-        do { current = try Self.stamp(root) } catch { return "the clock file cannot be examined: \(error)" }
-        guard let current else { return "the clock file was removed (the harness is its only writer)" }
-        if current == stamp { return nil }
-        let bytes: [UInt8]
-        do { bytes = try root.directory.readFile(DeviceClock.fileName, limitBytes: 1 << 16) ?? [] } catch {
-            return "the clock file was replaced by something the harness did not write: \(error)"
+        let found: stat?
+        do { found = try root.directory.statEntry(DeviceClock.fileName) } catch { return "the clock file cannot be examined: \(error)" }
+        guard let st = found else { return Self.removed }
+        if Stamp(st) == stamp { return nil }
+        let regular = (st.st_mode & S_IFMT) == S_IFREG && Int(st.st_size) <= Self.maxClockBytes
+        let bytes = regular ? (try? root.directory.readFile(DeviceClock.fileName, limitBytes: Self.maxClockBytes)) ?? nil : nil
+        return Self.change(bytes: bytes, stat: st, written: written, configuration: c, at: nowUnixSeconds())
+    }
+
+    /// What a clock file other than the harness's last one says, in words; nil when it holds the
+    /// bytes the harness wrote (rewritten the same: a touch, not a change of time). `bytes`: nil
+    /// when it is not a regular file (or not readable as one).
+    static func change(bytes: [UInt8]?, stat st: stat, written: [UInt8], configuration c: DeviceClock.Configuration, at now: Double) -> String? {
+        guard let bytes else {
+            let kind: String
+            switch st.st_mode & S_IFMT {
+            case S_IFLNK: kind = "a symlink"
+            case S_IFIFO: kind = "a FIFO"
+            case S_IFDIR: kind = "a directory"
+            case S_IFSOCK: kind = "a socket"
+            case S_IFREG: kind = "a file of \(st.st_size) bytes, more than a clock holds"
+            default: kind = "not a regular file"
+            }
+            return "the clock file was replaced by something the harness did not write: \(kind)"
         }
-        if bytes == written { return nil }  // rewritten with the same bytes (a touch): not a change of time
-        let expected = Self.describe(c, at: nowUnixSeconds())
+        if bytes == written { return nil }
+        let expected = describe(c, at: now)
         guard let found = try? JSONDecoder().decode(DeviceClock.Configuration.self, from: Data(bytes)) else {
             return "the clock file was overwritten with something that is not a clock (the harness wrote \(expected))"
         }
@@ -97,19 +131,11 @@ final class HarnessClock: @unchecked Sendable {
             let elapsed = Double(Int64(bitPattern: DeviceClock.monotonicNanos() &- found.anchorMonotonicNanos)) / 1e9
             foundNow = found.epochUnixSeconds + found.offsetSeconds + elapsed * found.rate
         }
-        return "the clock file was overwritten by another process: it says \(Self.describe(found, at: foundNow)), the harness wrote \(expected)"
+        return "the clock file was overwritten by another process: it says \(describe(found, at: foundNow)), the harness wrote \(expected)"
     }
 
     static func describe(_ c: DeviceClock.Configuration, at now: Double) -> String {
         let when = now.isFinite && abs(now) < 1e12 ? ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: now)) : String(now)
         return c.isStepped ? "\(when) (stepped)" : "\(when) at rate \(c.rate)"
-    }
-
-    static func stamp(_ root: DeviceRoot) throws -> Stamp? {
-        guard let st = try root.directory.statEntry(DeviceClock.fileName) else { return nil }
-        return Stamp(
-            inode: UInt64(st.st_ino), size: Int64(st.st_size),
-            mtimeNanos: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
-            ctimeNanos: Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec))
     }
 }

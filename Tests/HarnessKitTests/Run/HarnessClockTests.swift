@@ -54,6 +54,46 @@ import Glibc
         #expect(clock.tamper()?.contains("removed") == true)
     }
 
+    /// Issue 17 (DeviceRootTamperProcessTests' clock → symlink case failed 1 run in 7 of the whole
+    /// suite): a swap that lands between the harness's rename of the clock and its stat of the
+    /// result made the outsider's file look like the harness's own, and the next write hid it. The
+    /// stamp is now the harness's own file's, taken before the rename. Here a thread swaps a
+    /// symlink in at a random instant while the harness writes the clock in a loop: every swap
+    /// must be reported.
+    @Test func aSwapRightAfterTheHarnesssOwnRenameIsStillReported() throws {
+        final class Flag: @unchecked Sendable {
+            private let lock = NSLock()
+            private var value = false
+            func set() { lock.lock(); value = true; lock.unlock() }
+            var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+        }
+        var missed = 0
+        let trials = 400
+        for trial in 0..<trials {
+            let r = try Root()
+            let clock = HarnessClock()
+            try clock.write(Self.stepped, to: r.root)
+            try Data("root:secret:19000\n".utf8).write(to: URL(fileURLWithPath: r.path + "/elsewhere"))
+            let swapped = Flag()
+            let path = r.path, target = r.clock, delay = UInt32(trial % 97) * 3
+            Thread {
+                usleep(delay)
+                symlink(path + "/elsewhere", path + "/link")
+                rename(path + "/link", target)
+                swapped.set()
+            }.start()
+            var step = 0.0
+            repeat {
+                step += 1
+                var c = Self.stepped
+                c.offsetSeconds = 90 + step
+                try clock.write(c, to: r.root)
+            } while !swapped.isSet && step < 100_000
+            if clock.tamper() == nil { missed += 1 }
+        }
+        #expect(missed == 0, "\(missed) of \(trials) swaps went unreported")
+    }
+
     /// A change made just before the harness's own next write is not hidden by that write.
     @Test func aChangeBeforeTheHarnesssNextWriteIsStillReported() throws {
         let r = try Root()
