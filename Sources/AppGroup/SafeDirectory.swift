@@ -292,7 +292,7 @@ public final class SafeDirectory: @unchecked Sendable {
         /// The new file's metadata, taken before it was renamed into place.
         public var written: stat
         /// What `name` held just before (never followed if a symlink), nil when absent; its bytes
-        /// when it was a regular file of at most `limitBytes`.
+        /// when it was a regular file of at most `limitBytes` and `wantsBytes` asked for them.
         public var replaced: (stat: stat, bytes: [UInt8]?)?
     }
 
@@ -302,7 +302,9 @@ public final class SafeDirectory: @unchecked Sendable {
     /// and removed. A writer that must notice anyone else's change to its file (the harness's
     /// clock, PROTOCOL.md §2) cannot have one slip in between a check and its own rename. Where
     /// the filesystem cannot exchange, the old file is examined just before a plain rename.
-    public func exchangeAtomically(_ name: String, bytes: [UInt8], limitBytes: Int) throws -> Exchange {
+    /// `wantsBytes`: whether the old file's bytes are worth reading, from its metadata (a writer
+    /// that finds its own file there reads nothing: one `fstatat` more than a plain rename).
+    public func exchangeAtomically(_ name: String, bytes: [UInt8], limitBytes: Int, wantsBytes: (stat) -> Bool) throws -> Exchange {
         try Self.validate(component: name)
         let tmp = Self.tempName(for: name, tag: "x")
         let f = sth_openat(fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
@@ -332,23 +334,23 @@ public final class SafeDirectory: @unchecked Sendable {
         if sth_rename_exchange(fd, tmp, name) == 0 {
             renamed = true
             // The old file is under the temp's name now: look at it, then remove it.
-            let old = try examine(tmp, limitBytes: limitBytes)
+            let old = try examine(tmp, limitBytes: limitBytes, wantsBytes: wantsBytes)
             if unlinkat(fd, tmp, 0) != 0 && errno == EISDIR { unlinkat(fd, tmp, AT_REMOVEDIR) }
             return Exchange(written: written, replaced: old)
         }
         let e = errno
         guard e == ENOENT || e == EINVAL || e == ENOSYS else { throw AppGroupError.io(operation: "rename", path: child(name), errno: e) }
         // Absent (nothing to exchange with), or no exchange here: look, then rename.
-        let old = try examine(name, limitBytes: limitBytes)
+        let old = try examine(name, limitBytes: limitBytes, wantsBytes: wantsBytes)
         if renameat(fd, tmp, fd, name) != 0 { throw AppGroupError.io(operation: "rename", path: child(name), errno: errno) }
         renamed = true
         return Exchange(written: written, replaced: old)
     }
 
-    /// lstat of `name` and, for a regular file within `limitBytes`, its bytes; nil when absent.
-    private func examine(_ name: String, limitBytes: Int) throws -> (stat: stat, bytes: [UInt8]?)? {
+    /// lstat of `name` and, for a regular file within `limitBytes` that `wantsBytes`, its bytes; nil when absent.
+    private func examine(_ name: String, limitBytes: Int, wantsBytes: (stat) -> Bool) throws -> (stat: stat, bytes: [UInt8]?)? {
         guard let st = try statEntry(name) else { return nil }
-        guard (st.st_mode & S_IFMT) == S_IFREG, Int(st.st_size) <= limitBytes else { return (st, nil) }
+        guard (st.st_mode & S_IFMT) == S_IFREG, Int(st.st_size) <= limitBytes, wantsBytes(st) else { return (st, nil) }
         return (st, try? readFile(name, limitBytes: limitBytes))
     }
 

@@ -47,7 +47,9 @@ final class HarnessClock: @unchecked Sendable {
         lock.unlock()
         try configuration.validate(knownTimeZone: knownTimeZone)
         let bytes = try configuration.encoded()
-        let exchange = try root.directory.exchangeAtomically(DeviceClock.fileName, bytes: bytes, limitBytes: Self.maxClockBytes)
+        let exchange = try root.directory.exchangeAtomically(DeviceClock.fileName, bytes: bytes, limitBytes: Self.maxClockBytes) {
+            last != nil && Stamp($0) != last  // not the harness's own file: what does it say?
+        }
         var found: String?
         if let last, let before {
             if let old = exchange.replaced {
