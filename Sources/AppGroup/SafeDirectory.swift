@@ -262,17 +262,7 @@ public final class SafeDirectory: @unchecked Sendable {
             close(f)
             throw AppGroupError.io(operation: "chmod", path: child(tmp), errno: e)
         }
-        var off = 0
-        while off < bytes.count {
-            let n = write(f, bytes.baseAddress! + off, bytes.count - off)
-            if n < 0 {
-                if errno == EINTR { continue }
-                let e = errno
-                close(f)
-                throw AppGroupError.io(operation: "write", path: child(tmp), errno: e)
-            }
-            off += n
-        }
+        try writeAll(f, bytes, path: tmp)
         if doSync && fsync(f) != 0 {
             let e = errno
             close(f)
@@ -285,6 +275,22 @@ public final class SafeDirectory: @unchecked Sendable {
             throw AppGroupError.io(operation: "rename", path: child(name), errno: errno)
         }
         ok = true
+    }
+
+    /// Writes all of `bytes` to `f` (retrying short writes and EINTR); on an error closes `f` and
+    /// throws, naming `path`.
+    private func writeAll(_ f: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
+        var off = 0
+        while off < bytes.count {
+            let n = write(f, bytes.baseAddress! + off, bytes.count - off)
+            if n < 0 {
+                if errno == EINTR { continue }
+                let e = errno
+                close(f)
+                throw AppGroupError.io(operation: "write", path: child(path), errno: e)
+            }
+            off += n
+        }
     }
 
     /// What `exchangeAtomically` put in place and what it replaced.
@@ -311,19 +317,7 @@ public final class SafeDirectory: @unchecked Sendable {
         if f < 0 { throw openError("create", tmp, errno) }
         var renamed = false
         defer { if !renamed { unlinkat(fd, tmp, 0) } }
-        var off = 0
-        try bytes.withUnsafeBytes { buf in
-            while off < buf.count {
-                let n = write(f, buf.baseAddress! + off, buf.count - off)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    let e = errno
-                    close(f)
-                    throw AppGroupError.io(operation: "write", path: child(tmp), errno: e)
-                }
-                off += n
-            }
-        }
+        try bytes.withUnsafeBytes { try writeAll(f, $0, path: tmp) }
         var written = stat()
         if fstat(f, &written) != 0 {
             let e = errno
