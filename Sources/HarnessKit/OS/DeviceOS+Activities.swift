@@ -149,7 +149,7 @@ extension DeviceOS {
             let intervalStart = interval.start.timeIntervalSince1970
             let from = e.includesPastActivity ? roundHour(atOrBefore: intervalStart) : intervalStart
             guard now > from else { continue }
-            let past = pastUse(of: e, from: from, to: now)
+            let past = pastUse(of: event, in: state, from: from, to: now)
             guard past > 0 else { continue }
             activities[name]!.usage[event, default: 0] += past
             if !e.includesPastActivity { activities[name]!.pastCountedByRule.insert(event) }
@@ -157,14 +157,14 @@ extension DeviceOS {
         }
     }
 
-    /// Seconds the event's apps (or apps of its categories) were frontmost in `[from, to)`.
-    func pastUse(of e: ActivityEventRecord, from: Double, to: Double) -> Double {
+    /// Seconds the event's apps (or apps of its categories) were frontmost in `[from, to)`: the
+    /// same selection as live use (`ActivityState.events(matching:category:)`).
+    func pastUse(of event: String, in state: ActivityState, from: Double, to: Double) -> Double {
         var total = 0.0
-        for span in useLog where span.to > from && span.from < to {
-            let category = configuration.appCategories[span.app]
-            let matches = e.applications.contains { OpaqueToken.identifier($0, of: .application) == span.app }
-                || (category.map { c in e.categories.contains { OpaqueToken.identifier($0, of: .category) == c } } ?? false)
-            if matches { total += min(span.to, to) - max(span.from, from) }
+        for span in useLog where span.to > from && span.from < to
+            && state.events(matching: span.app, category: configuration.appCategories[span.app]).contains(event)
+        {
+            total += min(span.to, to) - max(span.from, from)
         }
         return total
     }
