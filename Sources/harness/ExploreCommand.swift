@@ -32,6 +32,10 @@ struct ExploreCommand: ParsableCommand {
     @Flag(name: .customLong("keep-runs"), help: "Keep the run directories of crash points that held.") var keepRuns = false
     @Option(help: "Explore only this runner's part of the crash points: K/N or auto/N (K = $JOB_COMPLETION_INDEX + 1).")
     var shard: String?
+    @Option(help: "Runs at once, 1...\(Self.maxJobs) (default: the number of CPUs; each run is its own harness run and processes).")
+    var jobs: String?
+
+    static let maxJobs = 64
 
     static let maxPointsLimit = 1_000_000
 
@@ -44,6 +48,13 @@ struct ExploreCommand: ParsableCommand {
                 throw InputError("--max \(Excerpt.quoted(maxPoints)): use a whole number of crash points, 1...\(Self.maxPointsLimit)")
             }
             limit = n
+        }
+        var parallel = max(1, min(ProcessInfo.processInfo.activeProcessorCount, Self.maxJobs))
+        if let jobs {
+            guard let n = Int(jobs), (1...Self.maxJobs).contains(n) else {
+                throw InputError("--jobs \(Excerpt.quoted(jobs)): use a whole number of runs at once, 1...\(Self.maxJobs)")
+            }
+            parallel = n
         }
         var part: Shard?
         if let shard {
@@ -76,10 +87,10 @@ struct ExploreCommand: ParsableCommand {
             scenario: sc, scenarioPath: scenario, variant: v, seed: seed, durationOverride: durationOverride, outputDirectory: exploreDir,
             binDirectory: bin, progress: { _ in })
         let err = FileHandle.standardError
-        err.write(Data("… \(sc.name) \(v.rawValue) seed \(seed): enumerating crash points (one run) -> \(exploreDir)\n".utf8))
+        err.write(Data("… \(sc.name) \(v.rawValue) seed \(seed): enumerating crash points (one run), then \(parallel) run\(parallel == 1 ? "" : "s") at once -> \(exploreDir)\n".utf8))
         let t0 = Date()
         let result = CrashPointExplorer.explore(
-            options, maxPoints: limit, shard: part, keepPassingRuns: keepRuns, progress: { err.write(Data("… \($0)\n".utf8)) },
+            options, maxPoints: limit, shard: part, keepPassingRuns: keepRuns, jobs: parallel, progress: { err.write(Data("… \($0)\n".utf8)) },
             onFinding: { i, total, f in
                 let elapsed = Date().timeIntervalSince(t0)
                 let rate = elapsed > 0 ? Double(i) * 60 / elapsed : 0

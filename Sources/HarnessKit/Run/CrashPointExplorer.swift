@@ -48,11 +48,15 @@ public enum CrashPointExplorer {
 
     /// Explores every crash point of `base`'s run, at most `maxPoints`; `keepPassingRuns` keeps
     /// the run directories of points that held (else removed: a thousand runs are gigabytes).
-    /// `onFinding` sees each point as it is decided (the CLI's progress line).
+    /// `jobs` runs go at once (each its own harness run, device root and processes; under virtual
+    /// time a run's outcome does not depend on how fast it goes, so neither do the findings).
+    /// `onFinding` sees each point as it is decided — `done` counts the points decided so far,
+    /// in the order they finish — one call at a time (the CLI's progress line); the result lists
+    /// them in crash-point order whatever the order they finished in.
     public static func explore(
-        _ base: ScenarioRunner.Options, maxPoints: Int?, shard: Shard? = nil, keepPassingRuns: Bool = false,
+        _ base: ScenarioRunner.Options, maxPoints: Int?, shard: Shard? = nil, keepPassingRuns: Bool = false, jobs: Int = 1,
         progress: @escaping @Sendable (String) -> Void,
-        onFinding: (Int, Int, Finding) -> Void = { _, _, _ in }
+        onFinding: @escaping @Sendable (_ done: Int, _ total: Int, Finding) -> Void = { _, _, _ in }
     ) -> Result {
         let t0 = LiveRun.now()
         var recording = base
@@ -60,41 +64,102 @@ public enum CrashPointExplorer {
         recording.outputDirectory = base.outputDirectory + "/enumeration"
         let enumeration = ScenarioRunner(options: recording).run()
         let points = enumeration.crashPoints
-        var findings: [Finding] = []
         guard enumeration.exitCode != 2 else {
             return Result(enumeration: enumeration, crashPoints: points, findings: [], wallSeconds: seconds(since: t0))
         }
         // A shard takes its part of the first `maxPoints`: the shards' union is the unsharded work.
         let first = Array(points.prefix(maxPoints ?? points.count))
         let chosen = shard?.part(of: first) ?? first
-        for (i, point) in chosen.enumerated() {
-            if RunInterruption.signal != nil { break }
-            guard let hash = point.lastIndex(of: "#"), let n = Int(point[point.index(after: hash)...]) else { continue }
-            var options = base
-            options.failpoints = [Failpoint(label: String(point[..<hash]), occurrence: n, terms: [.init(action: .kill)])]
-            options.outputDirectory = base.outputDirectory + "/\(i + 1)"
-            let outcome = ScenarioRunner(options: options).run()
-            let fired = outcome.failpointsFired.contains { $0.label == point }
-            let verdict: Verdict
-            var detail: [String] = []
-            switch outcome.exitCode {
-            case 0: verdict = fired ? .held : .notReached
-            case 1:
-                verdict = .violated
-                detail = Set(outcome.report?.violations.map(\.invariant) ?? []).sorted()
-                if !fired { detail.append("(the point was not reached)") }
-            default:
-                verdict = .undecided
-                detail = [outcome.setupError ?? outcome.report?.undecidedReason ?? "undecided"]
+        let work = WorkQueue(count: chosen.count)
+        let workers = max(1, min(jobs, chosen.count))
+        let threads = (0..<workers).map { _ in
+            Thread {
+                while RunInterruption.signal == nil, let i = work.next() {
+                    guard let finding = explore(point: chosen[i], index: i, base: base, keepPassingRuns: keepPassingRuns) else { continue }
+                    work.finish(i, finding) { done in onFinding(done, chosen.count, finding) }
+                }
+                work.workerExited()
             }
-            let finding = Finding(
-                crashPoint: point, verdict: verdict, detail: detail, runDirectory: outcome.runDirectory, wallSeconds: outcome.wallSeconds,
-                rerunCommand: outcome.rerunCommand)
-            if verdict == .held && !keepPassingRuns { try? FileManager.default.removeItem(atPath: options.outputDirectory) }
-            findings.append(finding)
-            onFinding(i + 1, chosen.count, finding)
         }
-        return Result(enumeration: enumeration, crashPoints: points, findings: findings, wallSeconds: seconds(since: t0))
+        threads.forEach { $0.stackSize = 8 << 20 }
+        threads.forEach { $0.start() }
+        work.waitForWorkers(workers)
+        return Result(enumeration: enumeration, crashPoints: points, findings: work.findings, wallSeconds: seconds(since: t0))
+    }
+
+    /// One run killed at `point` (nil: the label has no `#n`, nothing to aim at).
+    static func explore(point: String, index i: Int, base: ScenarioRunner.Options, keepPassingRuns: Bool) -> Finding? {
+        guard let hash = point.lastIndex(of: "#"), let n = Int(point[point.index(after: hash)...]) else { return nil }
+        var options = base
+        options.failpoints = [Failpoint(label: String(point[..<hash]), occurrence: n, terms: [.init(action: .kill)])]
+        options.outputDirectory = base.outputDirectory + "/\(i + 1)"
+        let outcome = ScenarioRunner(options: options).run()
+        let fired = outcome.failpointsFired.contains { $0.label == point }
+        let verdict: Verdict
+        var detail: [String] = []
+        switch outcome.exitCode {
+        case 0: verdict = fired ? .held : .notReached
+        case 1:
+            verdict = .violated
+            detail = Set(outcome.report?.violations.map(\.invariant) ?? []).sorted()
+            if !fired { detail.append("(the point was not reached)") }
+        default:
+            verdict = .undecided
+            detail = [outcome.setupError ?? outcome.report?.undecidedReason ?? "undecided"]
+        }
+        if verdict == .held && !keepPassingRuns { try? FileManager.default.removeItem(atPath: options.outputDirectory) }
+        return Finding(
+            crashPoint: point, verdict: verdict, detail: detail, runDirectory: outcome.runDirectory, wallSeconds: outcome.wallSeconds,
+            rerunCommand: outcome.rerunCommand)
+    }
+
+    /// The points' indices handed out in order to the workers, and their findings gathered by index.
+    final class WorkQueue: @unchecked Sendable {
+        private let cond = NSCondition()
+        private var nextIndex = 0
+        private let count: Int
+        private var byIndex: [Int: Finding] = [:]
+        private var exited = 0
+
+        init(count: Int) { self.count = count }
+
+        func next() -> Int? {
+            cond.lock()
+            defer { cond.unlock() }
+            guard nextIndex < count else { return nil }
+            nextIndex += 1
+            return nextIndex - 1
+        }
+
+        /// Records a finding and tells `report` how many are recorded now, under the lock: one
+        /// report at a time, counts in increasing order.
+        func finish(_ i: Int, _ f: Finding, report: (Int) -> Void) {
+            cond.lock()
+            defer { cond.unlock() }
+            byIndex[i] = f
+            report(byIndex.count)
+        }
+
+        func workerExited() {
+            cond.lock()
+            exited += 1
+            cond.broadcast()
+            cond.unlock()
+        }
+
+        /// Waits for every worker; no bound of its own: each run is bounded by its own wall-time limits.
+        func waitForWorkers(_ n: Int) {
+            cond.lock()
+            while exited < n { cond.wait() }
+            cond.unlock()
+        }
+
+        /// The findings so far, in crash-point order.
+        var findings: [Finding] {
+            cond.lock()
+            defer { cond.unlock() }
+            return byIndex.keys.sorted().compactMap { byIndex[$0] }
+        }
     }
 
     static func seconds(since t0: Int64) -> Double { Double(LiveRun.now() - t0) / 1e9 }

@@ -86,6 +86,8 @@ import Glibc
         // explore
         row("explore", ["explore", "$D/missing.yaml"], 2, "missing.yaml: cannot read scenario file"),
         row("explore", ["explore", "$D/s.yaml", "--max", "0"], 2, "--max \"0\": use a whole number of crash points, 1...1000000"),
+        row("explore", ["explore", "$D/s.yaml", "--jobs", "0"], 2, "--jobs \"0\": use a whole number of runs at once, 1...64"),
+        row("explore", ["explore", "$D/s.yaml", "--jobs", "two"], 2, "--jobs \"two\": use a whole number of runs at once, 1...64"),
         row("explore", ["explore", "$D/s.yaml", "--variant", "nope"], 2, "unknown variant 'nope'"),
         row("explore", ["explore", "$D/fixed.yaml"], 2, "explore needs clock.mode: virtual"),
         row("explore", ["explore", "$D/s.yaml", "--junit", "$D"], 2, "--junit $D: is a directory; name a file"),

@@ -173,7 +173,9 @@ import Glibc
     @Test func exploreKillsAtEachOfTheFirstPointsAndReports() throws {
         let d = try HarnessRunProcessTests.Dir()
         let file = try d.write("fp.yaml", Self.scenario)
-        let (status, out) = try harness(["explore", file, "--variant", "hardened", "--max", "3", "--out", d.path + "/x", "--junit", d.path + "/j.xml"])
+        let (status, out) = try harness([
+            "explore", file, "--variant", "hardened", "--max", "3", "--jobs", "1", "--out", d.path + "/x", "--junit", d.path + "/j.xml",
+        ])
         let explore = try #require(((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/x")) ?? []).first.map { d.path + "/x/" + $0 })
         let enumeration = try #require(((try? FileManager.default.contentsOfDirectory(atPath: explore + "/enumeration")) ?? []).first)
         let points = try String(contentsOfFile: explore + "/enumeration/" + enumeration + "/crashpoints.txt", encoding: .utf8)
@@ -191,5 +193,36 @@ import Glibc
         let junit = try String(contentsOfFile: d.path + "/j.xml", encoding: .utf8)
         #expect(junit.contains("tests=\"3\""))
         #expect(junit.contains(points[0].replacingOccurrences(of: "&", with: "&amp;")))
+    }
+
+    /// `--jobs 3`: runs go at once and finish in any order, but the table and the JUnit list the
+    /// points in the run's order, each killed at its own point (its run directory's failpoint line).
+    @Test func exploreWithSeveralJobsReportsThePointsInTheRunsOrder() throws {
+        let d = try HarnessRunProcessTests.Dir()
+        let file = try d.write("fp.yaml", Self.scenario)
+        let (status, out) = try harness([
+            "explore", file, "--variant", "hardened", "--max", "5", "--jobs", "3", "--keep-runs", "--out", d.path + "/x", "--junit", d.path + "/j.xml",
+        ])
+        let explore = try #require(((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/x")) ?? []).first.map { d.path + "/x/" + $0 })
+        let enumeration = try #require(((try? FileManager.default.contentsOfDirectory(atPath: explore + "/enumeration")) ?? []).first)
+        let points = try String(contentsOfFile: explore + "/enumeration/" + enumeration + "/crashpoints.txt", encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+        try #require(points.count > 5)
+        #expect(out.contains("5 of \(points.count) crash points explored"), "\(out)")
+        let rows = out.split(separator: "\n").filter { $0.first?.isNumber == true && $0.contains(":") && !$0.contains("crash points explored") }
+        #expect(rows.count == 5, "\(out)")
+        for (i, (row, point)) in zip(rows, points.prefix(5)).enumerated() {
+            #expect(row.hasPrefix("\(i + 1) ") && row.contains(point), "\(row) is not \(i + 1): \(point)")
+            #expect(row.contains("held") || row.contains("violated"), "\(row)")
+            // The run kept under <explore>/<i+1>/ is the one killed at this point.
+            let runs = (try? FileManager.default.contentsOfDirectory(atPath: explore + "/\(i + 1)")) ?? []
+            let run = try #require(runs.first, "no run directory for point \(i + 1)")
+            let h = try history(explore + "/\(i + 1)/" + run)
+            #expect(h.contains { $0.event == "failpoint" && $0.fields["label"] == point }, "run \(i + 1) was not killed at \(point)")
+        }
+        let junit = try String(contentsOfFile: d.path + "/j.xml", encoding: .utf8)
+        let order = points.prefix(5).compactMap { junit.range(of: "name=\"\($0.replacingOccurrences(of: "&", with: "&amp;"))\"")?.lowerBound }
+        #expect(order.count == 5 && order == order.sorted(), "JUnit testcases not in the run's order")
+        #expect(status == .exited(rows.contains { $0.contains("violated") } ? 1 : 0), "\(out)")
     }
 }
