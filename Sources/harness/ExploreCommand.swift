@@ -37,6 +37,16 @@ struct ExploreCommand: ParsableCommand {
 
     static let maxJobs = 64
 
+    /// ", ~12 min left" at `rate` points per minute (empty when done or unknown): an exhaustive
+    /// explore of a long scenario takes the better part of an hour.
+    static func timeLeft(rate: Double, left: Int) -> String {
+        guard left > 0, rate > 0 else { return "" }
+        let seconds = Double(left) * 60 / rate
+        if seconds < 90 { return ", ~\(Int(seconds.rounded())) s left" }
+        if seconds < 5400 { return ", ~\(Int((seconds / 60).rounded())) min left" }
+        return ", ~\(String(format: "%.1f", seconds / 3600)) h left"
+    }
+
     static let maxPointsLimit = 1_000_000
 
     func run() throws {
@@ -94,7 +104,7 @@ struct ExploreCommand: ParsableCommand {
             onFinding: { i, total, f in
                 let elapsed = Date().timeIntervalSince(t0)
                 let rate = elapsed > 0 ? Double(i) * 60 / elapsed : 0
-                err.write(Data("  [\(i)/\(total)] \(f.crashPoint): \(f.verdict.rawValue)\(f.detail.isEmpty ? "" : " (\(f.detail.joined(separator: ", ")))") — \(String(format: "%.0f", rate)) points/min\n".utf8))
+                err.write(Data("  [\(i)/\(total)] \(f.crashPoint): \(f.verdict.rawValue)\(f.detail.isEmpty ? "" : " (\(f.detail.joined(separator: ", ")))") — \(String(format: "%.0f", rate)) points/min\(Self.timeLeft(rate: rate, left: total - i))\n".utf8))
             })
         let e = result.enumeration
         guard e.exitCode != 2 else {

@@ -30,8 +30,8 @@ import Glibc
     /// host read it: as-written, relaunched, never removes the settled session's shields.
     static let settleAnswer = "host-app:http.reply:settlement-server POST /resolveSession"
 
-    func harness(_ args: [String]) throws -> (ChildProcess.ExitStatus?, String) {
-        let p = try ChildProcess.spawn(try Executables.path(of: "harness"), args)
+    func harness(_ args: [String], stderrTo: Int32 = -1) throws -> (ChildProcess.ExitStatus?, String) {
+        let p = try ChildProcess.spawn(try Executables.path(of: "harness"), args, stderrTo: stderrTo)
         var out: [String] = []
         while let l = p.readLine(timeout: .seconds(120)) { out.append(l) }
         return (p.wait(timeout: .seconds(30)) ?? p.killAndReap(), out.joined(separator: "\n"))
@@ -200,9 +200,20 @@ import Glibc
     @Test func exploreWithSeveralJobsReportsThePointsInTheRunsOrder() throws {
         let d = try HarnessRunProcessTests.Dir()
         let file = try d.write("fp.yaml", Self.scenario)
+        let errFd = open(d.path + "/stderr.txt", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        try #require(errFd >= 0)
         let (status, out) = try harness([
             "explore", file, "--variant", "hardened", "--max", "5", "--jobs", "3", "--keep-runs", "--out", d.path + "/x", "--junit", d.path + "/j.xml",
-        ])
+        ], stderrTo: errFd)
+        close(errFd)
+        // The progress: "then 3 runs at once", one line per point as it is decided, counting up,
+        // with the rate and, but for the last, the time left.
+        let err = try String(contentsOfFile: d.path + "/stderr.txt", encoding: .utf8)
+        #expect(err.contains("then 3 runs at once"), "\(err)")
+        let progress = err.split(separator: "\n").filter { $0.hasPrefix("  [") }
+        #expect(progress.map { $0.split(separator: "]").first.map(String.init) } == (1...5).map { "  [\($0)/5" }, "\(err)")
+        #expect(progress.dropLast().allSatisfy { $0.contains("points/min, ~") && $0.hasSuffix(" left") }, "\(err)")
+        #expect(progress.last.map { $0.hasSuffix("points/min") } == true, "\(err)")
         let explore = try #require(((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/x")) ?? []).first.map { d.path + "/x/" + $0 })
         let enumeration = try #require(((try? FileManager.default.contentsOfDirectory(atPath: explore + "/enumeration")) ?? []).first)
         let points = try String(contentsOfFile: explore + "/enumeration/" + enumeration + "/crashpoints.txt", encoding: .utf8)
