@@ -1,0 +1,187 @@
+import Foundation
+@testable import StandInKit
+import SystemKit
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The stand-ins' HTTP client (`LoopbackHTTPClient`): a response is read whole however the
+/// server's bytes arrive, and every exchange ends within its bound — a server that accepts and
+/// never answers, or a port nobody listens on, is an error, never a hang.
+@Suite(.timeLimit(.minutes(1))) struct LoopbackHTTPClientTests {
+    typealias Client = LoopbackHTTPClient
+
+    static func bytes(_ s: String) -> Data { Data(s.utf8) }
+
+    @Test func aResponseIsCompleteOnlyWithItsWholeBody() throws {
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n"
+        #expect(try Client.parse(Self.bytes("HTTP/1.1 200 OK\r\nContent-Le")) == nil, "a head cut short")
+        #expect(try Client.parse(Self.bytes(head + "{\"ok\":")) == nil, "a body shorter than its Content-Length")
+        let whole = try #require(try Client.parse(Self.bytes(head + "{\"ok\":true}")))
+        #expect(whole.status == 200 && whole.body == Self.bytes("{\"ok\":true}"))
+        // Bytes after the announced length are not part of the body.
+        #expect(try Client.parse(Self.bytes(head + "{\"ok\":true}junk"))?.body == Self.bytes("{\"ok\":true}"))
+        // Without a length the body ends with the connection.
+        let open = "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\nbusy"
+        #expect(try Client.parse(Self.bytes(open)) == nil)
+        let closed = try #require(try Client.parse(Self.bytes(open), eof: true))
+        #expect(closed.status == 503 && closed.body == Self.bytes("busy"))
+    }
+
+    @Test func aChunkedBodyIsDecodedOnceItsLastChunkArrived() throws {
+        let head = "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n"
+        #expect(try Client.parse(Self.bytes(head + "4\r\n{\"a\"\r\n")) == nil, "the terminating chunk has not come")
+        let r = try #require(try Client.parse(Self.bytes(head + "4\r\n{\"a\"\r\n3\r\n:1}\r\n0\r\n\r\n")))
+        #expect(r.body == Self.bytes("{\"a\":1}"))
+    }
+
+    @Test func aMalformedResponseIsAnError() {
+        #expect(throws: Client.Failure.self) { try Client.parse(Self.bytes("SSH-2.0-OpenSSH\r\n\r\n")) }
+        #expect(throws: Client.Failure.self) { try Client.parse(Self.bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")) }
+    }
+
+    /// A server on 127.0.0.1 that answers each connection with `answer` (nil: reads the request
+    /// and then says nothing until the client gives up). Returns its port.
+    final class OneShotServer: @unchecked Sendable {
+        let fd: Int32
+        let port: UInt16
+        private var held: [Int32] = []
+        private let lock = NSLock()
+
+        init(answer: [String]?, pauseMillis: UInt32 = 30) throws {
+            let sock = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_port = 0
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let ready = withUnsafeMutablePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(sock, $0, len) == 0 && listen(sock, 4) == 0 && getsockname(sock, $0, &len) == 0
+                }
+            }
+            guard sock >= 0, ready else { throw Client.Failure(description: "test server: errno \(errno)") }
+            fd = sock
+            port = UInt16(bigEndian: addr.sin_port)
+            let listener = fd
+            Thread { [self] in
+                let c = accept(listener, nil, nil)
+                guard c >= 0 else { return }
+                var buf = [UInt8](repeating: 0, count: 4096)
+                _ = recv(c, &buf, buf.count, 0)
+                guard let answer else {
+                    lock.lock()
+                    held.append(c)
+                    lock.unlock()
+                    return
+                }
+                // The answer in pieces, with pauses: the client must wait for the rest.
+                for piece in answer {
+                    _ = piece.withCString { send(c, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+                    usleep(pauseMillis * 1000)
+                }
+                close(c)
+            }.start()
+        }
+
+        deinit {
+            close(fd)
+            lock.lock()
+            held.forEach { close($0) }
+            lock.unlock()
+        }
+    }
+
+    @Test func aResponseSentInPiecesIsReadWhole() throws {
+        let body = "{\"status\":\"SUCCESS\",\"sessionId\":\"s-1\"}"
+        let server = try OneShotServer(answer: [
+            "HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\n", "\r\n", String(body.prefix(10)), String(body.dropFirst(10)),
+        ])
+        let r = try Client.request(method: "POST", port: server.port, path: "/resolveSession", json: Self.bytes("{}"), timeout: .seconds(5))
+        #expect(r.status == 200)
+        #expect(r.body == Self.bytes(body))
+    }
+
+    /// Runs `body` on its own thread and waits at most `seconds` for it: a client that never
+    /// returns fails this test in seconds instead of hanging the run (a time limit cannot stop a
+    /// thread that never yields).
+    static func bounded(_ seconds: Double, _ body: @escaping @Sendable () -> String) -> String? {
+        final class Box: @unchecked Sendable { var value: String? }
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            box.value = body()
+            done.signal()
+        }.start()
+        return done.wait(timeout: .now() + seconds) == .success ? box.value : nil
+    }
+
+    @Test func aServerThatNeverAnswersIsAnErrorWithinTheTimeout() throws {
+        let server = try OneShotServer(answer: nil)
+        let port = server.port
+        let t0 = ContinuousClock.now
+        let outcome = Self.bounded(5) { () -> String in
+            do {
+                _ = try Client.request(method: "GET", port: port, path: "/health", json: nil, timeout: .milliseconds(300))
+                return "answered"
+            } catch { return "\(error)" }
+        }
+        let took = ContinuousClock.now - t0
+        #expect(outcome?.contains("timed out") == true, "\(outcome ?? "still waiting after 5 s")")
+        #expect(took >= .milliseconds(250) && took < .seconds(3), "\(took)")
+        // `giveUp` ends the wait sooner (a device-time deadline under stepped time).
+        let again = try OneShotServer(answer: nil)
+        let againPort = again.port
+        let t1 = ContinuousClock.now
+        let gaveUp = Self.bounded(5) { () -> String in
+            do {
+                _ = try Client.request(
+                    method: "GET", port: againPort, path: "/health", json: nil, timeout: .seconds(30),
+                    giveUp: { ContinuousClock.now - t1 > .milliseconds(100) })
+                return "answered"
+            } catch { return "\(error)" }
+        }
+        #expect(gaveUp?.contains(Client.gaveUpMessage) == true, "\(gaveUp ?? "still waiting after 5 s")")
+        #expect(ContinuousClock.now - t1 < .seconds(3))
+        withExtendedLifetime((server, again)) {}
+    }
+
+    @Test func aPortNobodyListensOnIsATransportErrorAtOnce() throws {
+        // A port that was just bound and closed again, never listened on: nobody is there.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+        }
+        close(fd)
+        try #require(bound)
+        let port = UInt16(bigEndian: addr.sin_port)
+        let t0 = ContinuousClock.now
+        let reply = Client.perform(HTTPCall(service: "settlement-server", method: "GET", path: "/health"), portFile: try Self.portFile(port), timeout: .seconds(5))
+        guard case .transportError(let message) = reply else {
+            Issue.record("expected a transport error, got \(reply)")
+            return
+        }
+        #expect(message.contains("settlement-server GET /health"), "\(message)")
+        #expect(ContinuousClock.now - t0 < .seconds(2))
+        // No port published: said so, nothing is sent.
+        guard case .transportError(let none) = Client.perform(
+            HTTPCall(service: "settlement-server", method: "GET", path: "/health"), portFile: "/nonexistent/port", timeout: .seconds(1))
+        else {
+            Issue.record("expected a transport error without a port file")
+            return
+        }
+        #expect(none.contains("no port published"), "\(none)")
+    }
+
+    static func portFile(_ port: UInt16) throws -> String {
+        let path = NSTemporaryDirectory() + "/sth-port-\(getpid())-\(UUID().uuidString.prefix(8))"
+        try "\(port)\n".write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+}
