@@ -5,6 +5,7 @@ import ManagedSettingsUI
 import StandInKit
 import SystemKit
 import Testing
+import ScreenTimeModel
 
 final class Monitor: DeviceActivityMonitor, @unchecked Sendable {
     var calls: [String] = []
@@ -76,5 +77,44 @@ final class Shield: ShieldConfigurationDataSource, @unchecked Sendable {
         let o = try FrameworkCallOptions.parse(["--action", "secondary", "--web-domain", "example.com", "--category", "social", "--delivery", "7"])
         #expect(try o.call(for: .shieldAction) == .shieldAction(.secondaryButtonPressed, subject: .webDomain("example.com", category: "social")))
         #expect(throws: (any Error).self) { try FrameworkCallOptions.parse(["--category", "social"]).call(for: .shieldConfiguration) }
+    }
+
+    /// Every call the emulated OS makes reads back, through the plain reader the stand-ins use, as
+    /// the same framework call and the same options ArgumentParser reads from it.
+    @Test(arguments: [
+        ExtensionCall.monitor(.eventDidReachThreshold, activity: "focuspledge_s-1-1", event: "focuspledge_threshold"),
+        ExtensionCall.monitor(.intervalDidEnd, activity: "night/1", event: nil),
+        ExtensionCall.shieldAction(.secondaryButtonPressed, application: "com.social.feed"),
+        ExtensionCall.shieldConfiguration(application: "com.video"),
+    ])
+    func everyCallTheOSMakesReadsBackAsTheSameCall(_ call: ExtensionCall) throws {
+        let args = call.arguments(delivery: 12)
+        let plain = try #require(FrameworkCallOptions.plain(args), "the harness's own line went to ArgumentParser: \(args)")
+        let parsed = try FrameworkCallOptions.parse(args)
+        let expected: FrameworkCall
+        switch call {
+        case .monitor(let callback, let activity, let event): expected = .monitor(callback, activity: activity, event: event)
+        case .shieldAction(let action, let app): expected = .shieldAction(action, subject: .application(app, category: nil))
+        case .shieldConfiguration(let app): expected = .shieldConfiguration(.application(app, category: nil))
+        }
+        #expect(try plain.call(for: call.point) == expected)
+        #expect(try parsed.call(for: call.point) == expected)
+        #expect(plain.delivery == "12" && parsed.delivery == "12")
+        #expect(ExtensionCall.point(ofCallback: call.callbackName) == call.point)
+    }
+
+    /// A line the harness does not write is not read by the plain reader (nil: ArgumentParser
+    /// reads it and says what is wrong): an option twice, a value that looks like an option, an
+    /// unknown option, a flag twice, a missing value.
+    @Test func thePlainReaderTakesOnlyTheHarnesssOwnLines() {
+        let options: Set<String> = ["--activity", "--delivery"]
+        let good = PlainCommandLine(["--activity", "a", "--quiet", "--delivery", "3"], options: options, flags: ["--quiet"])
+        #expect(good?.values == ["--activity": "a", "--delivery": "3"] && good?.flags == ["--quiet"])
+        #expect(PlainCommandLine(["--activity", "a", "--activity", "b"], options: options) == nil, "an option given twice")
+        #expect(PlainCommandLine(["--activity", "--delivery", "3"], options: options) == nil, "a value that is an option")
+        #expect(PlainCommandLine(["--activity", "-x"], options: options) == nil, "a value that looks like an option")
+        #expect(PlainCommandLine(["--event", "e"], options: options) == nil, "an option this command does not take")
+        #expect(PlainCommandLine(["--quiet", "--quiet"], options: options, flags: ["--quiet"]) == nil, "a flag twice")
+        #expect(PlainCommandLine(["--activity"], options: options) == nil, "an option without its value")
     }
 }
