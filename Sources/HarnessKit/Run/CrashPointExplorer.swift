@@ -1,5 +1,6 @@
 import AppGroup
 import Foundation
+import RunReport
 
 /// `harness explore`: runs a scenario × variant × seed once with its crash points recorded, then
 /// once per crash point (up to a bound) with a failpoint that SIGKILLs that process exactly at
@@ -93,6 +94,8 @@ public enum CrashPointExplorer {
         var options = base
         options.failpoints = [Failpoint(label: String(point[..<hash]), occurrence: n, terms: [.init(action: .kill)])]
         options.outputDirectory = base.outputDirectory + "/\(i + 1)"
+        // The page of a run that passed is written below only if the run is kept.
+        options.reportPageOnlyUnlessPassed = true
         let outcome = ScenarioRunner(options: options).run()
         let fired = outcome.failpointsFired.contains { $0.label == point }
         let verdict: Verdict
@@ -107,7 +110,12 @@ public enum CrashPointExplorer {
             verdict = .undecided
             detail = [outcome.setupError ?? outcome.report?.undecidedReason ?? "undecided"]
         }
-        if verdict == .held && !keepPassingRuns { try? FileManager.default.removeItem(atPath: options.outputDirectory) }
+        if verdict == .held && !keepPassingRuns {
+            try? FileManager.default.removeItem(atPath: options.outputDirectory)
+        } else if outcome.reportPage == nil && FileManager.default.fileExists(atPath: outcome.runDirectory + "/history.jsonl") {
+            // A run that is kept (--keep-runs, a point not reached) gets its page: a person reads it.
+            _ = try? RunReportPage.write(runDirectory: outcome.runDirectory)
+        }
         return Finding(
             crashPoint: point, verdict: verdict, detail: detail, runDirectory: outcome.runDirectory, wallSeconds: outcome.wallSeconds,
             rerunCommand: outcome.rerunCommand)

@@ -230,6 +230,7 @@ import Glibc
             let run = try #require(runs.first, "no run directory for point \(i + 1)")
             let h = try history(explore + "/\(i + 1)/" + run)
             #expect(h.contains { $0.event == "failpoint" && $0.fields["label"] == point }, "run \(i + 1) was not killed at \(point)")
+            #expect(FileManager.default.fileExists(atPath: explore + "/\(i + 1)/" + run + "/report.html"), "a kept run has its page")
         }
         let junit = try String(contentsOfFile: d.path + "/j.xml", encoding: .utf8)
         let order = points.prefix(5).compactMap { junit.range(of: "name=\"\($0.replacingOccurrences(of: "&", with: "&amp;"))\"")?.lowerBound }
