@@ -17,7 +17,8 @@ struct ExploreCommand: ParsableCommand {
             invariants are checked. Prints a progress line per point, a table (crash point x outcome) and the rate in crash
             points per minute. Exit codes: 0 every point held, 1 a violation, 2 bad input or a point that could not be decided
             or was not reached (the run took another path). Run directories go under --out; those of points that held are
-            removed unless --keep-runs.
+            removed unless --keep-runs. --jobs runs several points at once (default one per CPU); --each-label-once
+            explores only each label's first pass, a quick sample of every kind of point before an exhaustive run.
             """)
 
     @Argument(help: "Scenario file (YAML).") var scenario: String
@@ -32,6 +33,8 @@ struct ExploreCommand: ParsableCommand {
     @Flag(name: .customLong("keep-runs"), help: "Keep the run directories of crash points that held.") var keepRuns = false
     @Option(help: "Explore only this runner's part of the crash points: K/N or auto/N (K = $JOB_COMPLETION_INDEX + 1).")
     var shard: String?
+    @Flag(name: .customLong("each-label-once"), help: "Explore only each label's first pass (<label>#1): one run per kind of crash point, a quick sample, not every point.")
+    var eachLabelOnce = false
     @Option(help: "Runs at once, 1...\(Self.maxJobs) (default: the number of CPUs; each run is its own harness run and processes).")
     var jobs: String?
 
@@ -100,7 +103,7 @@ struct ExploreCommand: ParsableCommand {
         err.write(Data("… \(sc.name) \(v.rawValue) seed \(seed): enumerating crash points (one run), then \(parallel) run\(parallel == 1 ? "" : "s") at once -> \(exploreDir)\n".utf8))
         let t0 = Date()
         let result = CrashPointExplorer.explore(
-            options, maxPoints: limit, shard: part, keepPassingRuns: keepRuns, jobs: parallel, progress: { err.write(Data("… \($0)\n".utf8)) },
+            options, maxPoints: limit, shard: part, keepPassingRuns: keepRuns, jobs: parallel, eachLabelOnce: eachLabelOnce, progress: { err.write(Data("… \($0)\n".utf8)) },
             onFinding: { i, total, f in
                 let elapsed = Date().timeIntervalSince(t0)
                 let rate = elapsed > 0 ? Double(i) * 60 / elapsed : 0
@@ -110,7 +113,8 @@ struct ExploreCommand: ParsableCommand {
         guard e.exitCode != 2 else {
             throw InputError("the enumeration run could not be decided: \(e.setupError ?? e.report?.undecidedReason ?? "undecided") (\(e.runDirectory))")
         }
-        print("enumeration run: \(SuiteRunner.verdictWord(e)), \(result.crashPoints.count) crash points -> \(e.runDirectory)/crashpoints.txt\(part.map { " (shard \($0): every \($0.count)th of them)" } ?? "")")
+        let labels = eachLabelOnce ? " (each label's first pass: \(result.crashPoints.filter { $0.hasSuffix("#1") }.count) of them)" : ""
+        print("enumeration run: \(SuiteRunner.verdictWord(e)), \(result.crashPoints.count) crash points\(labels) -> \(e.runDirectory)/crashpoints.txt\(part.map { " (shard \($0): every \($0.count)th of them)" } ?? "")")
         print(CrashPointExplorer.table(result.findings))
         let counts = Dictionary(grouping: result.findings, by: { $0.verdict }).mapValues { $0.count }
         print("""

@@ -56,6 +56,7 @@ public enum CrashPointExplorer {
     /// them in crash-point order whatever the order they finished in.
     public static func explore(
         _ base: ScenarioRunner.Options, maxPoints: Int?, shard: Shard? = nil, keepPassingRuns: Bool = false, jobs: Int = 1,
+        eachLabelOnce: Bool = false,
         progress: @escaping @Sendable (String) -> Void,
         onFinding: @escaping @Sendable (_ done: Int, _ total: Int, Finding) -> Void = { _, _, _ in }
     ) -> Result {
@@ -68,8 +69,11 @@ public enum CrashPointExplorer {
         guard enumeration.exitCode != 2 else {
             return Result(enumeration: enumeration, crashPoints: points, findings: [], wallSeconds: seconds(since: t0))
         }
-        // A shard takes its part of the first `maxPoints`: the shards' union is the unsharded work.
-        let first = Array(points.prefix(maxPoints ?? points.count))
+        // `eachLabelOnce`: only a label's first pass (`#1`) — one run per kind of point, a sample
+        // that reaches every label, not every pass. A shard takes its part of the first
+        // `maxPoints` of those: the shards' union is the unsharded work.
+        let candidates = eachLabelOnce ? points.filter { $0.hasSuffix("#1") } : points
+        let first = Array(candidates.prefix(maxPoints ?? candidates.count))
         let chosen = shard?.part(of: first) ?? first
         let work = WorkQueue(count: chosen.count)
         let workers = max(1, min(jobs, chosen.count))

@@ -237,4 +237,30 @@ import Glibc
         #expect(order.count == 5 && order == order.sorted(), "JUnit testcases not in the run's order")
         #expect(status == .exited(rows.contains { $0.contains("violated") } ? 1 : 0), "\(out)")
     }
+
+    /// `--each-label-once`: one run per label, at its first pass — every kind of point of the
+    /// run, each reached, in the run's order.
+    @Test func exploreEachLabelOnceTakesEveryLabelsFirstPass() throws {
+        let d = try HarnessRunProcessTests.Dir()
+        let file = try d.write("fp.yaml", Self.scenario)
+        let (status, out) = try harness(["explore", file, "--variant", "hardened", "--each-label-once", "--jobs", "2", "--out", d.path + "/x"])
+        let explore = try #require(((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/x")) ?? []).first.map { d.path + "/x/" + $0 })
+        let enumeration = try #require(((try? FileManager.default.contentsOfDirectory(atPath: explore + "/enumeration")) ?? []).first)
+        let points = try String(contentsOfFile: explore + "/enumeration/" + enumeration + "/crashpoints.txt", encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+        let labels = points.map { String($0[..<$0.lastIndex(of: "#")!]) }
+        var seen = Set<String>()
+        let firsts = zip(points, labels).filter { seen.insert($0.1).inserted }.map(\.0)
+        try #require(firsts.count < points.count, "the scenario passes some label more than once")
+        #expect(firsts.allSatisfy { $0.hasSuffix("#1") })
+        let rows = out.split(separator: "\n").filter { $0.first?.isNumber == true && $0.contains(":") && !$0.contains("crash points explored") }
+        #expect(rows.count == firsts.count, "\(out)")
+        for (row, point) in zip(rows, firsts) {
+            #expect(row.contains(point + " "), "\(row) is not \(point)")
+            #expect(!row.contains("not reached") && !row.contains("undecided"), "\(row)")
+        }
+        #expect(out.contains("each label's first pass: \(firsts.count) of them"), "\(out)")
+        #expect(out.contains("\(firsts.count) of \(points.count) crash points explored"), "\(out)")
+        #expect(status == .exited(rows.contains { $0.contains("violated") } ? 1 : 0), "\(out)")
+    }
 }
