@@ -113,7 +113,7 @@ struct ExploreCommand: ParsableCommand {
         guard e.exitCode != 2 else {
             throw InputError("the enumeration run could not be decided: \(e.setupError ?? e.report?.undecidedReason ?? "undecided") (\(e.runDirectory))")
         }
-        let labels = eachLabelOnce ? " (each label's first pass: \(result.crashPoints.filter { $0.hasSuffix("#1") }.count) of them)" : ""
+        let labels = eachLabelOnce ? " (each label's first pass: \(CrashPointExplorer.firstPasses(result.crashPoints).count) of them)" : ""
         print("enumeration run: \(SuiteRunner.verdictWord(e)), \(result.crashPoints.count) crash points\(labels) -> \(e.runDirectory)/crashpoints.txt\(part.map { " (shard \($0): every \($0.count)th of them)" } ?? "")")
         print(CrashPointExplorer.table(result.findings))
         let counts = Dictionary(grouping: result.findings, by: { $0.verdict }).mapValues { $0.count }

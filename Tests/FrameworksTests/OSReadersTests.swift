@@ -11,11 +11,16 @@ import Testing
 /// reported (never dropped), a write leaves the properties it does not name, an empty stop list
 /// stops nothing, and an absolute interval covers its whole last second.
 @Suite(.timeLimit(.minutes(1))) struct OSReadersTests {
+    /// A host stand-in's device on `t`, and its run directory (for the caller to remove).
+    static func live(_ t: TestDevice) throws -> (LiveDevice, String) {
+        let (ctx, run) = try EffectVocabularyTests.context(t)
+        return (LiveDevice(context: ctx), run)
+    }
+
     @Test func theShieldIsTheUnionOfEveryStore() throws {
         let t = try TestDevice()
-        let (ctx, run) = try EffectVocabularyTests.context(t)
+        let (live, run) = try Self.live(t)
         defer { try? FileManager.default.removeItem(atPath: run) }
-        let live = LiveDevice(context: ctx)
         EffectInterpreter.perform([
             .setShield(ShieldWrite(applications: .set(["com.social.feed"]))),
             .setShield(ShieldWrite(store: "focus", applications: .set(["com.video"]))),
@@ -31,9 +36,8 @@ import Testing
 
     @Test func aRegistrationThatDoesNotDecodeIsReportedWithItsPathAndTheOthersAreRead() throws {
         let t = try TestDevice()
-        let (ctx, run) = try EffectVocabularyTests.context(t)
+        let (live, run) = try Self.live(t)
         defer { try? FileManager.default.removeItem(atPath: run) }
-        let live = LiveDevice(context: ctx)
         let start = Date(timeIntervalSince1970: 1_772_442_000)
         try live.startMonitoring(activity: "good", start: start, end: start.addingTimeInterval(1800), repeats: false)
         try Data("{\"version\":1,\"activity\":".utf8).write(to: URL(fileURLWithPath: t.path + "/" + SystemPaths.deviceActivity + "/bad.json"))
@@ -45,9 +49,8 @@ import Testing
 
     @Test func aShieldWriteLeavesThePropertiesItDoesNotName() throws {
         let t = try TestDevice()
-        let (ctx, run) = try EffectVocabularyTests.context(t)
+        let (live, run) = try Self.live(t)
         defer { try? FileManager.default.removeItem(atPath: run) }
-        let live = LiveDevice(context: ctx)
         try live.writeShield(ShieldWrite(store: "focus", webDomains: .set(["news.example"])))
         try live.writeShield(ShieldWrite(store: "focus", applications: .set(["com.video"])))
         var focus = try #require(ManagedSettingsReader.stores(on: t.device).records.first { $0.store == "focus" })
@@ -61,9 +64,8 @@ import Testing
 
     @Test func anEmptyStopListStopsNoActivity() throws {
         let t = try TestDevice()
-        let (ctx, run) = try EffectVocabularyTests.context(t)
+        let (live, run) = try Self.live(t)
         defer { try? FileManager.default.removeItem(atPath: run) }
-        let live = LiveDevice(context: ctx)
         let start = Date(timeIntervalSince1970: 1_772_442_000)
         for name in ["a", "b"] { try live.startMonitoring(activity: name, start: start, end: start.addingTimeInterval(1800), repeats: false) }
         // Apple's stopMonitoring() with no names stops every activity; the effect's empty list means none.
@@ -75,9 +77,8 @@ import Testing
 
     @Test func anAbsoluteIntervalStartsOnItsSecondAndCoversItsLastOne() throws {
         let t = try TestDevice()
-        let (ctx, run) = try EffectVocabularyTests.context(t)
+        let (live, run) = try Self.live(t)
         defer { try? FileManager.default.removeItem(atPath: run) }
-        let live = LiveDevice(context: ctx)
         // 09:00:10.4 to 09:15:20.2 UTC: the registration says 09:00:10 to 09:15:21.
         let start = Date(timeIntervalSince1970: 1_772_442_010.4)
         try live.startMonitoring(activity: "x", start: start, end: start.addingTimeInterval(909.8), repeats: false)

@@ -72,25 +72,31 @@ public enum CrashPointExplorer {
         // `eachLabelOnce`: only a label's first pass (`#1`) — one run per kind of point, a sample
         // that reaches every label, not every pass. A shard takes its part of the first
         // `maxPoints` of those: the shards' union is the unsharded work.
-        let candidates = eachLabelOnce ? points.filter { $0.hasSuffix("#1") } : points
+        let candidates = eachLabelOnce ? firstPasses(points) : points
         let first = Array(candidates.prefix(maxPoints ?? candidates.count))
         let chosen = shard?.part(of: first) ?? first
         let work = WorkQueue(count: chosen.count)
-        let workers = max(1, min(jobs, chosen.count))
-        let threads = (0..<workers).map { _ in
-            Thread {
+        // Each worker a thread of its own (a run's loop blocks; 8 MB of stack like the main thread).
+        // No bound on the wait: each run is bounded by its own wall-time limits.
+        let workers = DispatchGroup()
+        for _ in 0..<max(1, min(jobs, chosen.count)) {
+            workers.enter()
+            let thread = Thread {
                 while RunInterruption.signal == nil, let i = work.next() {
                     guard let finding = explore(point: chosen[i], index: i, base: base, keepPassingRuns: keepPassingRuns) else { continue }
                     work.finish(i, finding) { done in onFinding(done, chosen.count, finding) }
                 }
-                work.workerExited()
+                workers.leave()
             }
+            thread.stackSize = 8 << 20
+            thread.start()
         }
-        threads.forEach { $0.stackSize = 8 << 20 }
-        threads.forEach { $0.start() }
-        work.waitForWorkers(workers)
+        workers.wait()
         return Result(enumeration: enumeration, crashPoints: points, findings: work.findings, wallSeconds: seconds(since: t0))
     }
+
+    /// Each label's first pass (`<label>#1`), in the run's order.
+    public static func firstPasses(_ points: [String]) -> [String] { points.filter { $0.hasSuffix("#1") } }
 
     /// One run killed at `point` (nil: the label has no `#n`, nothing to aim at).
     static func explore(point: String, index i: Int, base: ScenarioRunner.Options, keepPassingRuns: Bool) -> Finding? {
@@ -98,8 +104,8 @@ public enum CrashPointExplorer {
         var options = base
         options.failpoints = [Failpoint(label: String(point[..<hash]), occurrence: n, terms: [.init(action: .kill)])]
         options.outputDirectory = base.outputDirectory + "/\(i + 1)"
-        // The page of a run that passed is written below only if the run is kept.
-        options.reportPageOnlyUnlessPassed = true
+        // The page is written below, for a run that is kept.
+        options.writeReportPage = false
         let outcome = ScenarioRunner(options: options).run()
         let fired = outcome.failpointsFired.contains { $0.label == point }
         let verdict: Verdict
@@ -116,8 +122,8 @@ public enum CrashPointExplorer {
         }
         if verdict == .held && !keepPassingRuns {
             try? FileManager.default.removeItem(atPath: options.outputDirectory)
-        } else if outcome.reportPage == nil && FileManager.default.fileExists(atPath: outcome.runDirectory + "/history.jsonl") {
-            // A run that is kept (--keep-runs, a point not reached) gets its page: a person reads it.
+        } else if FileManager.default.fileExists(atPath: outcome.runDirectory + "/history.jsonl") {
+            // A run that is kept (a finding, a point not reached, --keep-runs) gets its page: a person reads it.
             _ = try? RunReportPage.write(runDirectory: outcome.runDirectory)
         }
         return Finding(
@@ -127,17 +133,16 @@ public enum CrashPointExplorer {
 
     /// The points' indices handed out in order to the workers, and their findings gathered by index.
     final class WorkQueue: @unchecked Sendable {
-        private let cond = NSCondition()
+        private let lock = NSLock()
         private var nextIndex = 0
         private let count: Int
         private var byIndex: [Int: Finding] = [:]
-        private var exited = 0
 
         init(count: Int) { self.count = count }
 
         func next() -> Int? {
-            cond.lock()
-            defer { cond.unlock() }
+            lock.lock()
+            defer { lock.unlock() }
             guard nextIndex < count else { return nil }
             nextIndex += 1
             return nextIndex - 1
@@ -146,30 +151,16 @@ public enum CrashPointExplorer {
         /// Records a finding and tells `report` how many are recorded now, under the lock: one
         /// report at a time, counts in increasing order.
         func finish(_ i: Int, _ f: Finding, report: (Int) -> Void) {
-            cond.lock()
-            defer { cond.unlock() }
+            lock.lock()
+            defer { lock.unlock() }
             byIndex[i] = f
             report(byIndex.count)
         }
 
-        func workerExited() {
-            cond.lock()
-            exited += 1
-            cond.broadcast()
-            cond.unlock()
-        }
-
-        /// Waits for every worker; no bound of its own: each run is bounded by its own wall-time limits.
-        func waitForWorkers(_ n: Int) {
-            cond.lock()
-            while exited < n { cond.wait() }
-            cond.unlock()
-        }
-
         /// The findings so far, in crash-point order.
         var findings: [Finding] {
-            cond.lock()
-            defer { cond.unlock() }
+            lock.lock()
+            defer { lock.unlock() }
             return byIndex.keys.sorted().compactMap { byIndex[$0] }
         }
     }

@@ -42,9 +42,9 @@ public final class ScenarioRunner {
         /// Record every crash point the stand-ins pass (`<run-dir>/crashpoints.txt`), even with no
         /// failpoint armed (`--crash-points`; `harness explore` does).
         public var recordCrashPoints = false
-        /// Write report.html only for a run that did not pass: `harness explore` removes the
-        /// directory of every point that held, and the page is ~5 % of such a run's wall time.
-        public var reportPageOnlyUnlessPassed = false
+        /// Write report.html at the end (`harness explore` writes it itself, only for the runs it
+        /// keeps: it removes every point's run that held, and the page is ~5 % of such a run).
+        public var writeReportPage = true
 
         /// The scenario's failpoints, then the command line's.
         public var allFailpoints: [Failpoint] { scenario.failpoints + failpoints }
@@ -136,8 +136,7 @@ public final class ScenarioRunner {
         // The page people read: from the history just written, whatever the verdict (an
         // interrupted run's too). A page that cannot be written costs the run nothing but a line.
         var page: String?
-        let skipPage = o.reportPageOnlyUnlessPassed && setupError == nil && report?.passed == true
-        if !skipPage && FileManager.default.fileExists(atPath: setup.runDir + "/history.jsonl") {
+        if o.writeReportPage && FileManager.default.fileExists(atPath: setup.runDir + "/history.jsonl") {
             do { page = try RunReportPage.write(runDirectory: setup.runDir) } catch { o.progress("report.html not written: \(error)") }
         }
         if o.deviceRoot == nil { try? FileManager.default.removeItem(atPath: setup.deviceRootPath) }
