@@ -1,3 +1,4 @@
+import CSystemShims
 import Foundation
 
 #if canImport(Glibc)
@@ -150,6 +151,11 @@ public final class SchedulerInbox: @unchecked Sendable {
     private var buffer = [UInt8](repeating: 0, count: 65536)
     /// Lines longer than this are dropped (and counted): a participant bug, never a hang.
     public private(set) var malformedLines = 0
+    /// A pipe `nudge()` writes to: ends a `read(timeoutMillis:)` wait early from another thread,
+    /// for news that does not come as a report (a prompt an app filed while it waits for the
+    /// answer). -1 when the kernel gave none: waits then run to their timeout, as before.
+    private let nudgeFd: Int32
+    private let nudgeWriteFd: Int32
 
     public init(deviceRoot: DeviceRoot) throws {
         let dir = try deviceRoot.subdirectory(SchedulerChannel.directory)
@@ -160,18 +166,36 @@ public final class SchedulerInbox: @unchecked Sendable {
         fd = openat(dir.fd, SchedulerChannel.fifoName, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { throw AppGroupError.io(operation: "open", path: "\(dir.path)/\(SchedulerChannel.fifoName)", errno: errno) }
         keepAliveFd = openat(dir.fd, SchedulerChannel.fifoName, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
+        var pipeFds: [Int32] = [-1, -1]
+        if sth_pipe_cloexec(&pipeFds, 1) != 0 { pipeFds = [-1, -1] }
+        nudgeFd = pipeFds[0]
+        nudgeWriteFd = pipeFds[1]
     }
 
     deinit {
         close(fd)
         if keepAliveFd >= 0 { close(keepAliveFd) }
+        if nudgeFd >= 0 { close(nudgeFd) }
+        if nudgeWriteFd >= 0 { close(nudgeWriteFd) }
     }
 
-    /// Waits up to `timeoutMillis` for data, then returns every whole report that arrived.
+    /// Ends the current (or the next) `read(timeoutMillis:)` wait now. Safe from any thread.
+    public func nudge() {
+        guard nudgeWriteFd >= 0 else { return }
+        var byte: UInt8 = 1
+        _ = write(nudgeWriteFd, &byte, 1)  // a full pipe already holds a nudge
+    }
+
+    /// Waits up to `timeoutMillis` for data (or a `nudge()`), then returns every whole report that
+    /// arrived.
     public func read(timeoutMillis: Int32) -> [SchedulerReport] {
         if timeoutMillis > 0 {  // with no wait the read below says as much as poll would
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            _ = poll(&p, 1, timeoutMillis)
+            var p = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: nudgeFd, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&p, nudgeFd >= 0 ? 2 : 1, timeoutMillis)
+            if p[1].revents & Int16(POLLIN) != 0 {
+                var drain = [UInt8](repeating: 0, count: 64)
+                while Glibc.read(nudgeFd, &drain, drain.count) == drain.count {}
+            }
         }
         while true {
             let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }

@@ -35,6 +35,26 @@ import Glibc
         #expect(inbox.malformedLines == 0)
     }
 
+    /// News that does not come as a report (an app's prompt, filed while it waits for the answer)
+    /// ends the harness's wait at once: the wait ran to its bound (50 ms per prompt per run).
+    @Test func aNudgeEndsTheWaitAndIsNotAReport() throws {
+        let t = try TestRoot()
+        let inbox = try SchedulerInbox(deviceRoot: t.root)
+        let start = ContinuousClock.now
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) { inbox.nudge() }
+        #expect(inbox.read(timeoutMillis: 20_000).isEmpty)
+        #expect(ContinuousClock.now - start < .seconds(10), "the wait ended at the nudge, not at its 20 s bound")
+        #expect(inbox.malformedLines == 0)
+        // Nudges that came while nobody waited end the next wait once, then waits are whole again.
+        for _ in 0..<3 { inbox.nudge() }
+        let again = ContinuousClock.now
+        #expect(inbox.read(timeoutMillis: 20_000).isEmpty)
+        #expect(ContinuousClock.now - again < .seconds(10))
+        let whole = ContinuousClock.now
+        #expect(inbox.read(timeoutMillis: 200).isEmpty)
+        #expect(ContinuousClock.now - whole >= .milliseconds(150), "drained: this wait runs to its bound")
+    }
+
     @Test func aLineSplitAcrossWritesIsJoinedAndGarbageIsCounted() throws {
         let t = try TestRoot()
         let inbox = try SchedulerInbox(deviceRoot: t.root)

@@ -97,6 +97,7 @@ final class LiveRun {
                 DeviceClock.Configuration(epochUnixSeconds: start, rate: o.scenario.clock.rate, timeZone: o.scenario.clock.timeZone), to: root)
         }
         virtualTime = VirtualTime(now: setup.stepped ? start : 0, inbox: schedulerInbox)
+        let inbox = schedulerInbox
         rec = try HarnessRecorder(runDirectory: runDir, clock: clock)
         let center = try DarwinNotificationCenter(deviceRoot: root)
         self.center = center
@@ -106,8 +107,16 @@ final class LiveRun {
         try center.addObserver(EmulatedOSPaths.managedSettingsChanged) { _ in osDirty.set() }
         device = EmulatedDevice(root: root, center: center, process: "harness")
         emulated = EmulatedOS(setup, start: start)
-        try center.addObserver(SystemPaths.notificationsChanged) { _ in osDirty.set() }
-        try center.addObserver(SystemPaths.authorizationChanged) { _ in osDirty.set() }
+        // A prompt ends the wait for quiet at once (`answerPrompts`): the app that filed it waits
+        // for the answer and reports nothing meanwhile, so the wait ran to its 50 ms bound.
+        try center.addObserver(SystemPaths.notificationsChanged) { _ in
+            osDirty.set()
+            inbox?.nudge()
+        }
+        try center.addObserver(SystemPaths.authorizationChanged) { _ in
+            osDirty.set()
+            inbox?.nudge()
+        }
 
         // The scenario as it was run: `harness replay` reads this copy, not a file that may have changed since.
         if let bytes = try? ScenarioParser.readFile(o.scenarioPath) {
