@@ -179,6 +179,158 @@ import Glibc
         #expect(none.contains("no port published"), "\(none)")
     }
 
+    /// A server on 127.0.0.1 that answers every request on every connection (HTTP/1.1 keep-alive),
+    /// counting connections and requests; `closeAfterEach` answers with `Connection: close` and
+    /// closes; `dropIdle()` closes every connection between requests, as a server that exited does.
+    final class KeepAliveServer: @unchecked Sendable {
+        let fd: Int32
+        let port: UInt16
+        let closeAfterEach: Bool
+        private let lock = NSLock()
+        private var open: [Int32] = []
+        private(set) var connections = 0
+        private(set) var requests = 0
+
+        init(closeAfterEach: Bool = false) throws {
+            self.closeAfterEach = closeAfterEach
+            let sock = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let ready = withUnsafeMutablePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(sock, $0, len) == 0 && listen(sock, 8) == 0 && getsockname(sock, $0, &len) == 0
+                }
+            }
+            guard sock >= 0, ready else { throw Client.Failure(description: "test server: errno \(errno)") }
+            fd = sock
+            port = UInt16(bigEndian: addr.sin_port)
+            let listener = fd
+            Thread { [self] in
+                while true {
+                    let c = accept(listener, nil, nil)
+                    guard c >= 0 else { return }
+                    lock.lock()
+                    connections += 1
+                    open.append(c)
+                    lock.unlock()
+                    Thread { self.serve(c) }.start()
+                }
+            }.start()
+        }
+
+        private func serve(_ c: Int32) {
+            var pending = [UInt8]()
+            var buf = [UInt8](repeating: 0, count: 4096)
+            while true {
+                // One request: its head, then Content-Length bytes of body.
+                while true {
+                    if let end = pending.firstRange(of: Array("\r\n\r\n".utf8)) {
+                        let head = String(decoding: pending[..<end.lowerBound], as: UTF8.self).lowercased()
+                        let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                            .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                        if pending.count >= end.upperBound + length {
+                            pending.removeFirst(end.upperBound + length)
+                            break
+                        }
+                    }
+                    let n = recv(c, &buf, buf.count, 0)
+                    if n <= 0 { return }
+                    pending += buf[0..<n]
+                }
+                lock.lock()
+                requests += 1
+                let number = requests
+                lock.unlock()
+                let body = "{\"request\":\(number)}"
+                let reply = "HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\n" + (closeAfterEach ? "Connection: close\r\n" : "") + "\r\n" + body
+                _ = reply.withCString { send(c, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+                if closeAfterEach {
+                    shutdown(c, Int32(SHUT_RDWR))
+                    return
+                }
+            }
+        }
+
+        /// Closes every accepted connection (the client's idle one sees the FIN).
+        func dropIdle() {
+            lock.lock()
+            open.forEach { shutdown($0, Int32(SHUT_RDWR)) }
+            lock.unlock()
+        }
+
+        var counts: (connections: Int, requests: Int) {
+            lock.lock()
+            defer { lock.unlock() }
+            return (connections, requests)
+        }
+
+        deinit {
+            shutdown(fd, Int32(SHUT_RDWR))
+            close(fd)
+            lock.lock()
+            open.forEach { close($0) }
+            lock.unlock()
+        }
+    }
+
+    @Test func aConnectionCarriesTheNextRequestWhileTheServerKeepsItOpen() throws {
+        let server = try KeepAliveServer()
+        for i in 1...3 {
+            let r = try Client.request(method: "POST", port: server.port, path: "/sessions", json: Self.bytes("{}"), timeout: .seconds(5))
+            #expect(r.status == 200 && r.body == Self.bytes("{\"request\":\(i)}"))
+        }
+        #expect(server.counts == (1, 3), "three requests, one connection: \(server.counts)")
+        // The server closed it (it exited, or restarted): the next request goes on a fresh one,
+        // without an error and without being sent twice.
+        server.dropIdle()
+        usleep(20_000)
+        let r = try Client.request(method: "GET", port: server.port, path: "/health", json: nil, timeout: .seconds(5))
+        #expect(r.body == Self.bytes("{\"request\":4}"))
+        #expect(server.counts == (2, 4), "\(server.counts)")
+    }
+
+    @Test func aResponseThatEndsTheConnectionIsNotFollowedOnIt() throws {
+        let server = try KeepAliveServer(closeAfterEach: true)
+        for _ in 1...2 { _ = try Client.request(method: "GET", port: server.port, path: "/health", json: nil, timeout: .seconds(5)) }
+        #expect(server.counts == (2, 2), "Connection: close — a connection per request: \(server.counts)")
+        // Nor after a response with bytes past its end, or one whose length is the connection's.
+        let framed = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n"
+        #expect(try Client.parse(Self.bytes(framed + "{}"))?.connectionReusable == true)
+        #expect(try Client.parse(Self.bytes(framed + "{}junk"))?.connectionReusable == false)
+        #expect(try Client.parse(Self.bytes("HTTP/1.1 200 OK\r\n\r\n{}"), eof: true)?.connectionReusable == false)
+        #expect(try Client.parse(Self.bytes("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\n{}"))?.connectionReusable == false)
+        #expect(try Client.parse(Self.bytes("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"))?.connectionReusable == true)
+    }
+
+    @Test func idleConnectionsAreBoundedPerPortAndInAll() throws {
+        let pool = Client.IdleConnections()
+        var peers: [Int32] = []
+        defer { peers.forEach { close($0) } }
+        /// One end of a connected pair (the other end held open: the connection is "open").
+        func connection() -> Int32 {
+            var pair: [Int32] = [-1, -1]
+            _ = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair)
+            peers.append(pair[1])
+            return pair[0]
+        }
+        pool.put(connection(), port: 1)
+        pool.put(connection(), port: 1)  // replaces (and closes) the first
+        #expect(pool.count == 1)
+        let last = UInt16(Client.IdleConnections.maxPorts + 3)
+        for p in 2...last { pool.put(connection(), port: p) }
+        #expect(pool.count == Client.IdleConnections.maxPorts)
+        #expect(pool.take(port: 1) == nil, "the oldest port's connection was closed past the bound")
+        let kept = try #require(pool.take(port: last), "the newest is kept")
+        close(kept)
+        // A connection whose peer closed is not handed out.
+        let dead = connection()
+        close(peers.removeLast())
+        pool.put(dead, port: 99)
+        #expect(pool.take(port: 99) == nil)
+    }
+
     static func portFile(_ port: UInt16) throws -> String {
         let path = NSTemporaryDirectory() + "/sth-port-\(getpid())-\(UUID().uuidString.prefix(8))"
         try "\(port)\n".write(toFile: path, atomically: true, encoding: .utf8)
