@@ -17,11 +17,40 @@ struct ComponentMatcher {
     /// Candidates rejected before giving up (a day 31 skips at most a handful of months).
     static let maxRejectedCandidates = 48
 
+    /// Where every match lies when the components fix a year (and a month, and a day, in that
+    /// order): `matches` demands those fields exactly, so no match is outside. Nil: no year.
+    let span: Range<Date>?
+    /// Components that fix every field from the year to the second match one instant at most (a
+    /// repeated hour's first occurrence; a DST gap's first instant after it): found once, searching
+    /// forward from the start of its day. `.some(nil)`: no such instant. Nil: not a one-off.
+    ///
+    /// Foundation took ~7 ms to find nothing after a one-off already gone (`.nextTime` turns it
+    /// into future candidates, each rejected here): an app re-registering its ongoing interval
+    /// asked that at every relaunch, and the emulated OS at every registration.
+    let oneOff: Date??
+
     init(_ components: ScheduleComponents, timeZone deviceTimeZone: TimeZone) {
         self.components = components
         var cal = Calendar(identifier: .gregorian)
         cal.timeZone = components.timeZone.flatMap(TimeZone.init(identifier:)) ?? deviceTimeZone
         self.calendar = cal
+        let span = Self.span(of: components, in: cal)
+        self.span = span
+        let k = components
+        if let span, k.month != nil, k.day != nil, k.hour != nil, k.minute != nil, k.second != nil {
+            oneOff = .some(Self.search(k, cal, span: span, from: span.lowerBound.addingTimeInterval(-1), direction: .forward))
+        } else {
+            oneOff = nil
+        }
+    }
+
+    static func span(of k: ScheduleComponents, in calendar: Calendar) -> Range<Date>? {
+        guard let year = k.year else { return nil }
+        let unit: Calendar.Component = k.month == nil ? .year : k.day == nil ? .month : .day
+        guard let start = calendar.date(from: DateComponents(year: year, month: k.month ?? 1, day: k.month == nil ? 1 : (k.day ?? 1))),
+            let end = calendar.date(byAdding: unit, value: 1, to: start), start < end
+        else { return nil }
+        return start..<end
     }
 
     /// The first matching instant strictly after `t`.
@@ -41,14 +70,27 @@ struct ComponentMatcher {
     }
 
     private func search(from t: Date, direction: Calendar.SearchDirection) -> Date? {
+        if let oneOff {
+            guard let c = oneOff else { return nil }
+            return direction == .forward ? (c > t ? c : nil) : (c < t ? c : nil)
+        }
+        return Self.search(components, calendar, span: span, from: t, direction: direction)
+    }
+
+    private static func search(
+        _ components: ScheduleComponents, _ calendar: Calendar, span: Range<Date>?, from t: Date, direction: Calendar.SearchDirection
+    ) -> Date? {
         guard !components.isEmpty else { return nil }
         var from = t
-        for _ in 0..<Self.maxRejectedCandidates {
+        for _ in 0..<maxRejectedCandidates {
+            // Past the span (or before it, searching back) nothing matches: said here, not by a
+            // Foundation search that takes milliseconds to find nothing.
+            if let span, direction == .forward ? from >= span.upperBound : from <= span.lowerBound { return nil }
             guard let c = calendar.nextDate(
                 after: from, matching: components.matchingComponents, matchingPolicy: .nextTime,
                 repeatedTimePolicy: .first, direction: direction)
             else { return nil }
-            if matches(c) { return c }
+            if matches(c, components, calendar) { return c }
             from = c
         }
         return nil
@@ -56,9 +98,8 @@ struct ComponentMatcher {
 
     /// The date fields must match exactly; the time fields may differ only where the asked-for
     /// time does not exist that day (a DST gap).
-    private func matches(_ c: Date) -> Bool {
+    private static func matches(_ c: Date, _ k: ScheduleComponents, _ calendar: Calendar) -> Bool {
         let got = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .weekday], from: c)
-        let k = components
         if let v = k.year, v != got.year { return false }
         if let v = k.month, v != got.month { return false }
         if let v = k.day, v != got.day { return false }
