@@ -176,8 +176,20 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
     /// landed since it was last read (PROTOCOL.md §4.2). The harness asks for a dozen names per
     /// step of virtual time, ~10,000 steps in a 24-hour run.
     public func generation(_ name: String) throws -> UInt64 {
-        try NotifyName.validate(name)
+        try generation(name, header: lock.readWords(3))
+    }
+
+    /// `generation(_:)` for several names as of one read of the namespace header: the harness asks
+    /// a handful of names at every virtual-time step, and each asked read the header again (one
+    /// `pread` per name). Posts that land after it may or may not be seen: take another after posting.
+    /// A name that is not valid reads as 0.
+    public func generationSnapshot() -> (String) -> UInt64 {
         let header = lock.readWords(3)
+        return { [self] name in (try? generation(name, header: header)) ?? 0 }
+    }
+
+    private func generation(_ name: String, header: [UInt64]) throws -> UInt64 {
+        try NotifyName.validate(name)
         guard header[0] == header[1] else { return try readRecord(name)?.generation ?? 0 }
         let key = (highWater: header[0], sequence: header[2])
         mutex.lock()

@@ -16,6 +16,27 @@ import Glibc
         return (0..<3).map { w in (0..<8).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64(padded[8 * w + $1]) } }
     }
 
+    /// A snapshot reads the header once and then answers many names: every generation landed
+    /// before it, never one older than that; a post after it is seen by the next snapshot.
+    @Test func aSnapshotAnswersEveryNameAsOfItsHeader() throws {
+        let t = try TestRoot()
+        let c = try DarwinNotificationCenter(deviceRoot: t.root)
+        let other = try DarwinNotificationCenter(deviceRoot: t.root)
+        for name in ["a", "b", "a", "c"] { try other.post(name) }
+        let snap = c.generationSnapshot()
+        #expect(["a", "b", "c", "d"].map(snap) == [3, 2, 4, 0])
+        #expect(snap("not a valid name/") == 0)
+        try other.post("b")
+        let later = c.generationSnapshot()
+        #expect(later("b") == 5 && later("a") == 3)
+        #expect(try c.generation("b") == 5)
+        // After every post of another center, a new snapshot agrees with `generation(_:)`.
+        for _ in 0..<20 {
+            try other.post("a")
+            #expect(c.generationSnapshot()("a") == (try c.generation("a")))
+        }
+    }
+
     @Test func everyPostAndSetStateLandsTheHighWaterAndOneMoreSequence() throws {
         let t = try TestRoot()
         let c = try DarwinNotificationCenter(deviceRoot: t.root)

@@ -39,6 +39,9 @@ final class LiveRun {
     let plan: ScenarioPlan
     /// Set by the notify observers (on their own thread) when a framework posted a change.
     let osDirty: Flag
+    /// Set when a prompt's notification (authorization, notifications) was delivered to the run:
+    /// `answerPrompts` looks at the files only then.
+    let promptsDirty: Flag
     /// Looks for files someone outside the run put in the device root (DeviceRootTamper.swift).
     let tamperWatch: DeviceRootTamper
     var processes: RunProcesses
@@ -109,12 +112,17 @@ final class LiveRun {
         emulated = EmulatedOS(setup, start: start)
         // A prompt ends the wait for quiet at once (`answerPrompts`): the app that filed it waits
         // for the answer and reports nothing meanwhile, so the wait ran to its 50 ms bound.
+        let promptsDirty = Flag()
+        promptsDirty.set()
+        self.promptsDirty = promptsDirty
         try center.addObserver(SystemPaths.notificationsChanged) { _ in
             osDirty.set()
+            promptsDirty.set()
             inbox?.nudge()
         }
         try center.addObserver(SystemPaths.authorizationChanged) { _ in
             osDirty.set()
+            promptsDirty.set()
             inbox?.nudge()
         }
 

@@ -76,8 +76,9 @@ extension LiveRun {
     /// when one of its deadlines came; true if anything was recorded or launched.
     @discardableResult
     func scanEmulatedOSIfNeeded() -> Bool {
+        let generation = center.generationSnapshot()
         let gens = [EmulatedOSPaths.deviceActivityChanged, EmulatedOSPaths.managedSettingsChanged, SystemPaths.notificationsChanged]
-            .map { (try? center.generation($0)) ?? 0 }
+            .map(generation)
         let due = emulated.deadline.map { $0 <= virtualTime.now } ?? false
         guard gens != emulated.files.generations || due else { return false }
         let before = rec.counts.values.reduce(0, +)
@@ -94,7 +95,11 @@ extension LiveRun {
     /// in a prompt is not idle until it is answered.
     @discardableResult
     func answerPrompts() -> Bool {
-        let gens = [SystemPaths.authorizationChanged, SystemPaths.notificationsChanged].map { (try? center.generation($0)) ?? 0 }
+        // Only once the prompts' notifications were delivered to the run (their observers set
+        // `promptsDirty`): looking at the files at every wait for quiet was a read per name.
+        guard promptsDirty.take() else { return false }
+        let generation = center.generationSnapshot()
+        let gens = [SystemPaths.authorizationChanged, SystemPaths.notificationsChanged].map(generation)
         guard gens != emulated.files.promptGenerations else { return false }
         emulated.files.promptGenerations = gens
         var answered = false

@@ -173,18 +173,12 @@ extension LiveRun {
             if changed {
                 changed = false
                 let stopped = stoppedNow()
-                var read: [String: UInt64] = [:]
-                let center = self.center
-                let generation: (String) -> UInt64 = { name in
-                    if let g = read[name] { return g }
-                    let g = (try? center.generation(name)) ?? 0
-                    read[name] = g
-                    return g
-                }
-                for pid in virtualTime.scheduler.toWake(now: virtualTime.now, generation: generation, stopped: stopped.pids) {
-                    try? center.post(SchedulerChannel.wakeNotification(pid: pid))
-                    read[SchedulerChannel.wakeNotification(pid: pid)] = nil
-                }
+                // One read of the notify header per look (not one per name); a new one after our
+                // own posts, which the blockers must see.
+                var generation = center.generationSnapshot()
+                let toWake = virtualTime.scheduler.toWake(now: virtualTime.now, generation: generation, stopped: stopped.pids)
+                for pid in toWake { try? center.post(SchedulerChannel.wakeNotification(pid: pid)) }
+                if !toWake.isEmpty { generation = center.generationSnapshot() }
                 let exiting = processes.table.longLived.filter { $0.pid != nil && $0.expectedExit && !$0.isStopped }.map(\.role)
                 // A stopped server's port is withdrawn (`withdrawPort`), so every request ends at
                 // once: a participant waiting for any answer holds time.
