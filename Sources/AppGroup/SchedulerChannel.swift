@@ -218,3 +218,138 @@ public final class SchedulerInbox: @unchecked Sendable {
         return reports
     }
 }
+
+/// A participant's wake FIFO, `<root>/system/wake/<pid>` (PROTOCOL.md §9.1): the participant
+/// creates it before its first report and reads it; the harness writes each wake's generation
+/// there (8 bytes, little-endian) instead of posting `system.wake.<pid>`. Only that process is
+/// woken: a post woke every process watching `notify/` (the harness's own watcher and every other
+/// participant's, ~25 µs each) and cost the harness a locked temp + rename at every step. The
+/// generation is reported under the same name, `system.wake.<pid>`; a participant without the
+/// FIFO is woken by the post, as before.
+public final class WakeReceiver: @unchecked Sendable {
+    public static let directory = "wake"
+    private let fd: Int32
+    private let keepAliveFd: Int32
+    private let lock = NSLock()
+    private var generation: UInt64 = 0
+    public let path: String
+
+    /// Creates the FIFO and starts a thread that calls `onWake` with the newest generation written
+    /// (after each batch it reads). Nil when there is no `system/` (no harness steps time) or the
+    /// FIFO cannot be made: the participant then observes `system.wake.<pid>` instead.
+    public init?(deviceRoot: DeviceRoot, pid: Int32 = getpid(), onWake: @escaping @Sendable (UInt64) -> Void) {
+        guard let system = try? deviceRoot.subdirectory(SchedulerChannel.directory, create: false) else { return nil }
+        if mkdirat(system.fd, Self.directory, 0o700) != 0 && errno != EEXIST { return nil }
+        let dirFd = openat(system.fd, Self.directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard dirFd >= 0 else { return nil }
+        defer { close(dirFd) }
+        let name = String(pid)
+        unlinkat(dirFd, name, 0)  // a dead process's, whose pid came round again
+        guard mkfifoat(dirFd, name, 0o600) == 0 else { return nil }
+        fd = openat(dirFd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
+        // Our own write end: with no writer a FIFO polls as hung up; with it, poll waits.
+        keepAliveFd = fd >= 0 ? openat(dirFd, name, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW) : -1
+        guard fd >= 0, keepAliveFd >= 0 else {
+            if fd >= 0 { close(fd) }
+            unlinkat(dirFd, name, 0)
+            return nil
+        }
+        path = "\(deviceRoot.path)/\(SchedulerChannel.directory)/\(Self.directory)/\(name)"
+        let readFd = fd
+        let thread = Thread { [self] in
+            var buf = [UInt8](repeating: 0, count: 4096)
+            var pending: [UInt8] = []
+            while true {
+                var p = pollfd(fd: readFd, events: Int16(POLLIN), revents: 0)
+                if poll(&p, 1, -1) < 0 && errno != EINTR { return }
+                var newest: UInt64?
+                while true {
+                    let n = buf.withUnsafeMutableBytes { Glibc.read(readFd, $0.baseAddress, $0.count) }
+                    if n <= 0 { break }
+                    pending += buf[0..<n]
+                }
+                while pending.count >= 8 {
+                    let g = (0..<8).reduce(UInt64(0)) { $0 | UInt64(pending[$1]) << (8 * UInt64($1)) }
+                    newest = max(newest ?? 0, g)
+                    pending.removeFirst(8)
+                }
+                guard let newest else { continue }
+                lock.lock()
+                let moved = newest > generation
+                if moved { generation = newest }
+                lock.unlock()
+                if moved { onWake(newest) }
+            }
+        }
+        thread.name = "wake"
+        thread.start()
+    }
+
+    /// The newest generation read so far (0 before the first wake).
+    public var lastGeneration: UInt64 {
+        lock.lock()
+        defer { lock.unlock() }
+        return generation
+    }
+}
+
+/// The harness's side of the wake FIFOs: the generation last written per pid, and the FIFO's
+/// write end, opened at the first wake. `wake` returns nil for a pid without a FIFO — the harness
+/// posts `system.wake.<pid>` to it instead.
+public final class WakeSender: @unchecked Sendable {
+    private let wakeDirectory: String
+    private var fds: [Int32: Int32] = [:]
+    private var generations: [Int32: UInt64] = [:]
+    /// Pids found without a FIFO at their first wake (woken by posts from then on).
+    private var withoutFifo: Set<Int32> = []
+
+    public init(deviceRoot: DeviceRoot) {
+        wakeDirectory = "\(deviceRoot.path)/\(SchedulerChannel.directory)/\(WakeReceiver.directory)"
+    }
+
+    deinit { for fd in fds.values { close(fd) } }
+
+    /// Wakes `pid` through its FIFO; the generation written, or nil when it has none.
+    public func wake(_ pid: Int32) -> UInt64? {
+        if withoutFifo.contains(pid) { return nil }
+        var fd = fds[pid] ?? -1
+        if fd < 0 {
+            fd = open("\(wakeDirectory)/\(pid)", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
+            var st = stat()
+            guard fd >= 0, fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFIFO else {
+                if fd >= 0 { close(fd) }
+                withoutFifo.insert(pid)
+                return nil
+            }
+            fds[pid] = fd
+        }
+        let g = (generations[pid] ?? 0) + 1
+        generations[pid] = g
+        var bytes = (0..<8).map { UInt8(truncatingIfNeeded: g >> (8 * UInt64($0))) }
+        // A full pipe (8,192 wakes unread) or a reader gone: the wake is as good as given — the
+        // participant reads the newest generation when it reads at all, and a dead one is reaped.
+        _ = write(fd, &bytes, 8)
+        return g
+    }
+
+    /// The generation last written to `pid`'s FIFO (`system.wake.<pid>`), nil if it has none.
+    public func generation(of pid: Int32) -> UInt64? {
+        withoutFifo.contains(pid) ? nil : generations[pid]
+    }
+
+    /// The wake generation of `name` when it is a FIFO participant's `system.wake.<pid>`.
+    public func generation(ofName name: String) -> UInt64? {
+        guard name.hasPrefix(Self.namePrefix), let pid = Int32(name.dropFirst(Self.namePrefix.count)) else { return nil }
+        return generation(of: pid)
+    }
+
+    static let namePrefix = SchedulerChannel.wakeNotification(pid: 0).dropLast(1)
+
+    /// `pid` exited: its FIFO is closed and removed.
+    public func forget(_ pid: Int32) {
+        if let fd = fds.removeValue(forKey: pid) { close(fd) }
+        generations[pid] = nil
+        withoutFifo.remove(pid)
+        unlink("\(wakeDirectory)/\(pid)")
+    }
+}

@@ -58,6 +58,8 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
 
     /// Stepped virtual time: the scheduler FIFO, and what this process has consumed so far.
     let scheduler: SchedulerChannel?
+    /// Stepped: the FIFO the harness wakes this process through (nil: it posts the wake name).
+    var wake: WakeReceiver?
     var consumed: [String: UInt64] = [:]
     /// Every name this process observes, in the order it began to.
     var observedNames: [String] = []
@@ -157,8 +159,16 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
             }
             if scheduler != nil {
                 // The harness wakes this process when a deadline it reported has come (due timers
-                // fire below).
-                try observe(SchedulerChannel.wakeNotification(pid: getpid())) { [] }
+                // fire below): through its own FIFO, or else by posting its wake name.
+                let name = SchedulerChannel.wakeNotification(pid: getpid())
+                wake = WakeReceiver(deviceRoot: context.root) { [weak self] generation in
+                    self?.enqueue(nil, consumed: (name, generation))
+                }
+                if wake != nil {
+                    consumed[name] = 0
+                } else {
+                    try observe(name) { [] }
+                }
             }
         } catch {
             StandInContext.fail(context.process, "cannot observe notifications: \(error)")

@@ -30,6 +30,11 @@ final class DeviceRootTamper {
     static let maxDepth = 8
     /// The only file that is not a regular file by design (PROTOCOL.md §9).
     static let allowedSpecialFiles: Set<String> = ["system/" + SchedulerChannel.fifoName]
+    /// The participants' wake FIFOs, `system/wake/<pid>` (PROTOCOL.md §9.1).
+    static func isWakeFifo(_ path: String) -> Bool {
+        let prefix = "system/" + WakeReceiver.directory + "/"
+        return path.hasPrefix(prefix) && Int32(path.dropFirst(prefix.count)) != nil
+    }
 
     private var lastScanNanos: Int64 = 0
     /// One `tamper` line per run: the first change found stops it.
@@ -93,7 +98,7 @@ final class DeviceRootTamper {
             case Int(DT_DIR):
                 if depth + 1 < Self.maxDepth, let found = walk(dirfd(dir), path, depth: depth + 1, budget: &budget) { return found }
             default:
-                if Self.allowedSpecialFiles.contains(path) && type == UInt8(DT_FIFO) { continue }
+                if type == UInt8(DT_FIFO) && (Self.allowedSpecialFiles.contains(path) || Self.isWakeFifo(path)) { continue }
                 let kind = kind(at: dirfd(dir), child) ?? "not a regular file"
                 return (path, Self.sentence(path, kind))
             }

@@ -99,7 +99,7 @@ final class LiveRun {
             try clock.write(
                 DeviceClock.Configuration(epochUnixSeconds: start, rate: o.scenario.clock.rate, timeZone: o.scenario.clock.timeZone), to: root)
         }
-        virtualTime = VirtualTime(now: setup.stepped ? start : 0, inbox: schedulerInbox)
+        virtualTime = VirtualTime(now: setup.stepped ? start : 0, inbox: schedulerInbox, wakes: setup.stepped ? WakeSender(deviceRoot: root) : nil)
         let inbox = schedulerInbox
         rec = try HarnessRecorder(runDirectory: runDir, clock: clock)
         let center = try DarwinNotificationCenter(deviceRoot: root)

@@ -145,6 +145,7 @@ extension LiveRun {
     func exited(_ pid: Int32, _ status: ChildProcess.ExitStatus) {
         processes.children[pid] = nil
         virtualTime.scheduler.exited(pid: pid)
+        virtualTime.wakes?.forget(pid)
         let call = processes.table.extensions.first { $0.pid == pid }
         let role = processes.table.longLived.first { $0.pid == pid }?.role
         execute(processes.table.exited(pid: pid, status: "\(status)", clean: status == .exited(0), now: ticks()))

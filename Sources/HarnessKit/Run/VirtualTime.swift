@@ -18,14 +18,17 @@ struct VirtualTime {
     var scheduler = VirtualScheduler()
     /// Where the participants' reports arrive (nil at a fixed rate).
     let inbox: SchedulerInbox?
+    /// The participants' wake FIFOs (nil at a fixed rate).
+    let wakes: WakeSender?
     /// Clock moves, and quiescence waits that ran into their bound.
     var steps = 0
     var quiescenceTimeouts = 0
     var lastQuiesceTimedOut = false
 
-    init(now: Double, inbox: SchedulerInbox?) {
+    init(now: Double, inbox: SchedulerInbox?, wakes: WakeSender? = nil) {
         self.now = now
         self.inbox = inbox
+        self.wakes = wakes
     }
 }
 
@@ -174,11 +177,21 @@ extension LiveRun {
                 changed = false
                 let stopped = stoppedNow()
                 // One read of the notify header per look (not one per name); a new one after our
-                // own posts, which the blockers must see.
-                var generation = center.generationSnapshot()
+                // own posts, which the blockers must see. A participant with a wake FIFO is woken
+                // there (its `system.wake.<pid>` generation is the harness's count), else by a post.
+                let wakes = virtualTime.wakes
+                var snapshot = center.generationSnapshot()
+                var generation: (String) -> UInt64 = { name in wakes?.generation(ofName: name) ?? snapshot(name) }
                 let toWake = virtualTime.scheduler.toWake(now: virtualTime.now, generation: generation, stopped: stopped.pids)
-                for pid in toWake { try? center.post(SchedulerChannel.wakeNotification(pid: pid)) }
-                if !toWake.isEmpty { generation = center.generationSnapshot() }
+                var posted = false
+                for pid in toWake where wakes?.wake(pid) == nil {
+                    try? center.post(SchedulerChannel.wakeNotification(pid: pid))
+                    posted = true
+                }
+                if posted {
+                    snapshot = center.generationSnapshot()
+                    generation = { name in wakes?.generation(ofName: name) ?? snapshot(name) }
+                }
                 let exiting = processes.table.longLived.filter { $0.pid != nil && $0.expectedExit && !$0.isStopped }.map(\.role)
                 // A stopped server's port is withdrawn (`withdrawPort`), so every request ends at
                 // once: a participant waiting for any answer holds time.

@@ -101,18 +101,25 @@ public enum SettlementHTTPServer {
     static func participate(store: SettlementStore, stepped: SteppedTime, staleAfterSeconds: Double) async {
         let name = SchedulerChannel.wakeNotification(pid: getpid())
         let center = stepped.center
-        do {
-            try center.addObserver(name) { _ in
-                let generation = center.lastDelivered(name) ?? 0
-                Task { await store.clockMoved(clockGeneration: generation) }
+        // Woken through its own FIFO (its reader thread keeps it for the process's life); or else
+        // by the harness's post of its wake name.
+        let fifo = WakeReceiver(deviceRoot: center.deviceRoot) { generation in
+            Task { await store.clockMoved(clockGeneration: generation) }
+        }
+        if fifo == nil {
+            do {
+                try center.addObserver(name) { _ in
+                    let generation = center.lastDelivered(name) ?? 0
+                    Task { await store.clockMoved(clockGeneration: generation) }
+                }
+            } catch {
+                FileHandle.standardError.write(Data("settlement-server: cannot observe \(name): \(error)\n".utf8))
+                return
             }
-        } catch {
-            FileHandle.standardError.write(Data("settlement-server: cannot observe \(name): \(error)\n".utf8))
-            return
         }
         let channel = stepped.channel
         await store.participate(
-            staleAfterSeconds: staleAfterSeconds, clockGeneration: center.lastDelivered(name) ?? 0,
+            staleAfterSeconds: staleAfterSeconds, clockGeneration: fifo?.lastGeneration ?? center.lastDelivered(name) ?? 0,
             report: { next, generation in
                 channel.reportIdle(nextUnixSeconds: next?.timeIntervalSince1970, http: [:], consumed: [name: generation])
             })

@@ -1,0 +1,97 @@
+import AppGroup
+import Foundation
+@testable import HarnessKit
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The participants' wake FIFOs (PROTOCOL.md §9.1): the harness writes a wake's generation into
+/// `system/wake/<pid>` and only that participant wakes; a participant without one is posted
+/// `system.wake.<pid>` as before; the FIFOs are the protocol's, not tampering.
+@Suite(.timeLimit(.minutes(1))) struct WakeFifoTests {
+    final class Root {
+        let path: String
+        let root: DeviceRoot
+        init() throws {
+            path = NSTemporaryDirectory() + "sth-wake-\(getpid())-\(UUID().uuidString.prefix(8))"
+            root = try DeviceRoot(path: path)
+            _ = try root.subdirectory(SchedulerChannel.directory)
+        }
+        deinit { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    final class Seen: @unchecked Sendable {
+        let lock = NSCondition()
+        var generations: [UInt64] = []
+        func add(_ g: UInt64) {
+            lock.lock()
+            generations.append(g)
+            lock.broadcast()
+            lock.unlock()
+        }
+        /// Waits (at most 5 s) until `g` was seen.
+        func waitFor(_ g: UInt64) -> Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            let deadline = Date(timeIntervalSinceNow: 5)
+            while !generations.contains(g) { if !lock.wait(until: deadline) { return false } }
+            return true
+        }
+    }
+
+    @Test func aWakeReachesItsParticipantWithItsGeneration() throws {
+        let r = try Root()
+        let seen = Seen()
+        let pid: Int32 = 4_000_001
+        let receiver = try #require(WakeReceiver(deviceRoot: r.root, pid: pid) { seen.add($0) })
+        #expect(receiver.path.hasSuffix("/system/wake/\(pid)"))
+        let sender = WakeSender(deviceRoot: r.root)
+        let name = SchedulerChannel.wakeNotification(pid: pid)
+        #expect(sender.generation(ofName: name) == nil, "not woken yet: the notify record says (0)")
+        #expect(sender.wake(pid) == 1)
+        #expect(seen.waitFor(1))
+        #expect(receiver.lastGeneration == 1)
+        #expect(sender.generation(ofName: name) == 1)
+        // Wakes written while the reader is busy arrive as the newest one, never as an older one.
+        for _ in 0..<5 { _ = sender.wake(pid) }
+        #expect(seen.waitFor(6))
+        #expect(receiver.lastGeneration == 6)
+        #expect(seen.generations == seen.generations.sorted() && Set(seen.generations).count == seen.generations.count)
+        // Gone: its FIFO is removed and its count forgotten.
+        sender.forget(pid)
+        #expect(access(receiver.path, F_OK) != 0)
+        #expect(sender.generation(ofName: name) == nil)
+    }
+
+    @Test func aParticipantWithoutAFifoIsLeftToThePost() throws {
+        let r = try Root()
+        let sender = WakeSender(deviceRoot: r.root)
+        #expect(sender.wake(4_000_002) == nil)
+        #expect(sender.wake(4_000_002) == nil, "looked for once")
+        #expect(sender.generation(ofName: SchedulerChannel.wakeNotification(pid: 4_000_002)) == nil)
+        #expect(sender.generation(ofName: "system.inbox.host-app") == nil)
+        // A regular file where the FIFO would be is not one.
+        let path = r.path + "/system/wake"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: path + "/4000003"))
+        #expect(sender.wake(4_000_003) == nil)
+    }
+
+    @Test func noWakeFifoWithoutAHarness() throws {
+        let path = NSTemporaryDirectory() + "sth-wake-none-\(getpid())-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let root = try DeviceRoot(path: path)
+        #expect(WakeReceiver(deviceRoot: root, pid: 4_000_004) { _ in } == nil, "no system/: nobody steps time")
+    }
+
+    @Test func wakeFifosAreNotTamperingButOtherFifosThereAre() throws {
+        let r = try Root()
+        let receiver = try #require(WakeReceiver(deviceRoot: r.root, pid: 4_000_005) { _ in })
+        let tamper = DeviceRootTamper(root: r.root, tornWritesPlanned: false)
+        #expect(tamper.foreignFile() == nil, "\(receiver.path)")
+        #expect(mkfifo(r.path + "/system/wake/not-a-pid", 0o600) == 0)
+        #expect(tamper.foreignFile()?.file == "system/wake/not-a-pid")
+    }
+}
