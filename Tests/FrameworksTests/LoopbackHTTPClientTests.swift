@@ -301,6 +301,7 @@ import Glibc
         #expect(try Client.parse(Self.bytes(framed + "{}junk"))?.connectionReusable == false)
         #expect(try Client.parse(Self.bytes("HTTP/1.1 200 OK\r\n\r\n{}"), eof: true)?.connectionReusable == false)
         #expect(try Client.parse(Self.bytes("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\n{}"))?.connectionReusable == false)
+        #expect(try Client.parse(Self.bytes("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}"))?.connectionReusable == false)
         #expect(try Client.parse(Self.bytes("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"))?.connectionReusable == true)
     }
 
