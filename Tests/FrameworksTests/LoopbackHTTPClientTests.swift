@@ -42,6 +42,23 @@ import Glibc
         #expect(throws: Client.Failure.self) { try Client.parse(Self.bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")) }
     }
 
+    /// A socket listening on an ephemeral port of 127.0.0.1, and the port.
+    static func listening() throws -> (fd: Int32, port: UInt16) {
+        let sock = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = 0
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ready = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(sock, $0, len) == 0 && listen(sock, 8) == 0 && getsockname(sock, $0, &len) == 0
+            }
+        }
+        guard sock >= 0, ready else { throw Client.Failure(description: "test server: errno \(errno)") }
+        return (sock, UInt16(bigEndian: addr.sin_port))
+    }
+
     /// A server on 127.0.0.1 that answers each connection with `answer` (nil: reads the request
     /// and then says nothing until the client gives up). Returns its port.
     final class OneShotServer: @unchecked Sendable {
@@ -51,20 +68,7 @@ import Glibc
         private let lock = NSLock()
 
         init(answer: [String]?, pauseMillis: UInt32 = 30) throws {
-            let sock = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var addr = sockaddr_in()
-            addr.sin_family = sa_family_t(AF_INET)
-            addr.sin_port = 0
-            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let ready = withUnsafeMutablePointer(to: &addr) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(sock, $0, len) == 0 && listen(sock, 4) == 0 && getsockname(sock, $0, &len) == 0
-                }
-            }
-            guard sock >= 0, ready else { throw Client.Failure(description: "test server: errno \(errno)") }
-            fd = sock
-            port = UInt16(bigEndian: addr.sin_port)
+            (fd, port) = try LoopbackHTTPClientTests.listening()
             let listener = fd
             Thread { [self] in
                 let c = accept(listener, nil, nil)
@@ -193,19 +197,7 @@ import Glibc
 
         init(closeAfterEach: Bool = false) throws {
             self.closeAfterEach = closeAfterEach
-            let sock = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var addr = sockaddr_in()
-            addr.sin_family = sa_family_t(AF_INET)
-            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let ready = withUnsafeMutablePointer(to: &addr) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(sock, $0, len) == 0 && listen(sock, 8) == 0 && getsockname(sock, $0, &len) == 0
-                }
-            }
-            guard sock >= 0, ready else { throw Client.Failure(description: "test server: errno \(errno)") }
-            fd = sock
-            port = UInt16(bigEndian: addr.sin_port)
+            (fd, port) = try LoopbackHTTPClientTests.listening()
             let listener = fd
             Thread { [self] in
                 while true {
