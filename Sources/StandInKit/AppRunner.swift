@@ -235,8 +235,9 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
     /// True when an observed name's current generation is past what this process has taken in:
     /// its watcher thread is about to hand the callback over.
     func postedNotificationNotTakenIn() -> Bool {
-        observedNames.contains { name in
-            let current = (try? context.center.generation(name)) ?? 0
+        let generation = context.center.generationSnapshot()
+        return observedNames.contains { name in
+            let current = generation(name)
             return current > (consumed[name] ?? 0) && current > (waitedOut[name] ?? 0)
         }
     }

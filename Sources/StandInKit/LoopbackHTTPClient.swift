@@ -105,7 +105,6 @@ public enum LoopbackHTTPClient {
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         var reusable = false
         defer { if reusable { idleConnections.put(fd, port: port) } else { close(fd) } }
-        if pooled == nil { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         let deadline = ContinuousClock.now.advanced(by: timeout)
         func msLeft() -> Int32 {
             let left = deadline - ContinuousClock.now
@@ -157,8 +156,10 @@ public enum LoopbackHTTPClient {
         }
     }
 
-    /// Connects the non-blocking socket `fd` to 127.0.0.1:`port` within the request's bound.
+    /// Makes the new socket `fd` close-on-exec and non-blocking and connects it to
+    /// 127.0.0.1:`port` within the request's bound.
     static func connect(_ fd: Int32, port: UInt16, wait: (Int32, String) throws -> Void) throws {
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         let flags = fcntl(fd, F_GETFL)
         _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
         var addr = sockaddr_in()

@@ -28,12 +28,12 @@ final class DeviceRootTamper {
     /// Bounds of one scan: entries looked at, and directory depth below the root.
     static let maxEntries = 50_000
     static let maxDepth = 8
-    /// The only file that is not a regular file by design (PROTOCOL.md §9).
-    static let allowedSpecialFiles: Set<String> = ["system/" + SchedulerChannel.fifoName]
-    /// The participants' wake FIFOs, `system/wake/<pid>` (PROTOCOL.md §9.1).
-    static func isWakeFifo(_ path: String) -> Bool {
-        let prefix = "system/" + WakeReceiver.directory + "/"
-        return path.hasPrefix(prefix) && Int32(path.dropFirst(prefix.count)) != nil
+    /// The only files that are not regular files by design (PROTOCOL.md §9): the scheduler FIFO
+    /// and the participants' wake FIFOs, `system/wake/<pid>`.
+    static func isProtocolFifo(_ path: String) -> Bool {
+        if path == "system/" + SchedulerChannel.fifoName { return true }
+        let wake = "system/" + WakeReceiver.directory + "/"
+        return path.hasPrefix(wake) && Int32(path.dropFirst(wake.count)) != nil
     }
 
     private var lastScanNanos: Int64 = 0
@@ -98,7 +98,7 @@ final class DeviceRootTamper {
             case Int(DT_DIR):
                 if depth + 1 < Self.maxDepth, let found = walk(dirfd(dir), path, depth: depth + 1, budget: &budget) { return found }
             default:
-                if type == UInt8(DT_FIFO) && (Self.allowedSpecialFiles.contains(path) || Self.isWakeFifo(path)) { continue }
+                if type == UInt8(DT_FIFO) && Self.isProtocolFifo(path) { continue }
                 let kind = kind(at: dirfd(dir), child) ?? "not a regular file"
                 return (path, Self.sentence(path, kind))
             }

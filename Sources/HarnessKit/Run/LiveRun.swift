@@ -115,15 +115,12 @@ final class LiveRun {
         let promptsDirty = Flag()
         promptsDirty.set()
         self.promptsDirty = promptsDirty
-        try center.addObserver(SystemPaths.notificationsChanged) { _ in
-            osDirty.set()
-            promptsDirty.set()
-            inbox?.nudge()
-        }
-        try center.addObserver(SystemPaths.authorizationChanged) { _ in
-            osDirty.set()
-            promptsDirty.set()
-            inbox?.nudge()
+        for name in [SystemPaths.notificationsChanged, SystemPaths.authorizationChanged] {
+            try center.addObserver(name) { _ in
+                osDirty.set()
+                promptsDirty.set()
+                inbox?.nudge()
+            }
         }
 
         // The scenario as it was run: `harness replay` reads this copy, not a file that may have changed since.

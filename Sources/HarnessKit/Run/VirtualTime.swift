@@ -179,19 +179,19 @@ extension LiveRun {
                 // One read of the notify header per look (not one per name); a new one after our
                 // own posts, which the blockers must see. A participant with a wake FIFO is woken
                 // there (its `system.wake.<pid>` generation is the harness's count), else by a post.
-                let wakes = virtualTime.wakes
-                var snapshot = center.generationSnapshot()
-                var generation: (String) -> UInt64 = { name in wakes?.generation(ofName: name) ?? snapshot(name) }
+                let wakes = virtualTime.wakes, center = self.center
+                func generations() -> (String) -> UInt64 {
+                    let snapshot = center.generationSnapshot()
+                    return { name in wakes?.generation(ofName: name) ?? snapshot(name) }
+                }
+                var generation = generations()
                 let toWake = virtualTime.scheduler.toWake(now: virtualTime.now, generation: generation, stopped: stopped.pids)
                 var posted = false
                 for pid in toWake where wakes?.wake(pid) == nil {
                     try? center.post(SchedulerChannel.wakeNotification(pid: pid))
                     posted = true
                 }
-                if posted {
-                    snapshot = center.generationSnapshot()
-                    generation = { name in wakes?.generation(ofName: name) ?? snapshot(name) }
-                }
+                if posted { generation = generations() }
                 let exiting = processes.table.longLived.filter { $0.pid != nil && $0.expectedExit && !$0.isStopped }.map(\.role)
                 // A stopped server's port is withdrawn (`withdrawPort`), so every request ends at
                 // once: a participant waiting for any answer holds time.

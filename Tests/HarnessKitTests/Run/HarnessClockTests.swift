@@ -11,13 +11,10 @@ import Glibc
 /// anyone else's change to the file — never a touch with the same bytes.
 @Suite(.timeLimit(.minutes(1))) struct HarnessClockTests {
     final class Root {
-        let path: String
-        let root: DeviceRoot
-        init() throws {
-            path = NSTemporaryDirectory() + "sth-clock-\(getpid())-\(UUID().uuidString.prefix(8))"
-            root = try DeviceRoot(path: path)
-        }
-        deinit { try? FileManager.default.removeItem(atPath: path) }
+        let temp: TempDeviceRoot
+        var path: String { temp.path }
+        var root: DeviceRoot { temp.root }
+        init() throws { temp = try TempDeviceRoot("clock") }
         var clock: String { path + "/" + DeviceClock.fileName }
     }
 

@@ -11,15 +11,11 @@ import Glibc
 /// `system/wake/<pid>` and only that participant wakes; a participant without one is posted
 /// `system.wake.<pid>` as before; the FIFOs are the protocol's, not tampering.
 @Suite(.timeLimit(.minutes(1))) struct WakeFifoTests {
-    final class Root {
-        let path: String
-        let root: DeviceRoot
-        init() throws {
-            path = NSTemporaryDirectory() + "sth-wake-\(getpid())-\(UUID().uuidString.prefix(8))"
-            root = try DeviceRoot(path: path)
-            _ = try root.subdirectory(SchedulerChannel.directory)
-        }
-        deinit { try? FileManager.default.removeItem(atPath: path) }
+    /// A device root with `system/`, as a harness that steps time makes it.
+    static func root() throws -> TempDeviceRoot {
+        let t = try TempDeviceRoot("wake")
+        _ = try t.root.subdirectory(SchedulerChannel.directory)
+        return t
     }
 
     final class Seen: @unchecked Sendable {
@@ -42,7 +38,7 @@ import Glibc
     }
 
     @Test func aWakeReachesItsParticipantWithItsGeneration() throws {
-        let r = try Root()
+        let r = try Self.root()
         let seen = Seen()
         let pid: Int32 = 4_000_001
         let receiver = try #require(WakeReceiver(deviceRoot: r.root, pid: pid) { seen.add($0) })
@@ -66,7 +62,7 @@ import Glibc
     }
 
     @Test func aParticipantWithoutAFifoIsLeftToThePost() throws {
-        let r = try Root()
+        let r = try Self.root()
         let sender = WakeSender(deviceRoot: r.root)
         #expect(sender.wake(4_000_002) == nil)
         #expect(sender.wake(4_000_002) == nil, "looked for once")
@@ -80,14 +76,12 @@ import Glibc
     }
 
     @Test func noWakeFifoWithoutAHarness() throws {
-        let path = NSTemporaryDirectory() + "sth-wake-none-\(getpid())-\(UUID().uuidString.prefix(8))"
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let root = try DeviceRoot(path: path)
-        #expect(WakeReceiver(deviceRoot: root, pid: 4_000_004) { _ in } == nil, "no system/: nobody steps time")
+        let bare = try TempDeviceRoot("wake-none")
+        #expect(WakeReceiver(deviceRoot: bare.root, pid: 4_000_004) { _ in } == nil, "no system/: nobody steps time")
     }
 
     @Test func wakeFifosAreNotTamperingButOtherFifosThereAre() throws {
-        let r = try Root()
+        let r = try Self.root()
         let receiver = try #require(WakeReceiver(deviceRoot: r.root, pid: 4_000_005) { _ in })
         let tamper = DeviceRootTamper(root: r.root, tornWritesPlanned: false)
         #expect(tamper.foreignFile() == nil, "\(receiver.path)")
