@@ -48,6 +48,8 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
         // Hummingbird's own event loops; the settlement server runs them on one thread.
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
+        // Named directly for the settlement server's own ServiceGroup (Hummingbird's, same version).
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
         // Tests only: property-based generators with shrinking, for the fuzz tests (Tests/Fuzz).
         .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
         // report.html is rendered from Mustache templates (Sources/RunReport/ReportTemplates.swift).
@@ -132,7 +134,9 @@ let package = Package(
             name: "FocusPledgeServer",
             dependencies: [
                 "FocusPledge", "History", "AppGroup", "SystemKit", .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Sources/Systems/FocusPledge/Server"
         ),

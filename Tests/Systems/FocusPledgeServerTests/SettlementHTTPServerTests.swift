@@ -224,7 +224,17 @@ final class ManualClock: @unchecked Sendable {
         #expect(expired.first?["ledgerSeq"] as? String == "1")  // trace fields are strings (PROTOCOL.md §8)
     }
 
-    /// The real server: binds 127.0.0.1 on an ephemeral port and publishes it atomically.
+    /// HTTP dates (RFC 9110 §5.6.7): a fixed-width day, English names whatever the locale, seconds
+    /// rounded down.
+    @Test func httpDatesAreRFC9110s() {
+        #expect(SettlementHTTPServer.httpDate(Date(timeIntervalSince1970: 0)) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(SettlementHTTPServer.httpDate(Date(timeIntervalSince1970: 784_111_777.9)) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(SettlementHTTPServer.httpDate(Date(timeIntervalSince1970: 1_771_315_200)) == "Tue, 17 Feb 2026 08:00:00 GMT")
+    }
+
+    /// The real server: binds 127.0.0.1 on an ephemeral port and publishes it atomically; its
+    /// answers carry the server's name and an HTTP date of its (device) clock; an unknown path is
+    /// the router's 404.
     @Test func serverBindsLoopbackAndPublishesItsPort() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
@@ -232,8 +242,10 @@ final class ManualClock: @unchecked Sendable {
             journalPath: dir.file("journal.jsonl"), portFilePath: dir.file("settlement-server.port"),
             tracePath: nil, staleAfterSeconds: 60)
         let server = Task {
+            // RFC 9110's own example date, as the device clock.
             try await SettlementHTTPServer.run(
-                configuration: configuration, now: { Date() }, onFatal: { message in Issue.record("fatal: \(message)") })
+                configuration: configuration, now: { Date(timeIntervalSince1970: 784_111_777) },
+                onFatal: { message in Issue.record("fatal: \(message)") })
         }
         defer { server.cancel() }
 
@@ -253,6 +265,13 @@ final class ManualClock: @unchecked Sendable {
         }
         #expect(response.hasPrefix("HTTP/1.1 200"))
         #expect(response.contains(#""status":"ok""#))
+        let headers = response.split(separator: "\r\n").map { $0.lowercased() }
+        #expect(headers.contains("date: sun, 06 nov 1994 08:49:37 gmt"))
+        #expect(headers.contains("server: settlement-server"))
+        let missing = try await withCheckedThrowingContinuation { (c: CheckedContinuation<String, Error>) in
+            Thread { c.resume(with: Result { try rawHTTPGet(port: port, path: "/no-such-route") }) }.start()
+        }
+        #expect(missing.hasPrefix("HTTP/1.1 404"))
         let temporaries = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".tmp-") }
         #expect(temporaries.isEmpty)
     }

@@ -2,7 +2,12 @@ import AppGroup
 import FocusPledge
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
 import NIOPosix
+import ServiceLifecycle
 
 /// The HTTP face of the settlement server: seed 000's `resolveSession` Cloud Function and its
 /// session bookkeeping, on 127.0.0.1 only, on an ephemeral port.
@@ -54,14 +59,50 @@ public enum SettlementHTTPServer {
             FileHandle.standardError.write(Data(
                 "settlement-server: dropped a torn last journal line (\(store.recovery.droppedTailBytes) bytes), saved to \(copy)\n".utf8))
         }
+        // Every task of the server from here on, the store's actor among them, runs on its one
+        // event loop: a request is read, handled and answered on one thread (`EventLoopExecutor`).
+        // The loop's thread starts here, after the journal is open and `started` traced.
+        try await withTaskExecutorPreference(Self.executor) {
+            try await serve(store: store, configuration: configuration, now: now, stepped: stepped, onFatal: onFatal)
+        }
+    }
 
+    static func serve(
+        store: SettlementStore,
+        configuration: SettlementServerConfiguration,
+        now: @escaping @Sendable () -> Date,
+        stepped: SteppedTime?,
+        onFatal: @escaping @Sendable (String) -> Void
+    ) async throws {
         if let pledges = configuration.pledges { await store.preCreate(pledges, origin: configuration.pledgesOrigin) }
 
-        let router = buildRouter(store: store, maxRequestBodyBytes: configuration.maxRequestBodyBytes)
+        // Hummingbird's HTTP/1 server and router, run without its `Application`: that one, at every
+        // start, builds a date cache through Foundation's Calendar and names its services by
+        // `"\(service)"` — a `Mirror` walk — each ~1 ms of a start's CPU spent in the Swift
+        // runtime's first conformance lookups, and the server restarts ~100 times in a 24-hour run
+        // while everyone waits for it. This is `Application.run` without both.
+        let responder = buildRouter(store: store, maxRequestBodyBytes: configuration.maxRequestBodyBytes).buildResponder()
+        let logger = Logger(label: serverName)
         let portFilePath = configuration.portFilePath
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname(bindHost, port: 0), serverName: "settlement-server"),
+        let server = try HTTPServerBuilder.http1().buildServer(
+            configuration: .init(address: .hostname(bindHost, port: 0), serverName: serverName),
+            // One event loop: the server handles one stand-in's request at a time, and with the
+            // default (a loop per core) a request hopped from the accepting loop to another one.
+            eventLoopGroup: Self.eventLoops, logger: logger,
+            responder: { request, responseWriter, channel in
+                let context = BasicRequestContext(source: .init(channel: channel, logger: logger))
+                var response: Response
+                do {
+                    response = try await responder.respond(to: request, context: context)
+                } catch let error as HTTPParserError {
+                    throw error
+                } catch {
+                    response = Response(status: .internalServerError, body: .init())
+                }
+                response.headers[.date] = httpDate(now())
+                response.headers[.server] = serverName
+                try await responseWriter.write(response: response.head, body: response.body)
+            },
             onServerRunning: { channel in
                 guard let port = channel.localAddress?.port else {
                     onFatal("server is running but has no local port")
@@ -73,14 +114,14 @@ public enum SettlementHTTPServer {
                 // Stepped time: the first report comes only once the port is published, so no
                 // client can reach the previous incarnation's port after the harness moves on.
                 if let stepped { await participate(store: store, stepped: stepped, staleAfterSeconds: configuration.staleAfterSeconds) }
-            },
-            // One event loop: the server handles one stand-in's request at a time, and with the
-            // default (a loop per core) a request hopped from the accepting loop to another one.
-            eventLoopGroupProvider: .shared(Self.eventLoops)
-        )
+            })
 
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.runService() }
+            group.addTask {
+                try await ServiceGroup(configuration: .init(
+                    services: [.init(service: server, serviceName: serverName)],
+                    gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)).run()
+            }
             if stepped == nil {
                 group.addTask {
                     await runStaleJob(
@@ -95,7 +136,36 @@ public enum SettlementHTTPServer {
         await store.traceStopped()
     }
 
+    static let serverName = "settlement-server"
     static let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
+    /// An HTTP date (RFC 9110 §5.6.7, `Sun, 06 Nov 1994 08:49:37 GMT`) of the server's clock — the
+    /// device clock — by `strftime` in the C locale rather than Foundation's Calendar.
+    static func httpDate(_ date: Date) -> String {
+        var t = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        var buffer = [CChar](repeating: 0, count: 64)
+        let n = strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+    static let executor = EventLoopExecutor(eventLoops.next())
+
+    /// A task executor (SE-0417) that runs jobs on one NIO event loop. Hummingbird hands each
+    /// request from the event loop to a task and the answer back: on the global executor that is
+    /// two thread hops per request (the loop wakes a pool thread, the pool thread wakes the loop).
+    /// With every task preferring the loop, a request is read, handled by the store (a default
+    /// actor, which runs on its caller's preferred executor) and written without leaving the
+    /// loop's thread. The server serves one stand-in at a time; its handlers never block on the
+    /// loop (they write the journal and trace, bounded local file writes).
+    final class EventLoopExecutor: TaskExecutor, @unchecked Sendable {
+        let loop: any EventLoop
+        init(_ loop: any EventLoop) { self.loop = loop }
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        }
+    }
 
     /// Stepped virtual time: wakes on the harness's `system.wake.<pid>`, and reports.
     static func participate(store: SettlementStore, stepped: SteppedTime, staleAfterSeconds: Double) async {
@@ -104,13 +174,13 @@ public enum SettlementHTTPServer {
         // Woken through its own FIFO (its reader thread keeps it for the process's life); or else
         // by the harness's post of its wake name.
         let fifo = WakeReceiver(deviceRoot: center.deviceRoot) { generation in
-            Task { await store.clockMoved(clockGeneration: generation) }
+            Task(executorPreference: executor) { await store.clockMoved(clockGeneration: generation) }
         }
         if fifo == nil {
             do {
                 try center.addObserver(name) { _ in
                     let generation = center.lastDelivered(name) ?? 0
-                    Task { await store.clockMoved(clockGeneration: generation) }
+                    Task(executorPreference: executor) { await store.clockMoved(clockGeneration: generation) }
                 }
             } catch {
                 FileHandle.standardError.write(Data("settlement-server: cannot observe \(name): \(error)\n".utf8))

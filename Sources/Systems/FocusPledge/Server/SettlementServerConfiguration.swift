@@ -66,6 +66,20 @@ public struct SettlementServerArguments: Sendable, Equatable {
     ]
     static let flags: Set<String> = ["--journal-fsync", "--no-journal-fsync"]
 
+    public init(
+        journal: String, staleAfterSeconds: Double, portFile: String?, trace: String?, jobIntervalMs: Int?,
+        deviceRoot: String?, pledges: String?, journalFsync: Bool?
+    ) {
+        self.journal = journal
+        self.staleAfterSeconds = staleAfterSeconds
+        self.portFile = portFile
+        self.trace = trace
+        self.jobIntervalMs = jobIntervalMs
+        self.deviceRoot = deviceRoot
+        self.pledges = pledges
+        self.journalFsync = journalFsync
+    }
+
     public init?(plain args: [String]) {
         guard let line = PlainCommandLine(args, options: Self.options, flags: Self.flags),
             let journal = line.values["--journal"],

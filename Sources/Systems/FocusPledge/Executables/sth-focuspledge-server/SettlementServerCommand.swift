@@ -30,31 +30,32 @@ struct SettlementServerCommand: AsyncParsableCommand {
     var journalFsync = true
 
     /// The harness's own command line without ArgumentParser's start-up cost
-    /// (`SettlementServerArguments`); any other command line goes through ArgumentParser.
+    /// (`SettlementServerArguments`): not even this struct is made, whose `@Option`s build
+    /// ArgumentParser's tables when they are initialised. Any other command line goes through
+    /// ArgumentParser.
     static func main() async {
         let args = Array(CommandLine.arguments.dropFirst())
         guard let plain = SettlementServerArguments(plain: args) else {
             await main(args)
             return
         }
-        var command = SettlementServerCommand()
-        command.journal = plain.journal
-        command.staleAfterSeconds = plain.staleAfterSeconds
-        command.portFile = plain.portFile
-        command.trace = plain.trace
-        command.jobIntervalMs = plain.jobIntervalMs ?? SettlementServerConfiguration.defaultJobIntervalMillis
-        command.deviceRoot = plain.deviceRoot
-        command.pledges = plain.pledges
-        command.journalFsync = plain.journalFsync ?? true
         do {
-            try command.validate()
-            try await command.run()
+            try validate(staleAfterSeconds: plain.staleAfterSeconds, jobIntervalMs: plain.jobIntervalMs ?? SettlementServerConfiguration.defaultJobIntervalMillis)
         } catch {
             exit(withError: error)
         }
+        await serve(plain)
     }
 
-    func validate() throws {
+    func validate() throws { try Self.validate(staleAfterSeconds: staleAfterSeconds, jobIntervalMs: jobIntervalMs) }
+
+    func run() async throws {
+        await Self.serve(SettlementServerArguments(
+            journal: journal, staleAfterSeconds: staleAfterSeconds, portFile: portFile, trace: trace, jobIntervalMs: jobIntervalMs,
+            deviceRoot: deviceRoot, pledges: pledges, journalFsync: journalFsync))
+    }
+
+    static func validate(staleAfterSeconds: Double, jobIntervalMs: Int) throws {
         guard staleAfterSeconds.isFinite, staleAfterSeconds > 0 else {
             throw ValidationError("--stale-after-seconds must be a positive number, got \(staleAfterSeconds)")
         }
@@ -63,7 +64,10 @@ struct SettlementServerCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
+    static func serve(_ a: SettlementServerArguments) async {
+        let journal = a.journal, staleAfterSeconds = a.staleAfterSeconds, portFile = a.portFile, trace = a.trace
+        let jobIntervalMs = a.jobIntervalMs ?? SettlementServerConfiguration.defaultJobIntervalMillis
+        let deviceRoot = a.deviceRoot, pledges = a.pledges, journalFsync = a.journalFsync ?? true
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         let logger = Logger(label: "settlement-server")
         @Sendable func fail(_ message: String) -> Never {
