@@ -188,10 +188,13 @@ public final class SchedulerInbox: @unchecked Sendable {
 
     /// Waits up to `timeoutMillis` for data (or a `nudge()`), then returns every whole report that
     /// arrived.
-    public func read(timeoutMillis: Int32) -> [SchedulerReport] {
+    /// `alsoWaitFor`: more fds that end the wait when readable (the harness's children's pidfds,
+    /// whose exit it waits for); they are not read.
+    public func read(timeoutMillis: Int32, alsoWaitFor: [Int32] = []) -> [SchedulerReport] {
         if timeoutMillis > 0 {  // with no wait the read below says as much as poll would
             var p = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: nudgeFd, events: Int16(POLLIN), revents: 0)]
-            _ = poll(&p, nudgeFd >= 0 ? 2 : 1, timeoutMillis)
+            p += alsoWaitFor.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            _ = poll(&p, nfds_t(p.count), timeoutMillis)
             if p[1].revents & Int16(POLLIN) != 0 {
                 var drain = [UInt8](repeating: 0, count: 64)
                 while Glibc.read(nudgeFd, &drain, drain.count) == drain.count {}

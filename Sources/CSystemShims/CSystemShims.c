@@ -169,6 +169,16 @@ int sth_block_sigterm_signalfd(void) {
     return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
+int sth_pidfd_open(pid_t pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);  // pidfds are always close-on-exec
+#else
+    (void)pid;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
 int sth_sigterm_pending(void) {
     sigset_t set;
     sigemptyset(&set);

@@ -15,6 +15,9 @@ public final class ChildProcess: @unchecked Sendable {
     public let executable: String
     public let arguments: [String]
     private let stdoutFd: Int32
+    /// A pidfd of the child (readable once it has exited: a waiter can `poll` it instead of
+    /// asking again every millisecond), or -1 where the kernel has none.
+    public let exitFd: Int32
     private var buffer: [UInt8] = []
     private let mutex = NSLock()
     private var exitStatus: ExitStatus?
@@ -35,10 +38,14 @@ public final class ChildProcess: @unchecked Sendable {
         self.executable = executable
         self.arguments = arguments
         self.stdoutFd = stdoutFd
+        // The child is not reaped before `poll` is asked, so even one that already exited has its
+        // pid still: the pidfd is always its own.
+        exitFd = sth_pidfd_open(pid)
     }
 
     deinit {
         if stdoutFd >= 0 { close(stdoutFd) }
+        if exitFd >= 0 { close(exitFd) }
     }
 
     /// Starts `executable`. `captureStdout`: read its stdout with `readLine`; otherwise it goes

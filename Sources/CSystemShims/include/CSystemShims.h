@@ -32,6 +32,10 @@ int sth_block_sigterm_signalfd(void);
 /// 1 when SIGTERM is pending for the process or the calling thread, else 0.
 int sth_sigterm_pending(void);
 
+/// pidfd_open(2) (Linux 5.3): a close-on-exec fd that turns readable (POLLIN) when `pid` exits;
+/// -1 with errno set where the kernel cannot.
+int sth_pidfd_open(pid_t pid);
+
 /// clone(CLONE_VM | CLONE_VFORK) + exec (what posix_spawn does, which cannot set PDEATHSIG) with
 /// the child in its own process group (`new_pgroup` = 1) or in group `pgid` (> 0),
 /// PR_SET_PDEATHSIG(SIGKILL) set in the child, stdin from /dev/null, stdout/stderr dup'ed from

@@ -201,11 +201,18 @@ extension LiveRun {
                 if blockers.isEmpty { return }
             }
             if Self.now() > deadline { break }
-            // Participants answer through the FIFO, which wakes us at once; an exit does not, so
-            // while calls run or processes die we look again within a millisecond.
-            let waitingForExit = !running.isEmpty || processes.table.longLived.contains { $0.pid != nil && $0.expectedExit }
-            let wait: Int32 = waitingForExit ? 1 : 50
-            let arrived = virtualTime.inbox?.read(timeoutMillis: wait) ?? []
+            // Participants answer through the FIFO, which wakes us at once; so does the exit of a
+            // process whose end we wait for (a running call, an expected exit), through its pidfd.
+            // Without one (a kernel before 5.3) we look again within a millisecond.
+            var exitFds: [Int32] = []
+            var exitUnwatched = false
+            for pid in processes.table.extensions.filter({ $0.resumeAtNanos == nil }).map(\.pid)
+                + processes.table.longLived.filter({ $0.expectedExit }).compactMap(\.pid)
+            {
+                if let fd = processes.children[pid]?.exitFd, fd >= 0 { exitFds.append(fd) } else { exitUnwatched = true }
+            }
+            let wait: Int32 = exitUnwatched ? 1 : 50
+            let arrived = virtualTime.inbox?.read(timeoutMillis: wait, alsoWaitFor: exitFds) ?? []
             for report in arrived { virtualTime.scheduler.received(report) }
             if !arrived.isEmpty { changed = true }
         }
