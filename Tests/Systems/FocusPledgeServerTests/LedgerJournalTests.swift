@@ -100,6 +100,30 @@ import FocusPledge
         #expect(leftovers.isEmpty)
     }
 
+    /// Replay decodes all lines at once (`replayBatch`) only when each line is one record: two on
+    /// one line, or a blank line, are the line's error, as when each line was decoded alone.
+    @Test(arguments: [
+        #"{"v":1,"type":"heartbeat","sessionId":"s1","atUnixMillis":1},{"v":1,"type":"heartbeat","sessionId":"s1","atUnixMillis":2}"#,
+        "",
+        " ",
+    ])
+    func aLineThatIsNotOneRecordIsACorruptLine(_ bad: String) throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.file("journal.jsonl")
+        let lines = [
+            #"{"v":1,"type":"created","sessionId":"s1","durationMinutes":60,"atUnixMillis":0}"#, bad,
+            #"{"v":1,"type":"heartbeat","sessionId":"s1","atUnixMillis":3}"#,
+        ]
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        #expect {
+            _ = try LedgerJournal.open(path: path, now: t0)
+        } throws: { error in
+            guard case .corruptLine(_, let lineNumber, _, _) = error as? LedgerJournal.JournalError else { return false }
+            return lineNumber == 2
+        }
+    }
+
     @Test func wellFormedButImpossibleRecordIsAHardError() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }

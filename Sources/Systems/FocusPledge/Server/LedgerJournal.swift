@@ -231,6 +231,7 @@ public final class LedgerJournal {
     static func replay(
         _ contents: [UInt8], path: String, limits: SettlementLimits
     ) throws(JournalError) -> (SettlementLedger, Int, [Line]) {
+        if let batch = replayBatch(contents, path: path, limits: limits) { return try batch.get() }
         var ledger = SettlementLedger(limits: limits)
         let decoder = JSONDecoder()
         var lineStart = 0
@@ -259,6 +260,40 @@ public final class LedgerJournal {
             lineStart = newline + 1
         }
         return (ledger, lineStart, records)
+    }
+
+    /// `replay` in one `JSONDecoder` call for every complete line (one per record, each decoded
+    /// alone was ~10 µs of fixed cost, ~1 ms of every server start): nil — and `replay` goes line by
+    /// line, which says which line is bad — unless every line decodes, one record each.
+    static func replayBatch(
+        _ contents: [UInt8], path: String, limits: SettlementLimits
+    ) -> Result<(SettlementLedger, Int, [Line]), JournalError>? {
+        guard let lastNewline = contents.lastIndex(of: 0x0A) else { return nil }
+        var lines: [Range<Int>] = []
+        var array: [UInt8] = [UInt8(ascii: "[")]
+        array.reserveCapacity(lastNewline + 2)
+        var lineStart = 0
+        while lineStart <= lastNewline, let newline = contents[lineStart...lastNewline].firstIndex(of: 0x0A) {
+            if !lines.isEmpty { array.append(UInt8(ascii: ",")) }
+            array += contents[lineStart..<newline]
+            lines.append(lineStart..<(newline + 1))
+            lineStart = newline + 1
+        }
+        array.append(UInt8(ascii: "]"))
+        guard let decoded = try? JSONDecoder().decode([JournalRecord].self, from: Data(array)), decoded.count == lines.count
+        else { return nil }
+        var ledger = SettlementLedger(limits: limits)
+        var records: [Line] = []
+        records.reserveCapacity(lines.count)
+        for (i, record) in decoded.enumerated() {
+            do { try ledger.apply(record) } catch {
+                return .failure(.inconsistent(path: path, lineNumber: i + 1, detail: error.description))
+            }
+            var line = Line(bytes: lines[i])
+            if case .heartbeat(let sessionId, _) = record { line.heartbeatOf = sessionId }
+            records.append(line)
+        }
+        return .success((ledger, lastNewline + 1, records))
     }
 
     // MARK: - Helpers
