@@ -37,6 +37,21 @@ import Glibc
         #expect(r.body == Self.bytes("{\"a\":1}"))
     }
 
+    /// Header names and the tokens looked for are case-insensitive; a value's optional whitespace
+    /// (spaces, tabs) is not part of it; a line without a name or a value is skipped.
+    @Test func headersAreReadAsHTTPWritesThem() throws {
+        let r = try #require(try Client.parse(Self.bytes(
+            "HTTP/1.1  201 Created\r\nX-Empty:\r\n:odd\r\ncONTENT-lENGTH:\t 2 \t\r\nConnection: Keep-Alive, CLOSE\r\n\r\nok")))
+        #expect(r.status == 201 && r.body == Self.bytes("ok"))
+        #expect(!r.connectionReusable, "Connection: ... close")
+        let kept = try #require(try Client.parse(Self.bytes("HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n")))
+        #expect(kept.connectionReusable)
+        let old = try #require(try Client.parse(Self.bytes("HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n")))
+        #expect(!old.connectionReusable, "HTTP/1.0 closes unless told otherwise")
+        let chunked = try #require(try Client.parse(Self.bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding:  gzip, CHUNKED\r\n\r\n1\r\nx\r\n0\r\n\r\n")))
+        #expect(chunked.body == Self.bytes("x"))
+    }
+
     @Test func aMalformedResponseIsAnError() {
         #expect(throws: Client.Failure.self) { try Client.parse(Self.bytes("SSH-2.0-OpenSSH\r\n\r\n")) }
         #expect(throws: Client.Failure.self) { try Client.parse(Self.bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")) }
