@@ -308,6 +308,12 @@ public final class WakeSender: @unchecked Sendable {
 
     public init(deviceRoot: DeviceRoot) {
         wakeDirectory = "\(deviceRoot.path)/\(SchedulerChannel.directory)/\(WakeReceiver.directory)"
+        // A participant can die between its last report and its wake (a failpoint's kill, an exit
+        // the harness has not reaped yet): the write to its FIFO, read by no one, then raised
+        // SIGPIPE and killed the harness — exit 141, no message; `harness explore --jobs 2` ended so
+        // at its 30th point. Ignored in this process, the write fails with EPIPE (below); the
+        // children start with the default again (`sth_spawn`).
+        signal(SIGPIPE, SIG_IGN)
     }
 
     deinit { for fd in fds.values { close(fd) } }

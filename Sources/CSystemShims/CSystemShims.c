@@ -80,6 +80,8 @@ static int spawn_child(void *p) {
         sigemptyset(&sa.sa_mask);
         sigaction(sig, &sa, NULL);
     }
+    // The harness ignores SIGPIPE (a wake FIFO whose reader died); a child starts with the default.
+    signal(SIGPIPE, SIG_DFL);
     if (a->new_pgroup) setpgid(0, 0);
     else if (a->pgid > 0) setpgid(0, a->pgid);
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);

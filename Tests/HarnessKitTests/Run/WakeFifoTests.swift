@@ -1,6 +1,7 @@
 import AppGroup
 import Foundation
 @testable import HarnessKit
+import Supervision
 import Testing
 
 #if canImport(Glibc)
@@ -59,6 +60,29 @@ import Glibc
         sender.forget(pid)
         #expect(access(receiver.path, F_OK) != 0)
         #expect(sender.generation(ofName: name) == nil)
+    }
+
+    /// A participant that died after its FIFO was opened (no reader left): the wake is written to
+    /// no one — and the harness lives on (SIGPIPE killed it, exit 141).
+    @Test func aWakeToAParticipantThatDiedDoesNotKillTheHarness() throws {
+        let r = try Self.root()
+        let dir = r.path + "/system/wake"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let pid: Int32 = 4_000_006
+        #expect(mkfifo("\(dir)/\(pid)", 0o600) == 0)
+        let reader = open("\(dir)/\(pid)", O_RDONLY | O_NONBLOCK)
+        #expect(reader >= 0)
+        let sender = WakeSender(deviceRoot: r.root)
+        #expect(sender.wake(pid) == 1)
+        close(reader)  // the participant is gone
+        #expect(sender.wake(pid) == 2)
+        #expect(sender.wake(pid) == 3)
+        // Its children do not inherit the ignored SIGPIPE: a stand-in starts as any process does.
+        let child = try ChildProcess.spawn("/bin/sh", ["-c", "grep SigIgn /proc/$$/status"])
+        defer { _ = child.killAndReap() }
+        let line = try #require(child.readLine(timeout: .seconds(10)))
+        let mask = try #require(UInt64(line.split(separator: "\t").last.map(String.init) ?? "", radix: 16))
+        #expect(mask & (1 << (UInt64(SIGPIPE) - 1)) == 0, "\(line)")
     }
 
     @Test func aParticipantWithoutAFifoIsLeftToThePost() throws {
