@@ -138,6 +138,7 @@ public enum SettlementHTTPServer {
 
     static let serverName = "settlement-server"
     static let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    static let executor = EventLoopExecutor(eventLoops.next())
 
     /// An HTTP date (RFC 9110 §5.6.7, `Sun, 06 Nov 1994 08:49:37 GMT`) of the server's clock — the
     /// device clock — by `strftime` in the C locale rather than Foundation's Calendar.
@@ -149,7 +150,6 @@ public enum SettlementHTTPServer {
         let n = strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
         return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
-    static let executor = EventLoopExecutor(eventLoops.next())
 
     /// A task executor (SE-0417) that runs jobs on one NIO event loop. Hummingbird hands each
     /// request from the event loop to a task and the answer back: on the global executor that is
