@@ -192,7 +192,9 @@ struct RunCommand: ParsableCommand {
         if considered.contains(where: { $0.outcome.exitCode == 1 }) { throw ExitCode(1) }
         if let gate {
             let findings = results.filter { !gate.contains($0.case.variant.rawValue) && $0.outcome.exitCode == 1 }.count
-            if findings > 0 { print("\nvariants outside the gate (\(gate.joined(separator: ", "))): \(findings) run(s) with violations — findings (see above); the gate held.") }
+            if findings > 0 {
+                print("\nthe gate (\(gate.joined(separator: ", "))) held; \(findings) run(s) of the other variants have violations — findings (see above).")
+            }
         }
     }
 }
