@@ -296,13 +296,23 @@ public final class WakeReceiver: @unchecked Sendable {
     }
 }
 
-/// The harness's side of the wake FIFOs: the generation last written per pid, and the FIFO's
-/// write end, opened at the first wake. `wake` returns nil for a pid without a FIFO — the harness
-/// posts `system.wake.<pid>` to it instead.
+/// The harness's side of the wake FIFOs: per pid, the FIFO's write end (opened at the first wake),
+/// its wake name and the generation last written. `wake` returns nil for a pid without a FIFO — the
+/// harness posts `system.wake.<pid>` to it instead.
+///
+/// Making one ignores SIGPIPE in this process (see `init`): a wake can be written to a FIFO whose
+/// reader just died.
 public final class WakeSender: @unchecked Sendable {
     private let wakeDirectory: String
-    private var fds: [Int32: Int32] = [:]
-    private var generations: [Int32: UInt64] = [:]
+    private struct Fifo {
+        var fd: Int32
+        var name: String
+        var generation: UInt64
+    }
+    private var fifos: [Int32: Fifo] = [:]
+    /// `system.wake.<pid>` → pid, for the FIFOs above: the harness asks by name for every name
+    /// every participant reported, at every look for blockers.
+    private var pidsByName: [String: Int32] = [:]
     /// Pids found without a FIFO at their first wake (woken by posts from then on).
     private var withoutFifo: Set<Int32> = []
 
@@ -316,48 +326,44 @@ public final class WakeSender: @unchecked Sendable {
         signal(SIGPIPE, SIG_IGN)
     }
 
-    deinit { for fd in fds.values { close(fd) } }
+    deinit { for f in fifos.values { close(f.fd) } }
 
     /// Wakes `pid` through its FIFO; the generation written, or nil when it has none.
     public func wake(_ pid: Int32) -> UInt64? {
         if withoutFifo.contains(pid) { return nil }
-        var fd = fds[pid] ?? -1
-        if fd < 0 {
-            fd = open("\(wakeDirectory)/\(pid)", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
+        if fifos[pid] == nil {
+            let fd = open("\(wakeDirectory)/\(pid)", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
             var st = stat()
             guard fd >= 0, fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFIFO else {
                 if fd >= 0 { close(fd) }
                 withoutFifo.insert(pid)
                 return nil
             }
-            fds[pid] = fd
+            let name = SchedulerChannel.wakeNotification(pid: pid)
+            fifos[pid] = Fifo(fd: fd, name: name, generation: 0)
+            pidsByName[name] = pid
         }
-        let g = (generations[pid] ?? 0) + 1
-        generations[pid] = g
-        var bytes = (0..<8).map { UInt8(truncatingIfNeeded: g >> (8 * UInt64($0))) }
+        fifos[pid]!.generation += 1
+        let f = fifos[pid]!
+        var bytes = (0..<8).map { UInt8(truncatingIfNeeded: f.generation >> (8 * UInt64($0))) }
         // A full pipe (8,192 wakes unread) or a reader gone: the wake is as good as given — the
         // participant reads the newest generation when it reads at all, and a dead one is reaped.
-        _ = write(fd, &bytes, 8)
-        return g
+        _ = write(f.fd, &bytes, 8)
+        return f.generation
     }
 
     /// The generation last written to `pid`'s FIFO (`system.wake.<pid>`), nil if it has none.
-    public func generation(of pid: Int32) -> UInt64? {
-        withoutFifo.contains(pid) ? nil : generations[pid]
-    }
+    public func generation(of pid: Int32) -> UInt64? { fifos[pid]?.generation }
 
     /// The wake generation of `name` when it is a FIFO participant's `system.wake.<pid>`.
-    public func generation(ofName name: String) -> UInt64? {
-        guard name.hasPrefix(Self.namePrefix), let pid = Int32(name.dropFirst(Self.namePrefix.count)) else { return nil }
-        return generation(of: pid)
-    }
-
-    static let namePrefix = SchedulerChannel.wakeNotification(pid: 0).dropLast(1)
+    public func generation(ofName name: String) -> UInt64? { pidsByName[name].flatMap { fifos[$0]?.generation } }
 
     /// `pid` exited: its FIFO is closed and removed.
     public func forget(_ pid: Int32) {
-        if let fd = fds.removeValue(forKey: pid) { close(fd) }
-        generations[pid] = nil
+        if let f = fifos.removeValue(forKey: pid) {
+            close(f.fd)
+            pidsByName[f.name] = nil
+        }
         withoutFifo.remove(pid)
         unlink("\(wakeDirectory)/\(pid)")
     }

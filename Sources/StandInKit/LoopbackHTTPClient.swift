@@ -220,9 +220,9 @@ public enum LoopbackHTTPClient {
             guard let colon = l.firstIndex(of: UInt8(ascii: ":")), colon > l.startIndex, colon + 1 < l.endIndex else { continue }
             let name = Self.lowercasedTrimmed(l[..<colon])
             let value = Self.lowercasedTrimmed(l[(colon + 1)...])
-            if name == Array("content-length".utf8) { length = Int(String(decoding: value, as: UTF8.self)) }
-            if name == Array("transfer-encoding".utf8) && value.contains("chunked".utf8) { chunked = true }
-            if name == Array("connection".utf8) && value.contains("close".utf8) { closes = true }
+            if name.elementsEqual("content-length".utf8) { length = Int(String(decoding: value, as: UTF8.self)) }
+            if name.elementsEqual("transfer-encoding".utf8) && value.contains("chunked".utf8) { chunked = true }
+            if name.elementsEqual("connection".utf8) && value.contains("close".utf8) { closes = true }
         }
         let body = buf[sep.upperBound...]
         if chunked {

@@ -172,7 +172,8 @@ extension LiveRun {
             let reports = virtualTime.inbox?.read(timeoutMillis: 0) ?? []
             for report in reports { virtualTime.scheduler.received(report) }
             if !reports.isEmpty { changed = true }
-            let running = processes.table.extensions.filter { $0.resumeAtNanos == nil }.map(\.role)
+            let runningCalls = processes.table.extensions.filter { $0.resumeAtNanos == nil }
+            let running = runningCalls.map(\.role)
             if changed {
                 changed = false
                 let stopped = stoppedNow()
@@ -206,9 +207,7 @@ extension LiveRun {
             // Without one (a kernel before 5.3) we look again within a millisecond.
             var exitFds: [Int32] = []
             var exitUnwatched = false
-            for pid in processes.table.extensions.filter({ $0.resumeAtNanos == nil }).map(\.pid)
-                + processes.table.longLived.filter({ $0.expectedExit }).compactMap(\.pid)
-            {
+            for pid in runningCalls.map(\.pid) + processes.table.longLived.filter({ $0.expectedExit }).compactMap(\.pid) {
                 if let fd = processes.children[pid]?.exitFd, fd >= 0 { exitFds.append(fd) } else { exitUnwatched = true }
             }
             let wait: Int32 = exitUnwatched ? 1 : 50

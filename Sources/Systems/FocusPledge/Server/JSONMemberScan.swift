@@ -16,24 +16,15 @@ enum JSONMemberScan {
         var found: Range<Int>?
         s.space()
         guard s.take(UInt8(ascii: "{")) else { return nil }
-        s.space()
-        if !s.take(UInt8(ascii: "}")) {
-            repeat {
-                s.space()
-                guard let name = s.string(), !name.escaped else { return nil }
-                s.space()
-                guard s.take(UInt8(ascii: ":")) else { return nil }
-                s.space()
-                let start = s.i
-                guard s.value(depth: 1) else { return nil }
-                if bytes[name.range].elementsEqual(wanted) {
-                    guard found == nil else { return nil }
-                    found = start..<s.i
-                }
-                s.space()
-            } while s.take(UInt8(ascii: ","))
-            guard s.take(UInt8(ascii: "}")) else { return nil }
+        let valid = s.items(closedBy: UInt8(ascii: "}")) { s in
+            guard let member = s.member(depth: 1), !member.escapedName else { return false }
+            if bytes[member.name].elementsEqual(wanted) {
+                guard found == nil else { return false }
+                found = member.value
+            }
+            return true
         }
+        guard valid else { return nil }
         s.space()
         guard s.i == bytes.count else { return nil }
         return found
@@ -117,34 +108,40 @@ enum JSONMemberScan {
             return true
         }
 
+        /// After an opening bracket: the closing one, or items separated by commas and then the
+        /// closing one, whitespace around each; `item` reads one item.
+        mutating func items(closedBy close: UInt8, _ item: (inout Scanner) -> Bool) -> Bool {
+            space()
+            if take(close) { return true }
+            repeat {
+                space()
+                guard item(&self) else { return false }
+                space()
+            } while take(UInt8(ascii: ","))
+            return take(close)
+        }
+
+        /// `"name" : value`, one member of an object: the name's contents and the value's bytes.
+        mutating func member(depth: Int) -> (name: Range<Int>, escapedName: Bool, value: Range<Int>)? {
+            guard let name = string() else { return nil }
+            space()
+            guard take(UInt8(ascii: ":")) else { return nil }
+            space()
+            let start = i
+            guard value(depth: depth) else { return nil }
+            return (name.range, name.escaped, start..<i)
+        }
+
         mutating func value(depth: Int) -> Bool {
             guard depth <= Self.maxDepth, i < b.count else { return false }
             switch b[i] {
             case UInt8(ascii: "\""): return string() != nil
             case UInt8(ascii: "{"):
                 i += 1
-                space()
-                if take(UInt8(ascii: "}")) { return true }
-                repeat {
-                    space()
-                    guard string() != nil else { return false }
-                    space()
-                    guard take(UInt8(ascii: ":")) else { return false }
-                    space()
-                    guard value(depth: depth + 1) else { return false }
-                    space()
-                } while take(UInt8(ascii: ","))
-                return take(UInt8(ascii: "}"))
+                return items(closedBy: UInt8(ascii: "}")) { s in s.member(depth: depth + 1) != nil }
             case UInt8(ascii: "["):
                 i += 1
-                space()
-                if take(UInt8(ascii: "]")) { return true }
-                repeat {
-                    space()
-                    guard value(depth: depth + 1) else { return false }
-                    space()
-                } while take(UInt8(ascii: ","))
-                return take(UInt8(ascii: "]"))
+                return items(closedBy: UInt8(ascii: "]")) { s in s.value(depth: depth + 1) }
             case UInt8(ascii: "t"): return literal("true")
             case UInt8(ascii: "f"): return literal("false")
             case UInt8(ascii: "n"): return literal("null")
