@@ -66,4 +66,43 @@ import Testing
         #expect(daily.first(after: berlin.at(2027, 6, 2, 9)) == berlin.at(2027, 6, 3, 8, 10))
         #expect(daily.last(atOrBefore: berlin.at(2027, 6, 2, 9)) == berlin.at(2027, 6, 2, 8, 10))
     }
+
+    /// The last match at or before an instant is the last of the matches a forward search finds
+    /// (the type's rules: a repeated time's first occurrence, a gap's first instant after it, a
+    /// date that exists). Foundation's backward search broke each of these three.
+    @Test func theLastMatchIsOneTheForwardSearchWouldFind() {
+        // 25 October 2026, Berlin: 03:00 CEST → 02:00 CET, 02:30 happens twice; only the first matches.
+        let daily = ComponentMatcher(ScheduleComponents(hour: 2, minute: 30), timeZone: berlin.tz)
+        let firstTwoThirty = Date(timeIntervalSince1970: 1_792_888_200)  // 2026-10-25T00:30:00Z = 02:30 CEST
+        #expect(daily.first(after: berlin.at(2026, 10, 24, 12)) == firstTwoThirty)
+        #expect(daily.last(atOrBefore: berlin.at(2026, 10, 25, 4)) == firstTwoThirty, "not the second 02:30 (01:30Z)")
+        #expect(daily.last(atOrBefore: firstTwoThirty.addingTimeInterval(3600 + 900)) == firstTwoThirty, "during the second 02:30 hour")
+
+        // 4 October 2026, Lord Howe: 02:00 → 02:30 (a half-hour jump); 02:30 exists, at the jump.
+        let lordHowe = Zone("Australia/Lord_Howe")
+        let lh = ComponentMatcher(ScheduleComponents(hour: 2, minute: 30), timeZone: lordHowe.tz)
+        let jump = lordHowe.at(2026, 10, 4, 2, 30)
+        #expect(lh.first(after: lordHowe.at(2026, 10, 3, 12)) == jump)
+        #expect(lh.last(atOrBefore: lordHowe.at(2026, 10, 4, 12)) == jump, "not the day before's")
+
+        // Day 31: the last before 15 November is 31 October, not 31 August.
+        let thirtyFirst = ComponentMatcher(ScheduleComponents(day: 31, hour: 9), timeZone: berlin.tz)
+        #expect(thirtyFirst.first(after: berlin.at(2026, 9, 15, 0)) == berlin.at(2026, 10, 31, 9))
+        #expect(thirtyFirst.last(atOrBefore: berlin.at(2026, 11, 15, 0)) == berlin.at(2026, 10, 31, 9))
+        #expect(thirtyFirst.last(atOrBefore: berlin.at(2026, 10, 31, 9)) == berlin.at(2026, 10, 31, 9), "at the match itself")
+        #expect(thirtyFirst.last(atOrBefore: berlin.at(2026, 10, 31, 8, 59)) == berlin.at(2026, 8, 31, 9), "a second before: two months back")
+
+        // 29 February: a leap day years back.
+        let leap = ComponentMatcher(ScheduleComponents(month: 2, day: 29, hour: 0), timeZone: berlin.tz)
+        #expect(leap.last(atOrBefore: berlin.at(2027, 6, 1, 0)) == berlin.at(2024, 2, 29, 0))
+        // Weekly and hourly.
+        let mondays = ComponentMatcher(ScheduleComponents(hour: 7, minute: 0, weekday: 2), timeZone: berlin.tz)
+        #expect(mondays.last(atOrBefore: berlin.at(2026, 11, 29, 12)) == berlin.at(2026, 11, 23, 7))
+        let hourly = ComponentMatcher(ScheduleComponents(minute: 15), timeZone: berlin.tz)
+        #expect(hourly.last(atOrBefore: berlin.at(2026, 11, 29, 12, 14)) == berlin.at(2026, 11, 29, 11, 15))
+        // Nothing before a year's span.
+        let y2030 = ComponentMatcher(ScheduleComponents(year: 2030, hour: 8), timeZone: berlin.tz)
+        #expect(y2030.last(atOrBefore: berlin.at(2029, 12, 31, 23)) == nil)
+        #expect(y2030.last(atOrBefore: berlin.at(2030, 1, 2, 0)) == berlin.at(2030, 1, 1, 8))
+    }
 }

@@ -38,7 +38,7 @@ struct ComponentMatcher {
         self.span = span
         let k = components
         if let span, k.month != nil, k.day != nil, k.hour != nil, k.minute != nil, k.second != nil {
-            oneOff = .some(Self.search(k, cal, span: span, from: span.lowerBound.addingTimeInterval(-1), direction: .forward))
+            oneOff = .some(Self.search(k, cal, span: span, after: span.lowerBound.addingTimeInterval(-1)))
         } else {
             oneOff = nil
         }
@@ -54,41 +54,76 @@ struct ComponentMatcher {
     }
 
     /// The first matching instant strictly after `t`.
-    func first(after t: Date) -> Date? { search(from: t, direction: .forward) }
+    func first(after t: Date) -> Date? { search(after: t) }
 
     /// The first matching instant at or after `t`.
     func first(atOrAfter t: Date) -> Date? {
         // Matches fall on whole seconds; a hair before `t` makes an exact match count.
-        guard let c = search(from: t.addingTimeInterval(-0.001), direction: .forward) else { return nil }
+        guard let c = search(after: t.addingTimeInterval(-0.001)) else { return nil }
         return c >= t ? c : first(after: t)
     }
 
-    /// The last matching instant at or before `t`.
+    /// The last matching instant at or before `t`: the last of the matches the forward search
+    /// finds from far enough back. Foundation's backward search does not keep the rules above: on
+    /// a fall-back night it gave the second 02:30 (ComponentMatcherTests).
     func last(atOrBefore t: Date) -> Date? {
-        if let c = first(atOrAfter: t), c == t { return c }
-        return search(from: t, direction: .backward)
-    }
-
-    private func search(from t: Date, direction: Calendar.SearchDirection) -> Date? {
         if let oneOff {
             guard let c = oneOff else { return nil }
-            return direction == .forward ? (c > t ? c : nil) : (c < t ? c : nil)
+            return c <= t ? c : nil
         }
-        return Self.search(components, calendar, span: span, from: t, direction: direction)
+        // A period of the schedule's recurrence (and DST's hour) back holds a match if any is
+        // near; else twice as far, up to `maxLookBackSeconds` (a 29 February is 8 years away at most).
+        var lookBack = Self.period(of: components) + 3600
+        while true {
+            var from = t.addingTimeInterval(-lookBack)
+            let beforeSpan = span.map { from < $0.lowerBound } ?? false
+            if let span, beforeSpan { from = span.lowerBound.addingTimeInterval(-1) }
+            var last: Date?
+            var next = first(after: from)
+            // Bounded: a look-back of a period holds a match or two; a longer one only follows
+            // a shorter one that held none.
+            for _ in 0..<Self.maxRejectedCandidates {
+                guard let c = next, c <= t else { break }
+                last = c
+                next = first(after: c)
+            }
+            if last != nil || beforeSpan || lookBack >= Self.maxLookBackSeconds { return last }
+            lookBack *= 2
+        }
     }
 
-    private static func search(
-        _ components: ScheduleComponents, _ calendar: Calendar, span: Range<Date>?, from t: Date, direction: Calendar.SearchDirection
-    ) -> Date? {
+    /// The longest look-back of `last(atOrBefore:)`: a 29 February recurs within 8 years.
+    static let maxLookBackSeconds: Double = 9 * 366 * 86_400
+
+    /// How often components without a year recur at most (a day 31 may be two periods away).
+    static func period(of k: ScheduleComponents) -> Double {
+        if k.month != nil { return 366 * 86_400 }
+        if k.day != nil { return 31 * 86_400 }
+        if k.weekday != nil { return 7 * 86_400 }
+        if k.hour != nil { return 86_400 }
+        if k.minute != nil { return 3600 }
+        return 60
+    }
+
+    private func search(after t: Date) -> Date? {
+        if let oneOff {
+            guard let c = oneOff else { return nil }
+            return c > t ? c : nil
+        }
+        return Self.search(components, calendar, span: span, after: t)
+    }
+
+    /// Forward only: the backward search is `last(atOrBefore:)`'s, built on this one.
+    private static func search(_ components: ScheduleComponents, _ calendar: Calendar, span: Range<Date>?, after t: Date) -> Date? {
         guard !components.isEmpty else { return nil }
         var from = t
         for _ in 0..<maxRejectedCandidates {
-            // Past the span (or before it, searching back) nothing matches: said here, not by a
-            // Foundation search that takes milliseconds to find nothing.
-            if let span, direction == .forward ? from >= span.upperBound : from <= span.lowerBound { return nil }
+            // Past the span nothing matches: said here, not by a Foundation search that takes
+            // milliseconds to find nothing.
+            if let span, from >= span.upperBound { return nil }
             guard let c = calendar.nextDate(
                 after: from, matching: components.matchingComponents, matchingPolicy: .nextTime,
-                repeatedTimePolicy: .first, direction: direction)
+                repeatedTimePolicy: .first, direction: .forward)
             else { return nil }
             if matches(c, components, calendar) { return c }
             from = c
