@@ -17,7 +17,9 @@ struct ShrinkCommand: ParsableCommand {
             nemesis faults schedule.json planned, the failpoints (the scenario's and --failpoint's) and the field-fault
             rules (os.faults). Each trial runs the recorded scenario with a subset of them pinned in a plan: section, on the
             same seed and build, and keeps the subset when the invariant still fails (ddmin: Zeller and Hildebrandt 2002,
-            each kind of step first dropped whole). The result is 1-minimal — dropping any one of its steps makes the
+            each kind of step first dropped whole). Then a nemesis fault that is left may be replaced by moving the user
+            actions inside its window to its end (it may only have held a process back while the user acted): one run
+            each, kept when it still fails, then ddmin again. The result is 1-minimal — dropping any one of its steps makes the
             violation go away — unless --max-runs ran out first (said so). The shrunk scenario is written to --out
             (default RUN_DIR/shrunk.yaml) and run once more from that file; that run's directory is kept for
             `harness replay`. Exit codes: 0 shrunk and confirmed, 1 the shrunk file did not fail again, 2 bad input (a
@@ -95,7 +97,7 @@ struct ShrinkCommand: ParsableCommand {
         }
         // One run of the recorded scenario with exactly `kept` steps pinned, in `v`; nil when it
         // could not be decided (its run directory and scenario are kept: the logs say why).
-        func runTrial(_ kept: [Int], _ v: ScenarioVariant) -> ScenarioRunner.Outcome? {
+        func runTrial(_ input: ShrinkInput, _ kept: [Int], _ v: ScenarioVariant) -> ScenarioRunner.Outcome? {
             let path = "\(workDir)/trial-\(trial)-\(v.rawValue).yaml"
             do {
                 try input.scenarioYAML(keeping: kept, name: shrunkName).write(toFile: path, atomically: true, encoding: .utf8)
@@ -119,13 +121,13 @@ struct ShrinkCommand: ParsableCommand {
             }
         }
         // True when the kept steps fail the same way (and, with --holds, the other variant holds on them).
-        func fails(_ kept: [Int]) -> Bool? {
+        func fails(_ input: ShrinkInput, _ kept: [Int]) -> Bool? {
             if RunInterruption.signal != nil { return nil }
             trial += 1
-            var verdict = runTrial(kept, variant).map { o in o.report?.violations.contains { sameFailure($0) } == true }
+            var verdict = runTrial(input, kept, variant).map { o in o.report?.violations.contains { sameFailure($0) } == true }
             var word = verdict.map { $0 ? "still fails" : "passes" } ?? "undecided"
             if verdict == true, let other = holdsVariant {
-                let held = runTrial(kept, other).map { $0.exitCode == 0 }
+                let held = runTrial(input, kept, other).map { $0.exitCode == 0 }
                 if held != true {
                     verdict = held == nil ? nil : false
                     word = held == nil ? "still fails, \(other.rawValue) undecided" : "still fails, but \(other.rawValue) fails too"
@@ -136,21 +138,23 @@ struct ShrinkCommand: ParsableCommand {
         }
 
         // The recorded run again with every step pinned: the plan written out must fail as the seed's did.
-        guard fails(Array(input.steps.indices)) == true else {
+        guard fails(input, Array(input.steps.indices)) == true else {
             if let signal = RunInterruption.signal { throw ExitCode(RunInterruption.exitCode(for: signal)) }
             throw InputError("\(dir): the run with all its \(input.steps.count) steps pinned did not violate \(target) again\(holdsVariant.map { " with \($0) holding" } ?? "")\(lastSetupError.map { " (\($0))" } ?? ""); it cannot be shrunk (\(workDir))")
         }
-        let result = DeltaDebugging(maximumTests: budget - 1).minimize(count: input.steps.count, groups: input.groups, fails: fails)
+        let result = ShrinkSearch.run(input, maximumTests: budget - 1, fails: fails)
+        let shrunk = result.input
         if let signal = RunInterruption.signal { throw ExitCode(RunInterruption.exitCode(for: signal)) }
         let wall = Date().timeIntervalSince(t0)
 
         let rerun = "harness run \(outFile) --variant \(input.variant) --seed \(input.seed)"
-        let yaml = try input.scenarioYAML(keeping: result.kept, name: shrunkName, header: [
+        let moved = result.postponed == 0 ? "" : "; \(result.postponed) nemesis fault(s) replaced by the user acting when the fault ended"
+        let yaml = try shrunk.scenarioYAML(keeping: result.kept, name: shrunkName, header: [
             "\(Self.header) from \(dir) (\(input.scenarioName), \(input.variant), seed \(input.seed)): \(target) still fails\(match == "explanation" ? " the same way" : "").",
-            "\(input.steps.count) steps -> \(result.kept.count)\(result.minimal ? " (1-minimal: drop any one and it holds)" : " (the run budget ran out before it was shown minimal)").",
+            "\(input.steps.count) steps -> \(result.kept.count)\(result.minimal ? " (1-minimal: drop any one and it holds)" : " (the run budget ran out before it was shown minimal)")\(moved).",
             "Run it: \(rerun)\(holdsVariant.map { " (--variant \($0) holds on it)" } ?? "")",
             "The seed still decides what is random inside the run (field faults with a probability, p% failpoints).",
-        ])
+        ] + shrunk.chronological(result.kept).filter { shrunk.steps[$0].moved != nil }.map { "Moved: \(shrunk.steps[$0].summary)" })
         do {
             // The project's writer: checked again, temp + fsync + rename, a full disk leaves the old file.
             try OutputFile.write(Array(yaml.utf8), to: outFile, what: "--out")
@@ -159,10 +163,10 @@ struct ShrinkCommand: ParsableCommand {
         }
 
         print("shrink: \(input.scenarioName) \(input.variant) seed \(input.seed), \(target)")
-        print("steps: \(input.steps.count) -> \(result.kept.count)   (before: \(input.describe()); after: \(input.describe(result.kept)))")
-        print(String(format: "%d runs in %.0f s%@%@", trial, wall, result.minimal ? ", 1-minimal" : ", budget spent: not shown minimal",
+        print("steps: \(input.steps.count) -> \(result.kept.count)   (before: \(input.describe()); after: \(shrunk.describe(result.kept)))")
+        print(String(format: "%d runs in %.0f s%@%@%@", trial, wall, result.minimal ? ", 1-minimal" : ", budget spent: not shown minimal", moved,
                      undecided > 0 ? ", \(undecided) undecided runs counted as passing" : ""))
-        for i in input.chronological(result.kept) { print("  \(input.steps[i].summary)") }
+        for i in shrunk.chronological(result.kept) { print("  \(shrunk.steps[i].summary)") }
         print("wrote \(outFile)")
 
         // Confirm from the file, as a user committing it would run it; keep that run for replay.

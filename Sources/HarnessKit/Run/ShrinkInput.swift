@@ -22,6 +22,11 @@ public struct ShrinkInput {
         public var summary: String
         /// Device seconds from the start when it happens (actions, faults under virtual time).
         public var atSeconds: Double? = nil
+        /// A fault under virtual time: device seconds from the start when it ends (the stopped
+        /// process continues, the killed one is relaunched).
+        public var untilSeconds: Double? = nil
+        /// An action `postponing` moved: from when, in place of which fault (also in `summary`).
+        public var moved: String? = nil
         /// The entry: a JSON object (actions, faults), a failpoint's text, or a field-fault rule's node.
         fileprivate var payload: Payload
     }
@@ -118,7 +123,11 @@ public struct ShrinkInput {
             let at = ((entry["atDeviceOffsetMillis"] ?? entry["atWallOffsetMillis"]) as? NSNumber)?.doubleValue ?? 0
             let hold = ((entry["holdDeviceMillis"] ?? entry["holdMillis"]) as? NSNumber)?.intValue ?? 0
             let kind = entry["kind"] as? String ?? "?", target = entry["target"] as? String ?? "?"
-            steps.append(Step(kind: .fault, summary: "at \(Self.clock(at / 1000)) nemesis \(kind) \(target) for \(hold) ms", atSeconds: at / 1000, payload: .json(text)))
+            // Integer milliseconds: the end's shortest decimal is exact (`postponing` writes it).
+            let until = entry["holdDeviceMillis"] != nil ? Double(Int(at) + hold) / 1000 : nil
+            steps.append(Step(
+                kind: .fault, summary: "at \(Self.clock(at / 1000)) nemesis \(kind) \(target) for \(hold) ms", atSeconds: at / 1000, untilSeconds: until,
+                payload: .json(text)))
         }
         var failpoints: [String] = []
         if let node = root.mapping?["failpoints"], case .sequence(let s) = node {
@@ -169,8 +178,9 @@ public struct ShrinkInput {
     /// prepended as comments.
     public func scenarioYAML(keeping kept: [Int], name: String, header: [String] = []) throws -> String {
         let keep = Set(kept)
+        // In time order (ties keep their order): a step `postponing` moved may now come later.
         func jsonLines(_ kind: Kind) -> [String] {
-            steps.indices.filter { keep.contains($0) && steps[$0].kind == kind }.compactMap { i -> String? in
+            chronological(steps.indices.filter { keep.contains($0) && steps[$0].kind == kind }).compactMap { i -> String? in
                 guard case .json(let text) = steps[i].payload else { return nil }
                 return text
             }
@@ -211,6 +221,51 @@ public struct ShrinkInput {
         }
         let plan = "plan:\n" + list("userActions", jsonLines(.action)) + list("faults", jsonLines(.fault)) + "  summary: \(summaryJSON)\n"
         return header.map { "# " + $0 + "\n" }.joined() + body + plan
+    }
+
+    /// A fault and the kept user actions inside its window (`atSeconds...untilSeconds`): the
+    /// fault may matter only because it held back what those actions set off, so the same failure
+    /// may come from the user acting when the fault ends instead — one step fewer
+    /// (`postponing`). Per fault in time order: each action alone, then all of them together.
+    public func postponements(of kept: [Int]) -> [(fault: Int, actions: [Int])] {
+        var out: [(fault: Int, actions: [Int])] = []
+        for f in chronological(kept) where steps[f].kind == .fault {
+            guard let from = steps[f].atSeconds, let until = steps[f].untilSeconds else { continue }
+            let inside = chronological(kept).filter { i in
+                steps[i].kind == .action && steps[i].atSeconds.map { $0 >= from && $0 < until } == true
+            }
+            out += inside.map { (f, [$0]) }
+            if inside.count > 1 { out.append((f, inside)) }
+        }
+        return out
+    }
+
+    /// The input whose steps are `kept` without `fault`, `actions` moved to the moment the fault
+    /// ended (their order among themselves kept). Indices of the result count from 0 in `kept`'s
+    /// order. Nil when an action's entry cannot be rewritten (not a JSON object with a time).
+    public func postponing(_ actions: [Int], to fault: Int, keeping kept: [Int]) -> ShrinkInput? {
+        guard let until = steps[fault].untilSeconds else { return nil }
+        var out = self
+        out.steps = []
+        for i in kept where i != fault {
+            var step = steps[i]
+            if actions.contains(i) {
+                guard case .json(let text) = step.payload,
+                    var entry = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
+                    entry["atDeviceOffsetSeconds"] != nil, let action = entry["action"],
+                    let d = try? JSONSerialization.data(withJSONObject: action, options: [.sortedKeys, .withoutEscapingSlashes])
+                else { return nil }
+                entry["atDeviceOffsetSeconds"] = until
+                guard let moved = try? JSONSerialization.data(withJSONObject: entry, options: [.sortedKeys, .withoutEscapingSlashes]) else { return nil }
+                let was = step.atSeconds.map(Self.clock) ?? "?"
+                step.payload = .json(String(decoding: moved, as: UTF8.self))
+                step.atSeconds = until
+                step.moved = "moved from \(was): in place of \(steps[fault].summary)"
+                step.summary = "at \(Self.clock(until)) user \(String(decoding: d, as: UTF8.self)) (\(step.moved ?? ""))"
+            }
+            out.steps.append(step)
+        }
+        return out
     }
 
     /// An explanation with its UUIDs replaced by `<uuid>` (an app's `UUID()` differs from run to

@@ -19,7 +19,9 @@ import Testing
     }
 
     /// A pingpong run directory: 3 serves, 2 faults, a failpoint, one violation.
-    static func runDirectory() throws -> String {
+    static func runDirectory(
+        faults: String = #"[{"atDeviceOffsetMillis": 1000, "holdDeviceMillis": 50, "kind": "stop", "target": "pong"}, {"atDeviceOffsetMillis": 90000, "holdDeviceMillis": 400, "kind": "kill", "target": "ping"}]"#
+    ) throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shrink-input-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         try """
@@ -40,8 +42,7 @@ import Testing
              "userActions": [{"atDeviceOffsetSeconds": 60, "action": {"kind": "serve", "ball": 1}},
                              {"atDeviceOffsetSeconds": 120, "action": {"kind": "serve", "ball": 2}},
                              {"atDeviceOffsetSeconds": 180, "action": {"kind": "serve", "ball": 3}}],
-             "faults": [{"atDeviceOffsetMillis": 1000, "holdDeviceMillis": 50, "kind": "stop", "target": "pong"},
-                        {"atDeviceOffsetMillis": 90000, "holdDeviceMillis": 400, "kind": "kill", "target": "ping"}]}
+             "faults": \(faults)}
             """.write(toFile: dir + "/schedule.json", atomically: true, encoding: .utf8)
         try """
             {"violations": [{"invariant": "every-serve-returned", "explanation": "ball 2 served at t=120 was never returned"}]}
@@ -77,6 +78,77 @@ import Testing
         // Nothing kept: still a scenario, with empty lists.
         let empty = try Scenario.parse(yaml: try input.scenarioYAML(keeping: [], name: "pp-empty"), systems: Self.catalog)
         #expect(ScenarioPlan.make(scenario: empty, seed: 7).workload.actionTimes.isEmpty && empty.failpoints.isEmpty)
+    }
+
+    /// Serves at 60, 120, 180 s; pong stopped from 100 s to 130.5 s (serve 2 inside), ping killed at 170 s for 5 s.
+    static let heldServe = #"[{"atDeviceOffsetMillis": 100000, "holdDeviceMillis": 30500, "kind": "stop", "target": "pong"}, {"atDeviceOffsetMillis": 170000, "holdDeviceMillis": 5000, "kind": "kill", "target": "ping"}]"#
+
+    @Test func aFaultsWindowHoldsTheActionsInsideItAndPostponingMovesThemToItsEnd() throws {
+        let dir = try Self.runDirectory(faults: Self.heldServe)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let input = try ShrinkInput.load(runDirectory: dir)
+        // Steps: serves 0, 1, 2; faults 3 (stop pong 100...130.5), 4 (kill ping 170...175); failpoints 5, 6.
+        #expect(input.steps[3].untilSeconds == 130.5 && input.steps[4].untilSeconds == 175)
+        #expect(input.steps[0].untilSeconds == nil)
+        let all = Array(input.steps.indices)
+        #expect(input.postponements(of: all).map { [$0.fault] + $0.actions } == [[3, 1]], "only serve 2 (120 s) is inside a window")
+        #expect(input.postponements(of: [0, 2, 4]).isEmpty, "serve 3 at 180 s is after the kill's window")
+
+        let moved = try #require(input.postponing([1], to: 3, keeping: [0, 1, 2, 3, 5]))
+        #expect(moved.steps.count == 4, "the fault is gone, nothing else")
+        #expect(moved.steps.map(\.kind) == [.action, .action, .action, .failpoint])
+        #expect(moved.steps[1].atSeconds == 130.5)
+        #expect(moved.steps[1].moved?.hasPrefix("moved from +0:02:00: in place of at +0:01:40 nemesis stop pong") == true)
+        #expect(moved.steps[0].moved == nil && moved.steps[2].moved == nil)
+        #expect(moved.steps[1].summary.hasPrefix("at +0:02:10 user {\"ball\":2,\"kind\":\"serve\"} (moved from +0:02:00: in place of at +0:01:40 nemesis stop pong"))
+        let sc = try Scenario.parse(yaml: try moved.scenarioYAML(keeping: [0, 1, 2, 3], name: "pp-moved"), systems: Self.catalog)
+        let plan = ScenarioPlan.make(scenario: sc, seed: 7)
+        #expect(plan.workload.actionTimes == [60, 130.5, 180])
+        #expect(plan.faults.isEmpty)
+        // Moved past a later action, the plan is still in time order.
+        let late = try #require(input.postponing([0], to: 3, keeping: [0, 1, 3]))
+        let lateYAML = try late.scenarioYAML(keeping: [0, 1], name: "pp-late")
+        #expect(ScenarioPlan.make(scenario: try Scenario.parse(yaml: lateYAML, systems: Self.catalog), seed: 7).workload.actionTimes == [120, 130.5])
+        #expect(input.postponing([1], to: 0, keeping: all) == nil, "an action has no window to move to")
+    }
+
+    @Test func theSearchReplacesAFaultThatOnlyHeldAnActionBackWithTheActionAtItsEnd() throws {
+        let dir = try Self.runDirectory(faults: Self.heldServe)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let input = try ShrinkInput.load(runDirectory: dir)
+        // The bug: a serve that reaches pong between 130 and 131 s. Serve 2 does only because the
+        // stop holds it until 130.5 s; without the stop it must itself come at 130.5 s. While pong
+        // is stopped the bug also needs serve 1 (it made the stop matter): once the stop is gone,
+        // ddmin drops serve 1 too.
+        func reached(_ input: ShrinkInput, _ kept: [Int]) -> [Double] {
+            kept.filter { input.steps[$0].kind == .action }.compactMap { a -> Double? in
+                guard let t = input.steps[a].atSeconds else { return nil }
+                let held = kept.first { f in
+                    input.steps[f].kind == .fault && input.steps[f].summary.contains("pong")
+                        && (input.steps[f].atSeconds ?? .infinity) <= t && t < (input.steps[f].untilSeconds ?? 0)
+                }
+                return held.flatMap { input.steps[$0].untilSeconds } ?? t
+            }
+        }
+        func fails(_ input: ShrinkInput, _ kept: [Int]) -> Bool {
+            let stopped = kept.contains { input.steps[$0].kind == .fault && input.steps[$0].summary.contains("stop pong") }
+            let serve1 = kept.contains { input.steps[$0].atSeconds == 60 }
+            return reached(input, kept).contains { (130...131).contains($0) } && (serve1 || !stopped)
+        }
+        var calls = 0
+        let r = ShrinkSearch.run(input, maximumTests: 100) { input, kept in
+            calls += 1
+            return fails(input, kept)
+        }
+        #expect(r.kept.count == 1 && r.postponed == 1 && r.minimal)
+        #expect(r.input.steps[r.kept[0]].atSeconds == 130.5)
+        #expect(r.tests == calls)
+        // ddmin alone stops at both serves and the stop: three steps.
+        let plain = DeltaDebugging(maximumTests: 100).minimize(count: input.steps.count, groups: input.groups) { fails(input, $0) }
+        #expect(plain.kept == [0, 1, 3])
+        // A budget spent before the search: ddmin's answer, said not minimal.
+        let short = ShrinkSearch.run(input, maximumTests: 3) { input, kept in fails(input, kept) }
+        #expect(!short.minimal && short.postponed == 0)
     }
 
     @Test func aDirectoryThatIsNotAFinishedRunIsNamed() throws {
