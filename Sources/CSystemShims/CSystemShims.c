@@ -62,6 +62,7 @@ struct spawn_args {
     const char *cwd;
     pid_t parent;
     int errfd;
+    const sth_cpu_mask *cpus;
 };
 
 // The child, on its own stack, sharing the parent's memory until execve (CLONE_VM | CLONE_VFORK,
@@ -84,6 +85,8 @@ static int spawn_child(void *p) {
     signal(SIGPIPE, SIG_DFL);
     if (a->new_pgroup) setpgid(0, 0);
     else if (a->pgid > 0) setpgid(0, a->pgid);
+    // The requesting thread's CPUs (a stepped run pinned to one: CPUPinning); a failure leaves the spawner's.
+    if (a->cpus) sched_setaffinity(0, sizeof(cpu_set_t), (const cpu_set_t *)a->cpus);
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     if (getppid() != a->parent) _exit(127); // parent died before prctl took effect
     sigset_t none; sigemptyset(&none); sigprocmask(SIG_SETMASK, &none, NULL);
@@ -99,7 +102,8 @@ static int spawn_child(void *p) {
 }
 
 pid_t sth_spawn(const char *path, char *const argv[], char *const envp[],
-                int new_pgroup, pid_t pgid, int stdout_fd, int stderr_fd, const char *cwd) {
+                int new_pgroup, pid_t pgid, int stdout_fd, int stderr_fd, const char *cwd,
+                const sth_cpu_mask *cpus) {
     // The error pipe tells the parent whether exec succeeded (closed by O_CLOEXEC on success).
     int errpipe[2];
     if (pipe2(errpipe, O_CLOEXEC) != 0) return -1;
@@ -109,7 +113,7 @@ pid_t sth_spawn(const char *path, char *const argv[], char *const envp[],
     const size_t stack_size = 64 * 1024;
     char *stack = malloc(stack_size);
     if (!stack) { close(errpipe[0]); close(errpipe[1]); errno = ENOMEM; return -1; }
-    struct spawn_args a = {path, argv, envp, new_pgroup, pgid, stdout_fd, stderr_fd, cwd, getpid(), errpipe[1]};
+    struct spawn_args a = {path, argv, envp, new_pgroup, pgid, stdout_fd, stderr_fd, cwd, getpid(), errpipe[1], cpus};
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -162,6 +166,26 @@ int sth_cpu_count(void) {
     if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
     return CPU_COUNT(&set);
 }
+
+_Static_assert(sizeof(sth_cpu_mask) == sizeof(cpu_set_t), "sth_cpu_mask is a cpu_set_t");
+
+int sth_get_thread_cpus(sth_cpu_mask *mask) {
+    return sched_getaffinity(0, sizeof(cpu_set_t), (cpu_set_t *)mask);
+}
+
+int sth_set_thread_cpus(const sth_cpu_mask *mask) {
+    return sched_setaffinity(0, sizeof(cpu_set_t), (const cpu_set_t *)mask);
+}
+
+int sth_cpu_mask_list(const sth_cpu_mask *mask, int *out, int max) {
+    int n = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE && n < max; cpu++) {
+        if (CPU_ISSET(cpu, (const cpu_set_t *)mask)) out[n++] = cpu;
+    }
+    return n;
+}
+
+int sth_current_cpu(void) { return sched_getcpu(); }
 
 int sth_block_sigterm_signalfd(void) {
     sigset_t set;

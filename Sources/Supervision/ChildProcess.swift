@@ -234,6 +234,8 @@ final class Spawner: @unchecked Sendable {
         let stdoutFd: Int32
         let stderrFd: Int32
         let cwd: String?
+        /// The requesting thread's CPU mask, given to the child (nil: the spawner thread's).
+        let cpus: sth_cpu_mask?
         let done: DispatchSemaphore
         let result: UnsafeMutablePointer<(pid_t, Int32)>
     }
@@ -270,11 +272,15 @@ final class Spawner: @unchecked Sendable {
         case .join(let g): pgid = g
         case .inherit: break
         }
-        if var env = r.env.map(cStrings) {
-            defer { env.forEach { free($0) } }
-            return sth_spawn(r.path, &argv, &env, newGroup, pgid, r.stdoutFd, r.stderrFd, r.cwd)
+        var cpus = r.cpus ?? sth_cpu_mask()
+        return withUnsafePointer(to: &cpus) { mask in
+            let mask = r.cpus == nil ? nil : mask
+            if var env = r.env.map(cStrings) {
+                defer { env.forEach { free($0) } }
+                return sth_spawn(r.path, &argv, &env, newGroup, pgid, r.stdoutFd, r.stderrFd, r.cwd, mask)
+            }
+            return sth_spawn(r.path, &argv, nil, newGroup, pgid, r.stdoutFd, r.stderrFd, r.cwd, mask)
         }
-        return sth_spawn(r.path, &argv, nil, newGroup, pgid, r.stdoutFd, r.stderrFd, r.cwd)
     }
 
     func spawn(path: String, argv: [String], env: [String]?, group: ChildProcess.ProcessGroup, stdoutFd: Int32, stderrFd: Int32, cwd: String?) -> pid_t {
@@ -282,8 +288,12 @@ final class Spawner: @unchecked Sendable {
         defer { result.deallocate() }
         result.pointee = (-1, 0)
         let done = DispatchSemaphore(value: 0)
+        // The child runs where its caller may (posix_spawn's rule), not where this spawner thread may.
+        var mask = sth_cpu_mask()
+        let cpus = sth_get_thread_cpus(&mask) == 0 ? mask : nil
         cond.lock()
-        queue.append(Request(path: path, argv: argv, env: env, group: group, stdoutFd: stdoutFd, stderrFd: stderrFd, cwd: cwd, done: done, result: result))
+        queue.append(Request(
+            path: path, argv: argv, env: env, group: group, stdoutFd: stdoutFd, stderrFd: stderrFd, cwd: cwd, cpus: cpus, done: done, result: result))
         cond.signal()
         cond.unlock()
         done.wait()  // fork+exec of a local binary; bounded by the kernel

@@ -55,6 +55,7 @@ struct ExploreCommand: ParsableCommand {
     func run() throws {
         let sc = try ScenarioParser.load(path: scenario, systems: SystemRegistry.catalog)
         let v = try sc.variant(named: variant)
+        let cpu = try CPUPinning.fromEnvironment()
         var limit: Int?
         if let maxPoints {
             guard let n = Int(maxPoints), n >= 1, n <= Self.maxPointsLimit else {
@@ -96,9 +97,10 @@ struct ExploreCommand: ParsableCommand {
         _ = DeviceRootLease.sweep(runsDirectory: DeviceRootLease.managedRunsDirectory)
         let stamp = Int(Date().timeIntervalSince1970)
         let exploreDir = "\(outDir)/explore-\(sc.name)-\(v.rawValue)-seed\(seed)-\(stamp)-\(getpid())"
-        let options = ScenarioRunner.Options(
+        var options = ScenarioRunner.Options(
             scenario: sc, scenarioPath: scenario, variant: v, seed: seed, durationOverride: durationOverride, outputDirectory: exploreDir,
             binDirectory: bin, progress: { _ in })
+        options.cpu = cpu
         let err = FileHandle.standardError
         err.write(Data("… \(sc.name) \(v.rawValue) seed \(seed): enumerating crash points (one run), then \(parallel) run\(parallel == 1 ? "" : "s") at once -> \(exploreDir)\n".utf8))
         let t0 = Date()

@@ -129,6 +129,13 @@ struct InputError: Error, CustomStringConvertible {
     init(_ d: String) { description = d }
 }
 
+extension CPUPinning {
+    /// `HARNESS_CPU` (CPUPinning), or a one-line input error (exit 2).
+    static func fromEnvironment() throws -> CPUPinning.Choice {
+        do { return try CPUPinning.choice() } catch { throw InputError(error.description) }
+    }
+}
+
 /// Shared `--device-root` option, with one rule for every verb.
 struct DeviceRootOptions: ParsableArguments {
     @Option(name: .customLong("device-root"), help: "Device root directory (default: $SCREENTIME_DEVICE_ROOT, else /dev/shm/screentime-harness-<uid>/device).")

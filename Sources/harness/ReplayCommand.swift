@@ -50,6 +50,7 @@ struct ReplayCommand: ParsableCommand {
             durationOverride: started["durationSeconds"].flatMap { Int64($0) }.map { .seconds($0) }, outputDirectory: outDir,
             binDirectory: bin, progress: { FileHandle.standardError.write(Data("… \($0)\n".utf8)) })
         options.failpoints = failpoints
+        options.cpu = try CPUPinning.fromEnvironment()
         // Recorded only when asked for (failpoints turn counting on by themselves).
         options.recordCrashPoints = started["command"]?.hasSuffix(" --crash-points") == true
         RunInterruption.install()

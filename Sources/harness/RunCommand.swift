@@ -134,6 +134,7 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let (cases, durationOverride, outDir, root, gate, failpoints) = try preflight()
+        let cpu = try CPUPinning.fromEnvironment()
         RunInterruption.install()
         let printer = ProgressPrinter(total: cases.count, quiet: quiet)
         let swept = DeviceRootLease.sweep(runsDirectory: DeviceRootLease.managedRunsDirectory)
@@ -141,7 +142,7 @@ struct RunCommand: ParsableCommand {
         let results = SuiteRunner.run(
             cases, durationOverride: durationOverride, outputDirectory: outDir, binDirectory: Executables.directory,
             progress: { printer.message("… \($0)") }, deviceRoot: root,
-            failpoints: failpoints, recordCrashPoints: crashPoints,
+            failpoints: failpoints, recordCrashPoints: crashPoints, cpu: cpu,
             onStart: { _, c in printer.started("\(c.scenario.name) \(c.variant.rawValue) seed \(c.seed)") },
             tick: { printer.tick($0) },
             onResult: { r in

@@ -74,6 +74,7 @@ struct ShrinkCommand: ParsableCommand {
         }
         let bin = Executables.directory
         try ReplayCommand.requireSameBuild(recorded: input.build, runDirectory: dir, system: recorded.system, binDirectory: bin, verb: "shrink")
+        let cpu = try CPUPinning.fromEnvironment()
         let outFile = out ?? dir + "/shrunk.yaml"
         try Self.requireReplaceable(outFile)
         let runsDir = try Preflight.outputDirectory(runsDirectory)
@@ -102,9 +103,10 @@ struct ShrinkCommand: ParsableCommand {
             do {
                 try input.scenarioYAML(keeping: kept, name: shrunkName).write(toFile: path, atomically: true, encoding: .utf8)
                 let sc = try ScenarioParser.load(path: path, systems: SystemRegistry.catalog)
-                let options = ScenarioRunner.Options(
+                var options = ScenarioRunner.Options(
                     scenario: sc, scenarioPath: path, variant: v, seed: input.seed, durationOverride: nil, outputDirectory: workDir + "/runs",
                     binDirectory: bin, progress: { _ in })
+                options.cpu = cpu
                 let outcome = ScenarioRunner(options: options).run()
                 guard outcome.exitCode != 2 else {
                     undecided += 1
@@ -171,9 +173,10 @@ struct ShrinkCommand: ParsableCommand {
 
         // Confirm from the file, as a user committing it would run it; keep that run for replay.
         let sc = try ScenarioParser.load(path: outFile, systems: SystemRegistry.catalog)
-        let options = ScenarioRunner.Options(
+        var options = ScenarioRunner.Options(
             scenario: sc, scenarioPath: outFile, variant: variant, seed: input.seed, durationOverride: nil, outputDirectory: runsDir,
             binDirectory: bin, progress: { _ in })
+        options.cpu = cpu
         let confirm = ScenarioRunner(options: options).run()
         let confirmed = confirm.report?.violations.contains { sameFailure($0) } == true
         print("\(confirmed ? "confirmed" : "NOT confirmed"): \(confirm.runDirectory): \(SuiteRunner.verdictWord(confirm))")

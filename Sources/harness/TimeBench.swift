@@ -42,6 +42,7 @@ struct TimeBench: ParsableCommand {
         }
         var base = try ScenarioParser.load(path: scenario, systems: SystemRegistry.catalog)
         let chosen = try base.variant(named: variant)
+        let cpu = try CPUPinning.fromEnvironment()
         base.clock.rate = rate
         let outDir = try Preflight.outputDirectory(out)
         var rows: [Row] = []
@@ -49,9 +50,11 @@ struct TimeBench: ParsableCommand {
             var s = base
             s.clock.mode = mode
             progress("\(mode.rawValue): \(duration) of \(s.name) [\(chosen.rawValue)] seed \(seed) ...")
-            let runner = ScenarioRunner(options: .init(
+            var options = ScenarioRunner.Options(
                 scenario: s, scenarioPath: scenario, variant: chosen, seed: seed, durationOverride: .seconds(seconds),
-                outputDirectory: outDir, binDirectory: Executables.directory, progress: progress))
+                outputDirectory: outDir, binDirectory: Executables.directory, progress: progress)
+            options.cpu = cpu
+            let runner = ScenarioRunner(options: options)
             let o = runner.run()
             let device = seconds + s.settleSeconds
             rows.append(Row(

@@ -19,6 +19,17 @@ int sth_pin_to_cpu(int cpu);
 int sth_unpin(void);
 /// Number of CPUs this process may run on.
 int sth_cpu_count(void);
+/// A thread's CPU mask, opaque (the size of glibc's cpu_set_t: 1024 CPUs).
+typedef struct { unsigned long bits[1024 / (8 * sizeof(unsigned long))]; } sth_cpu_mask;
+/// The calling thread's CPU mask (sched_getaffinity); 0, or -1 with errno.
+int sth_get_thread_cpus(sth_cpu_mask *mask);
+/// Sets the calling thread's CPU mask (threads it starts and processes it spawns later inherit
+/// it); 0, or -1 with errno.
+int sth_set_thread_cpus(const sth_cpu_mask *mask);
+/// The CPUs in `mask`, in increasing order, into `out` (at most `max`); returns how many.
+int sth_cpu_mask_list(const sth_cpu_mask *mask, int *out, int max);
+/// sched_getcpu(): the CPU the calling thread runs on at this moment, or -1.
+int sth_current_cpu(void);
 /// The filesystem magic of the filesystem holding `fd` (statfs f_type), or -1.
 long sth_fs_type(int fd);
 /// renameat2(dirfd, a, dirfd, b, RENAME_EXCHANGE): swaps the two names atomically; 0, or -1 with
@@ -40,8 +51,12 @@ int sth_pidfd_open(pid_t pid);
 /// the child in its own process group (`new_pgroup` = 1) or in group `pgid` (> 0),
 /// PR_SET_PDEATHSIG(SIGKILL) set in the child, stdin from /dev/null, stdout/stderr dup'ed from
 /// the given fds (-1 = inherit), and a bail-out if the parent already died before prctl.
-/// Returns the child's pid, or -1 with errno set. `envp` may be NULL (inherit environ).
+/// `cpus` (may be NULL: the spawning thread's): the child's CPU mask — a child inherits the mask
+/// of the thread that clones it, and `ChildProcess` clones from one long-lived thread, so it
+/// passes its caller's. Returns the child's pid, or -1 with errno set. `envp` may be NULL
+/// (inherit environ).
 pid_t sth_spawn(const char *path, char *const argv[], char *const envp[],
-                int new_pgroup, pid_t pgid, int stdout_fd, int stderr_fd, const char *cwd);
+                int new_pgroup, pid_t pgid, int stdout_fd, int stderr_fd, const char *cwd,
+                const sth_cpu_mask *cpus);
 
 #endif

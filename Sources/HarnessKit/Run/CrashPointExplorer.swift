@@ -76,14 +76,18 @@ public enum CrashPointExplorer {
         let first = Array(candidates.prefix(maxPoints ?? candidates.count))
         let chosen = shard?.part(of: first) ?? first
         let work = WorkQueue(count: chosen.count)
+        let workerCount = max(1, min(jobs, chosen.count))
+        let cpus = workerCPUs(base.cpu, count: workerCount)
         // Each worker a thread of its own (a run's loop blocks; 8 MB of stack like the main thread).
         // No bound on the wait: each run is bounded by its own wall-time limits.
         let workers = DispatchGroup()
-        for _ in 0..<max(1, min(jobs, chosen.count)) {
+        for k in 0..<workerCount {
             workers.enter()
-            let thread = Thread {
+            var pointBase = base
+            pointBase.cpu = cpus[k]
+            let thread = Thread { [pointBase] in
                 while RunInterruption.signal == nil, let i = work.next() {
-                    guard let finding = explore(point: chosen[i], index: i, base: base, keepPassingRuns: keepPassingRuns) else { continue }
+                    guard let finding = explore(point: chosen[i], index: i, base: pointBase, keepPassingRuns: keepPassingRuns) else { continue }
                     work.finish(i, finding) { done in onFinding(done, chosen.count, finding) }
                 }
                 workers.leave()
@@ -93,6 +97,12 @@ public enum CrashPointExplorer {
         }
         workers.wait()
         return Result(enumeration: enumeration, crashPoints: points, findings: work.findings, wallSeconds: seconds(since: t0))
+    }
+
+    /// Each worker on its own CPU, counting on from the one `choice` gives the first (CPUPinning):
+    /// resolved once, here, so two workers never both take "the CPU I am on".
+    public static func workerCPUs(_ choice: CPUPinning.Choice, count: Int) -> [CPUPinning.Choice] {
+        (0..<count).map { k in CPUPinning.cpu(for: choice, worker: k).map { .cpu($0) } ?? .off }
     }
 
     /// Each label's first pass (`<label>#1`), in the run's order.

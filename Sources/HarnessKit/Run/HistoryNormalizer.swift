@@ -11,8 +11,8 @@ import History
 /// first appearance. Under virtual time two runs give byte-identical normalized histories
 /// (`harness normalize`, and a test).
 public enum HistoryNormalizer {
-    /// Fields that carry wall time or process ids.
-    public static let droppedFields: Set<String> = ["childPid"]
+    /// Fields that carry wall time, process ids or the CPU a run was pinned to.
+    public static let droppedFields: Set<String> = ["childPid", "cpu"]
 
     public static func normalize(_ events: [HistoryEvent], runDirectory: String?, deviceRoot: String?) -> [String] {
         // Stable: within one (t, process) the merge order (each process's own order) stands.

@@ -45,6 +45,9 @@ public final class ScenarioRunner {
         /// Write report.html at the end (`harness explore` writes it itself, only for the runs it
         /// keeps: it removes every point's run that held, and the page is ~5 % of such a run).
         public var writeReportPage = true
+        /// Whether a stepped run keeps itself and its processes on one CPU (`CPUPinning`; the
+        /// commands take `HARNESS_CPU`); off by default.
+        public var cpu: CPUPinning.Choice = .off
 
         /// The scenario's failpoints, then the command line's.
         public var allFailpoints: [Failpoint] { scenario.failpoints + failpoints }
@@ -103,6 +106,11 @@ public final class ScenarioRunner {
     }
 
     public func run() -> Outcome {
+        // A stepped run on one CPU; the thread's own mask again afterwards (CPUPinning).
+        CPUPinning.pinned(to: setup.stepped ? CPUPinning.cpu(for: o.cpu) : nil) { runHere() }
+    }
+
+    private func runHere() -> Outcome {
         let t0 = LiveRun.now()
         var setupError: String?
         var report: CheckReport?

@@ -30,11 +30,13 @@ import Glibc
         server: { staleAfterMinutes: 10 }
         """
 
-    func run(_ dir: String, _ scenario: String, variant: String, seed: Int) throws -> (String, Int32?) {
+    func run(_ dir: String, _ scenario: String, variant: String, seed: Int, cpu: String = "auto") throws -> (String, Int32?) {
         let out = dir + "/out-\(variant)-\(seed)-\(UUID().uuidString.prefix(6))"
+        var environment = ProcessInfo.processInfo.environment
+        environment[CPUPinning.environmentVariable] = cpu
         let p = try ChildProcess.spawn(
             try Executables.path(of: "harness"), ["run", scenario, "--variant", variant, "--seed", String(seed), "--out", out],
-            captureStdout: true, stderrTo: -1)
+            environment: environment, captureStdout: true, stderrTo: -1)
         while p.readLine(timeout: .seconds(120)) != nil {}
         let status = p.wait(timeout: .seconds(60)) ?? p.killAndReap()
         let runs = try FileManager.default.contentsOfDirectory(atPath: out)
@@ -50,13 +52,20 @@ import Glibc
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let scenario = dir + "/determinism.yaml"
         try Self.scenario.write(toFile: scenario, atomically: true, encoding: .utf8)
+        // One run on one CPU (the default, CPUPinning), the other where the scheduler puts it.
         let (a, codeA) = try run(dir, scenario, variant: variant, seed: seed)
-        let (b, codeB) = try run(dir, scenario, variant: variant, seed: seed)
+        let (b, codeB) = try run(dir, scenario, variant: variant, seed: seed, cpu: "off")
         #expect(codeA == codeB && codeA != nil && codeA != 2)
         let historyA = try HistoryNormalizer.normalize(runDirectory: a)
         let historyB = try HistoryNormalizer.normalize(runDirectory: b)
         #expect(historyA.count > 100, "a real run: \(historyA.count) lines")
         let events = HistoryEvent.parse(jsonl: try Data(contentsOf: URL(fileURLWithPath: a + "/history.jsonl"))).events
+        let startedB = HistoryEvent.parse(jsonl: try Data(contentsOf: URL(fileURLWithPath: b + "/history.jsonl"))).events.first
+        #expect(startedB?.event == "run_started" && startedB?["cpu"] == nil, "HARNESS_CPU=off: not pinned")
+        if CPUPinning.allowedCPUs().count >= 2 {
+            let cpu = try #require(events.first?["cpu"].flatMap { Int32($0) }, "pinned: run_started says where")
+            #expect(CPUPinning.allowedCPUs().contains(cpu))
+        }
         #expect(events.filter { $0["by"] == "nemesis" }.count > 5, "the nemesis was on")
         #expect(!events.contains { $0.event == "quiescence_timeout" })
         // A planned SIGKILL of a long-lived process at a quiescent instant: its exit is the
