@@ -49,6 +49,29 @@ import Testing
         #expect(allowed.contains(CPUPinning.cpu(for: .auto) ?? -1))
     }
 
+    @Test func aBadChoiceIsOneLineAndExit2BeforeAnythingRuns() throws {
+        let scenario = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../Sources/Systems/FocusPledge/scenarios/focuspledge.yaml").standardized.path
+        let out = NSTemporaryDirectory() + "cpu-pinning-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        var environment = ProcessInfo.processInfo.environment
+        environment[CPUPinning.environmentVariable] = "4096"
+        let errPath = out + ".stderr"
+        FileManager.default.createFile(atPath: errPath, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: errPath) }
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        let p = try ChildProcess.spawn(
+            try Executables.path(of: "harness"), ["run", scenario, "--variant", "hardened", "--out", out],
+            environment: environment, captureStdout: true, stderrTo: err.fileDescriptor)
+        while p.readLine(timeout: .seconds(60)) != nil {}
+        let status = p.wait(timeout: .seconds(30)) ?? p.killAndReap()
+        try err.close()
+        let text = try String(contentsOfFile: errPath, encoding: .utf8)
+        #expect(status == .exited(2), "\(text)")
+        #expect(text.hasPrefix("error: HARNESS_CPU=\"4096\": use auto, off or a CPU this process may run on") && text.filter { $0 == "\n" }.count == 1, "\(text)")
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []
+        #expect(left.isEmpty, "nothing ran: \(left)")
+    }
+
     /// The CPU a child may run on, as its kernel status says.
     static func childCPUs() throws -> String {
         let child = try ChildProcess.spawn("/bin/sh", ["-c", "grep Cpus_allowed_list /proc/$$/status"])
