@@ -1,8 +1,9 @@
 import Foundation
 
-/// Launch latency read from a run's history: from the harness's `spawn` line to the child's first
-/// history line (any line with the child's pid), per role (`target`). Both are `mono` stamps of
-/// one machine's monotonic clock, so the difference is wall time whatever the device clock did.
+/// Launch latency read from a run's history: from the harness's `spawn` — the moment it began
+/// (`spawnMono`), else the line's own stamp — to the child's first history line (any line with the
+/// child's pid), per role (`target`). Both are `mono` stamps of one machine's monotonic clock, so
+/// the difference is wall time whatever the device clock did.
 public enum LaunchLatency {
     public struct Role: Codable, Equatable, Sendable {
         public var role: String
@@ -53,6 +54,9 @@ public enum LaunchLatency {
                 }
             }
             if o["event"] as? String == "spawn", let child = o["childPid"].map({ "\($0)" }), let role = o["target"] as? String {
+                // When the spawn began (a harness that records it): the line itself is written once
+                // the spawn returned, which on one CPU is after the child's start-up.
+                let mono = (o["spawnMono"] as? String).flatMap { Int64($0) } ?? mono
                 samples[role, default: []] += []
                 // A pid the kernel handed out again before the last child wrote anything.
                 if let w = waiting[child] { silent[w.role, default: 0] += 1 }

@@ -12,7 +12,7 @@ import History
 /// (`harness normalize`, and a test).
 public enum HistoryNormalizer {
     /// Fields that carry wall time, process ids or the CPU a run was pinned to.
-    public static let droppedFields: Set<String> = ["childPid", "cpu"]
+    public static let droppedFields: Set<String> = ["childPid", "cpu", "spawnMono"]
 
     public static func normalize(_ events: [HistoryEvent], runDirectory: String?, deviceRoot: String?) -> [String] {
         // Stable: within one (t, process) the merge order (each process's own order) stands.

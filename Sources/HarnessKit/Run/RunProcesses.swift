@@ -69,10 +69,13 @@ extension LiveRun {
     /// Starts a long-lived role and records it.
     func spawn(_ name: String) throws {
         guard let role = pack.descriptor.role(name) else { throw RunError("\(pack.id) has no role \(name)") }
+        // When the spawn began: on one CPU (CPUPinning) the spawn returns only once the child
+        // first waits — after its start-up — so the line's own stamp would hide the launch time.
+        let began = Self.now()
         let child = try start(role, extra: pack.launchArguments(for: role, configuration: o.scenario.configuration, run: paths))
         processes.table.spawned(role: name, pid: child.pid)
         if stepped { virtualTime.scheduler.spawned(pid: child.pid, role: name) }
-        rec.record("spawn", ["target": name, "childPid": String(child.pid)])
+        rec.record("spawn", ["target": name, "childPid": String(child.pid), "spawnMono": String(began)])
         if name == hostRole { osApply(.hostLaunched) }
     }
 

@@ -44,6 +44,21 @@ import Testing
         #expect(s.roles.first?.stats.maxNanos == 0)
     }
 
+    /// A spawn line that says when the spawn began (`spawnMono`: on one CPU the spawn returns only
+    /// after the child's start-up) is timed from then, its child's first line before it or after.
+    @Test func aSpawnIsTimedFromWhenItBegan() {
+        let h = [
+            Self.line(1_000_000, pid: 1, "spawn", ["childPid": "40", "target": "host-app", "spawnMono": "500000"]),
+            Self.line(3_000_000, pid: 40, "launched"),
+            Self.line(7_000_000, pid: 41, "started"),
+            Self.line(7_200_000, pid: 1, "spawn", ["childPid": "41", "target": "server", "spawnMono": "4000000"]),
+        ]
+        let s = LaunchLatency.summary(lines: h)
+        #expect(s.roles.map(\.role) == ["host-app", "server"])
+        #expect(s.roles[0].stats.maxNanos == 2_500_000, "from 0.5 ms, not from the line at 1 ms")
+        #expect(s.roles[1].stats.maxNanos == 3_000_000, "a first line before the spawn line: from when the spawn began, not 0")
+    }
+
     /// A child killed before its first line is counted as silent, not timed; a reused pid is timed
     /// from its own spawn line; a partial last line (a killed harness) is skipped.
     @Test func silentChildrenAndReusedPidsAndCutLines() {
