@@ -84,7 +84,7 @@ struct TimeBench: ParsableCommand {
         if rows.count == 2 { print(String(format: "virtual / fixed wall time: %.3f", rows[0].wallSeconds / rows[1].wallSeconds)) }
         for r in rows {
             guard let l = r.launches, let all = l.all else { continue }
-            print("launch, \(r.mode): spawn line -> the child's first history line (ms)")
+            print("launch, \(r.mode): spawn (when it began) -> the child's first history line (ms)")
             print("role                        n     p50     p90     p99     max  never wrote")
             func ms(_ ns: Int64) -> String { String(format: "%.1f", Double(ns) / 1e6).leftPad(8) }
             for x in l.roles + [LaunchLatency.Role(role: "all", stats: all, silent: l.roles.reduce(0) { $0 + $1.silent })] {
