@@ -25,6 +25,9 @@ public final class HistoryStream: @unchecked Sendable {
     private var offsets: [String: Int] = [:]
     private var stopRequested = false
     private let finished = DispatchSemaphore(value: 0)
+    /// Ends the wait between two pumps at once when the run stops (it waited out the interval:
+    /// ~50 ms of every run, a twentieth of an explore point).
+    private let wake = DispatchSemaphore(value: 0)
     private var thread: Thread?
 
     /// Creates `<run-dir>/history.jsonl` and starts the thread; a stream that cannot open its file
@@ -40,7 +43,7 @@ public final class HistoryStream: @unchecked Sendable {
         let t = Thread { [self] in
             while !isStopRequested {
                 pump()
-                usleep(Self.pumpIntervalMillis * 1000)
+                _ = wake.wait(timeout: .now() + .milliseconds(Int(Self.pumpIntervalMillis)))
             }
             pump()
             finished.signal()
@@ -64,7 +67,10 @@ public final class HistoryStream: @unchecked Sendable {
         let already = stopRequested
         stopRequested = true
         lock.unlock()
-        if !already { _ = finished.wait(timeout: .now() + .seconds(5)) }
+        if !already {
+            wake.signal()
+            _ = finished.wait(timeout: .now() + .seconds(5))
+        }
     }
 
     /// One pass over `trace/*.jsonl`: appends every new whole line.
