@@ -161,12 +161,6 @@ int sth_unpin(void) {
     return sched_setaffinity(0, sizeof set, &set);
 }
 
-int sth_cpu_count(void) {
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
-    return CPU_COUNT(&set);
-}
-
 _Static_assert(sizeof(sth_cpu_mask) == sizeof(cpu_set_t), "sth_cpu_mask is a cpu_set_t");
 
 int sth_get_thread_cpus(sth_cpu_mask *mask) {

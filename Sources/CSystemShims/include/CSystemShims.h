@@ -17,8 +17,6 @@ int sth_set_pdeathsig(int sig);
 int sth_pin_to_cpu(int cpu);
 /// Lets the calling thread run on every online CPU again (undoes `sth_pin_to_cpu` for it); -1 on error.
 int sth_unpin(void);
-/// Number of CPUs this process may run on.
-int sth_cpu_count(void);
 /// A thread's CPU mask, opaque (the size of glibc's cpu_set_t: 1024 CPUs).
 typedef struct { unsigned long bits[1024 / (8 * sizeof(unsigned long))]; } sth_cpu_mask;
 /// The calling thread's CPU mask (sched_getaffinity); 0, or -1 with errno.

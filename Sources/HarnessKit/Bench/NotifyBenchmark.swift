@@ -58,24 +58,27 @@ public enum NotifyBenchmark {
         var theirs: [Int64] = []
         var protocolC: [Int64] = []
         var fs = "unknown"
-        let pin = pin && sth_cpu_count() >= 2
-        if pin { _ = sth_pin_to_cpu(0) }
-        for r in 0..<rounds {
-            progress("notify round \(r + 1)/\(rounds): C baseline")
-            theirs += try runBaseline(executable: baselineExecutable, directory: "\(base)/c\(r)", iterations: perRound, warmup: warmup, pin: pin)
-            progress("notify round \(r + 1)/\(rounds): C with the protocol's system calls")
-            protocolC += try runBaseline(
-                executable: baselineExecutable, directory: "\(base)/p\(r)", iterations: perRound, warmup: warmup, pin: pin, protocolCalls: true)
-            progress("notify round \(r + 1)/\(rounds): DarwinNotificationCenter")
-            let (samples, fsType) = try runOurs(directory: "\(base)/ours\(r)", iterations: perRound, warmup: warmup, pongExecutable: pongExecutable, pongArguments: { pongArguments($0, pin) })
-            ours += samples
-            fs = fsType
-            progress("notify round \(r + 1)/\(rounds): DarwinNotificationCenter + idle reports")
-            let (idleSamples, _) = try runOurs(
-                directory: "\(base)/idle\(r)", iterations: perRound, warmup: warmup, pongExecutable: pongExecutable,
-                pongArguments: { pongArguments($0, pin) + ["--idle-reports"] }, idleReports: true)
-            idle += idleSamples
-            progress("notify round \(r + 1)/\(rounds): ours p50 \(LatencyStats.micros(LatencyStats(samplesNanos: samples).p50Nanos)) µs, C p50 \(LatencyStats.micros(LatencyStats(samplesNanos: Array(theirs.suffix(perRound))).p50Nanos)) µs")
+        let pin = pin && CPUPinning.allowedCPUs().count >= 2
+        // The ping side on CPU 0 for the rounds; the thread gets its own mask back afterwards
+        // (`bench all` runs `bench defaults` next on it: it stayed pinned to CPU 0).
+        try CPUPinning.pinned(to: pin ? 0 : nil) {
+            for r in 0..<rounds {
+                progress("notify round \(r + 1)/\(rounds): C baseline")
+                theirs += try runBaseline(executable: baselineExecutable, directory: "\(base)/c\(r)", iterations: perRound, warmup: warmup, pin: pin)
+                progress("notify round \(r + 1)/\(rounds): C with the protocol's system calls")
+                protocolC += try runBaseline(
+                    executable: baselineExecutable, directory: "\(base)/p\(r)", iterations: perRound, warmup: warmup, pin: pin, protocolCalls: true)
+                progress("notify round \(r + 1)/\(rounds): DarwinNotificationCenter")
+                let (samples, fsType) = try runOurs(directory: "\(base)/ours\(r)", iterations: perRound, warmup: warmup, pongExecutable: pongExecutable, pongArguments: { pongArguments($0, pin) })
+                ours += samples
+                fs = fsType
+                progress("notify round \(r + 1)/\(rounds): DarwinNotificationCenter + idle reports")
+                let (idleSamples, _) = try runOurs(
+                    directory: "\(base)/idle\(r)", iterations: perRound, warmup: warmup, pongExecutable: pongExecutable,
+                    pongArguments: { pongArguments($0, pin) + ["--idle-reports"] }, idleReports: true)
+                idle += idleSamples
+                progress("notify round \(r + 1)/\(rounds): ours p50 \(LatencyStats.micros(LatencyStats(samplesNanos: samples).p50Nanos)) µs, C p50 \(LatencyStats.micros(LatencyStats(samplesNanos: Array(theirs.suffix(perRound))).p50Nanos)) µs")
+            }
         }
         let o = LatencyStats(samplesNanos: ours)
         let b = LatencyStats(samplesNanos: theirs)
