@@ -173,7 +173,10 @@ final class LiveRun {
         started["build"] = BuildIdentity.of(binDirectory: o.binDirectory, executables: ["harness"] + pack.descriptor.roles.map(\.executable))
         if o.crashPointsOn { started["crashPoints"] = "recorded" }
         // Pinned (CPUPinning): the CPU the kernel says this thread, and so the run, may use.
-        if stepped, o.cpu != .off, case let cpus = CPUPinning.allowedCPUs(), cpus.count == 1 { started["cpu"] = String(cpus[0]) }
+        if stepped && o.cpu != .off {
+            let cpus = CPUPinning.allowedCPUs()
+            if cpus.count == 1 { started["cpu"] = String(cpus[0]) }
+        }
         started.merge(pack.runFacts(o.scenario.configuration)) { core, _ in core }
         rec.record("run_started", started)
         perform(emulated.os.apply(.boot))
