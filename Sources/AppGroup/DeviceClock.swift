@@ -15,7 +15,8 @@ import Glibc
 /// mode (`"mode": "stepped"`, PROTOCOL.md §9) time stands still at `epochUnixSeconds +
 /// offsetSeconds` until the harness, the clock's only writer, moves it to the next deadline. The
 /// harness moves the clock by rewriting the file (temp + rename; nothing is posted: a participant
-/// learns of its own deadline from `system.wake.<pid>`); readers re-validate with one `fstatat`.
+/// learns of its own deadline from `system.wake.<pid>`); readers re-validate with one `fstatat`, or,
+/// in a process the harness started, with one look at the sequence of its `ClockPage`.
 public final class DeviceClock: @unchecked Sendable {
     public struct Configuration: Codable, Equatable, Sendable {
         public var version: Int = 1
@@ -108,6 +109,19 @@ public final class DeviceClock: @unchecked Sendable {
     /// A clock reading `<root>/clock`; `nil` root = always real time.
     public init(deviceRoot: DeviceRoot?) { self.deviceRoot = deviceRoot }
 
+    /// The page the harness gave this process, when it belongs to this clock's root (looked up
+    /// once; the mutex is held).
+    private var page: (page: ClockPage, root: (dev: UInt64, ino: UInt64))??
+    private var pageCache: (sequence: UInt64, configuration: Configuration?)?
+
+    private func inheritedPage() -> (page: ClockPage, root: (dev: UInt64, ino: UInt64))? {
+        if let page { return page }
+        var found: (page: ClockPage, root: (dev: UInt64, ino: UInt64))?
+        if let p = ClockPage.inherited, let root = deviceRoot, let identity = ClockPage.identity(of: root) { found = (p, identity) }
+        page = .some(found)
+        return found
+    }
+
     public static func monotonicNanos() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
@@ -120,6 +134,21 @@ public final class DeviceClock: @unchecked Sendable {
         guard let root = deviceRoot else { return nil }
         mutex.lock()
         defer { mutex.unlock() }
+        if let (page, rootIdentity) = inheritedPage() {
+            // The harness's page: nothing to do while its sequence stands (ClockPage). "No clock"
+            // and anything that does not validate are left to the file.
+            let sequence = page.sequence
+            if let c = pageCache, c.sequence == sequence { return c.configuration }
+            if let (sequence, found) = page.read(rootIdentity: rootIdentity), let cfg = found,
+                (try? cfg.validate(knownTimeZone: knownTimeZone?.identifier)) != nil
+            {
+                if knownTimeZone?.identifier != cfg.timeZone, let zone = TimeZone(identifier: cfg.timeZone) {
+                    knownTimeZone = (cfg.timeZone, zone)
+                }
+                pageCache = (sequence, cfg)
+                return cfg
+            }
+        }
         guard let st = try? root.directory.statEntry(Self.fileName) else {
             cached = nil
             cachedStamp = nil

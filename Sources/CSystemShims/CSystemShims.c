@@ -9,7 +9,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/signalfd.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -63,6 +65,7 @@ struct spawn_args {
     pid_t parent;
     int errfd;
     const sth_cpu_mask *cpus;
+    int inherit_fd;
 };
 
 // The child, on its own stack, sharing the parent's memory until execve (CLONE_VM | CLONE_VFORK,
@@ -94,6 +97,9 @@ static int spawn_child(void *p) {
     if (devnull >= 0) { dup2(devnull, 0); if (devnull > 2) close(devnull); }
     if (a->stdout_fd >= 0) dup2(a->stdout_fd, 1);
     if (a->stderr_fd >= 0) dup2(a->stderr_fd, 2);
+    // The one descriptor the child is meant to keep (the clock page): this copy of the fd table is
+    // the child's own (no CLONE_FILES), so the parent's stays close-on-exec.
+    if (a->inherit_fd >= 0) fcntl(a->inherit_fd, F_SETFD, 0);
     if (a->cwd && chdir(a->cwd) != 0) { int e = errno; (void)!write(a->errfd, &e, sizeof e); _exit(127); }
     execve(a->path, a->argv, a->envp ? a->envp : environ);
     int e = errno;
@@ -103,7 +109,7 @@ static int spawn_child(void *p) {
 
 pid_t sth_spawn(const char *path, char *const argv[], char *const envp[],
                 int new_pgroup, pid_t pgid, int stdout_fd, int stderr_fd, const char *cwd,
-                const sth_cpu_mask *cpus) {
+                const sth_cpu_mask *cpus, int inherit_fd) {
     // The error pipe tells the parent whether exec succeeded (closed by O_CLOEXEC on success).
     int errpipe[2];
     if (pipe2(errpipe, O_CLOEXEC) != 0) return -1;
@@ -113,7 +119,7 @@ pid_t sth_spawn(const char *path, char *const argv[], char *const envp[],
     const size_t stack_size = 64 * 1024;
     char *stack = malloc(stack_size);
     if (!stack) { close(errpipe[0]); close(errpipe[1]); errno = ENOMEM; return -1; }
-    struct spawn_args a = {path, argv, envp, new_pgroup, pgid, stdout_fd, stderr_fd, cwd, getpid(), errpipe[1], cpus};
+    struct spawn_args a = {path, argv, envp, new_pgroup, pgid, stdout_fd, stderr_fd, cwd, getpid(), errpipe[1], cpus, inherit_fd};
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -204,4 +210,75 @@ int sth_sigterm_pending(void) {
     sigemptyset(&set);
     if (sigpending(&set) != 0) return 0;
     return sigismember(&set, SIGTERM) == 1;
+}
+
+// MARK: - The clock page
+
+#ifndef F_SEAL_FUTURE_WRITE
+#define F_SEAL_FUTURE_WRITE 0x0010
+#endif
+#ifndef MFD_ALLOW_SEALING
+#define MFD_ALLOW_SEALING 0x0002U
+#endif
+#ifndef MFD_CLOEXEC
+#define MFD_CLOEXEC 0x0001U
+#endif
+
+// The sequence sits alone in the first cache line, the fields from the second.
+#define STH_CLOCK_FIELDS_OFFSET 64
+
+int sth_clock_page_create(void **page) {
+    int fd = (int)syscall(SYS_memfd_create, "sth-clock-page", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0) return -1;
+    if (ftruncate(fd, STH_CLOCK_PAGE_BYTES) != 0 || fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) != 0) {
+        int e = errno; close(fd); errno = e; return -1;
+    }
+    void *p = mmap(NULL, STH_CLOCK_PAGE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) { int e = errno; close(fd); errno = e; return -1; }
+    *page = p;
+    return fd;
+}
+
+int sth_clock_page_seal(int fd) {
+    return fcntl(fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE | F_SEAL_SEAL);
+}
+
+const void *sth_clock_page_map_readonly(int fd) {
+    struct stat st;
+    if (fstat(fd, &st) != 0) return NULL;
+    int seals = fcntl(fd, F_GET_SEALS);
+    int needed = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE;
+    // Only a page nobody can shrink (a mapping of a truncated file faults with SIGBUS) nor write.
+    if (!S_ISREG(st.st_mode) || st.st_size != STH_CLOCK_PAGE_BYTES || seals < 0 || (seals & needed) != needed) {
+        errno = EINVAL;
+        return NULL;
+    }
+    void *p = mmap(NULL, STH_CLOCK_PAGE_BYTES, PROT_READ, MAP_SHARED, fd, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+void sth_clock_page_write(void *page, const sth_clock_page_fields *fields) {
+    uint64_t *seq = page;
+    uint64_t s = __atomic_load_n(seq, __ATOMIC_RELAXED);
+    __atomic_store_n(seq, s + 1, __ATOMIC_RELAXED);  // odd: a write is under way
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    memcpy((char *)page + STH_CLOCK_FIELDS_OFFSET, fields, sizeof *fields);
+    __atomic_store_n(seq, s + 2, __ATOMIC_RELEASE);
+}
+
+uint64_t sth_clock_page_sequence(const void *page) {
+    return __atomic_load_n((const uint64_t *)page, __ATOMIC_ACQUIRE);
+}
+
+int sth_clock_page_read(const void *page, sth_clock_page_fields *out, uint64_t *sequence) {
+    const uint64_t *seq = page;
+    for (int tries = 0; tries < 1000; tries++) {
+        uint64_t s1 = __atomic_load_n(seq, __ATOMIC_ACQUIRE);
+        if (s1 & 1) { sched_yield(); continue; }
+        memcpy(out, (const char *)page + STH_CLOCK_FIELDS_OFFSET, sizeof *out);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(seq, __ATOMIC_RELAXED) == s1) { *sequence = s1; return 0; }
+    }
+    errno = EAGAIN;
+    return -1;
 }

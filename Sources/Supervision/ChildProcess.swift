@@ -50,10 +50,12 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Starts `executable`. `captureStdout`: read its stdout with `readLine`; otherwise it goes
     /// to `stdoutTo` (an fd, or inherited when -1). Its stderr goes to `stderrTo` (or inherited).
+    /// `inheritFd`: one close-on-exec descriptor the child keeps under the same number (its copy
+    /// only; -1: none).
     public static func spawn(
         _ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil,
         captureStdout: Bool = true, stdoutTo: Int32 = -1, stderrTo: Int32 = -1,
-        processGroup: ProcessGroup = .new, workingDirectory: String? = nil
+        processGroup: ProcessGroup = .new, workingDirectory: String? = nil, inheritFd: Int32 = -1
     ) throws -> ChildProcess {
         var readEnd: Int32 = -1
         var writeEnd: Int32 = stdoutTo
@@ -66,7 +68,7 @@ public final class ChildProcess: @unchecked Sendable {
         let env = environment.map { e in e.map { "\($0.key)=\($0.value)" } }
         let pid = Spawner.shared.spawn(
             path: executable, argv: [executable] + arguments, env: env,
-            group: processGroup, stdoutFd: writeEnd, stderrFd: stderrTo, cwd: workingDirectory)
+            group: processGroup, stdoutFd: writeEnd, stderrFd: stderrTo, cwd: workingDirectory, inheritFd: inheritFd)
         let err = errno
         if captureStdout { close(writeEnd) }
         guard pid > 0 else {
@@ -234,6 +236,7 @@ final class Spawner: @unchecked Sendable {
         let stdoutFd: Int32
         let stderrFd: Int32
         let cwd: String?
+        let inheritFd: Int32
         /// The requesting thread's CPU mask, given to the child (nil: the spawner thread's).
         let cpus: sth_cpu_mask?
         let done: DispatchSemaphore
@@ -277,13 +280,13 @@ final class Spawner: @unchecked Sendable {
             let mask = r.cpus == nil ? nil : mask
             if var env = r.env.map(cStrings) {
                 defer { env.forEach { free($0) } }
-                return sth_spawn(r.path, &argv, &env, newGroup, pgid, r.stdoutFd, r.stderrFd, r.cwd, mask)
+                return sth_spawn(r.path, &argv, &env, newGroup, pgid, r.stdoutFd, r.stderrFd, r.cwd, mask, r.inheritFd)
             }
-            return sth_spawn(r.path, &argv, nil, newGroup, pgid, r.stdoutFd, r.stderrFd, r.cwd, mask)
+            return sth_spawn(r.path, &argv, nil, newGroup, pgid, r.stdoutFd, r.stderrFd, r.cwd, mask, r.inheritFd)
         }
     }
 
-    func spawn(path: String, argv: [String], env: [String]?, group: ChildProcess.ProcessGroup, stdoutFd: Int32, stderrFd: Int32, cwd: String?) -> pid_t {
+    func spawn(path: String, argv: [String], env: [String]?, group: ChildProcess.ProcessGroup, stdoutFd: Int32, stderrFd: Int32, cwd: String?, inheritFd: Int32) -> pid_t {
         let result = UnsafeMutablePointer<(pid_t, Int32)>.allocate(capacity: 1)
         defer { result.deallocate() }
         result.pointee = (-1, 0)
@@ -293,7 +296,7 @@ final class Spawner: @unchecked Sendable {
         let cpus = sth_get_thread_cpus(&mask) == 0 ? mask : nil
         cond.lock()
         queue.append(Request(
-            path: path, argv: argv, env: env, group: group, stdoutFd: stdoutFd, stderrFd: stderrFd, cwd: cwd, cpus: cpus, done: done, result: result))
+            path: path, argv: argv, env: env, group: group, stdoutFd: stdoutFd, stderrFd: stderrFd, cwd: cwd, inheritFd: inheritFd, cpus: cpus, done: done, result: result))
         cond.signal()
         cond.unlock()
         done.wait()  // fork+exec of a local binary; bounded by the kernel

@@ -7,6 +7,8 @@
 //   pingpong   ping|pong                         the test ping-pong system (PingPong.swift)
 //   hold-lock  --root R                         takes the suite's and notify/'s locks, "locked", never lets go
 //   spawn-child --root R                        starts /bin/sleep as a ChildProcess, "child <pid>", waits
+//   clock      --root R                         "page yes|no" (an inherited ClockPage), then "now <unix s>"
+//                                               at the start and at every change of device time (30 s)
 //   osprobe    host|monitor|shield|config ...    the test OS probe system (OSProbe.swift)
 // Every process uses app group `group.test` and suite `group.test`.
 import AppGroup
@@ -138,6 +140,17 @@ do {
         let child = try ChildProcess.spawn("/bin/sleep", ["1000"], captureStdout: false)
         emit("child \(child.pid)")
         while true { sleep(1000) }
+    case "clock":
+        emit("page \(ClockPage.inherited == nil ? "no" : "yes")")
+        let clock = DeviceClock(deviceRoot: root)
+        var last: Double?
+        let end = Date().addingTimeInterval(30)
+        while Date() < end {
+            let now = clock.nowUnixSeconds()
+            if now != last { emit("now \(now)") }
+            last = now
+            usleep(1000)
+        }
     default:
         fail("unknown command \(command)")
     }

@@ -55,6 +55,42 @@ int sth_pidfd_open(pid_t pid);
 /// (inherit environ).
 pid_t sth_spawn(const char *path, char *const argv[], char *const envp[],
                 int new_pgroup, pid_t pgid, int stdout_fd, int stderr_fd, const char *cwd,
-                const sth_cpu_mask *cpus);
+                const sth_cpu_mask *cpus, int inherit_fd);
+
+/// The clock page (PROTOCOL.md §2, "The harness's clock page"): what the harness last wrote to
+/// `<root>/clock`, in a sealed memfd its children inherit read-only, under a sequence lock.
+typedef struct {
+    uint64_t magic;          // STH_CLOCK_PAGE_MAGIC once written
+    uint64_t root_dev;       // st_dev and st_ino of the device root the clock belongs to
+    uint64_t root_ino;
+    uint64_t present;        // 1: `<root>/clock` holds the fields below; 0: no clock (real time)
+    double epoch_unix_seconds;
+    uint64_t anchor_monotonic_nanos;
+    double rate;
+    double offset_seconds;
+    uint64_t stepped;        // 1: mode "stepped"
+    uint64_t time_zone_length;
+    char time_zone[64];
+} sth_clock_page_fields;
+#define STH_CLOCK_PAGE_MAGIC 0x3130706b6c636874ULL  /* "thclkp01" */
+#define STH_CLOCK_PAGE_BYTES 4096
+/// A sealed memfd of one page, mapped read-write at *page (can neither shrink nor grow; after
+/// `sth_clock_page_seal` no one else can write it or map it writable). Returns the fd (close-on-exec),
+/// or -1 with errno.
+int sth_clock_page_create(void **page);
+/// Forbids every future write and writable mapping (F_SEAL_FUTURE_WRITE): the harness's own
+/// mapping stays writable. 0, or -1 with errno.
+int sth_clock_page_seal(int fd);
+/// Maps an inherited clock page read-only after checking it is one (a sealed memfd of one page
+/// that cannot be written through new mappings); NULL with errno otherwise.
+const void *sth_clock_page_map_readonly(int fd);
+/// The writer: the fields, under the sequence lock (one writer).
+void sth_clock_page_write(void *page, const sth_clock_page_fields *fields);
+/// The page's sequence (even when no write is under way); a reader compares it with the one it
+/// last read to know whether anything changed, without a system call.
+uint64_t sth_clock_page_sequence(const void *page);
+/// A consistent copy of the fields and the sequence it was read at: 0, or -1 when a write
+/// stayed under way through every one of a bounded number of tries.
+int sth_clock_page_read(const void *page, sth_clock_page_fields *out, uint64_t *sequence);
 
 #endif

@@ -12,6 +12,11 @@ import Glibc
 /// harness believes, and `tamper()` says so: the run then ends undecided, never blaming the system.
 final class HarnessClock: @unchecked Sendable {
     private let lock = NSLock()
+    /// The page the processes the harness starts read (ClockPage): each write lands there after the file.
+    let page: ClockPage?
+
+    init(page: ClockPage? = nil) { self.page = page }
+
     private var configuration: DeviceClock.Configuration?
     private var root: DeviceRoot?
     /// What the file held after our last write, and its stat stamp (a rename makes a new inode).
@@ -64,6 +69,7 @@ final class HarnessClock: @unchecked Sendable {
         self.root = root
         self.written = bytes
         self.stamp = Stamp(exchange.written)
+        page?.write(configuration, root: root)
         lock.unlock()
     }
 

@@ -85,7 +85,9 @@ final class LiveRun {
         self.root = root
         let tornWritesPlanned = o.scenario.os.faults.contains { if case .tornWrite = $0.kind { return true } else { return false } }
         tamperWatch = DeviceRootTamper(root: root, tornWritesPlanned: tornWritesPlanned)
-        let clock = HarnessClock()
+        // The clock page its children read instead of the file (ClockPage); without one (no memfd)
+        // they read the file, as before.
+        let clock = HarnessClock(page: try? ClockPage.create(for: root))
         self.clock = clock
         let start = setup.deviceStart
         var schedulerInbox: SchedulerInbox?
@@ -136,6 +138,7 @@ final class LiveRun {
         environment[Entitlements.environmentVariable] = pack.descriptor.appGroups.joined(separator: ",")
         environment["SCREENTIME_RUN_DIR"] = runDir
         environment["SCREENTIME_VARIANT"] = o.variant.rawValue
+        if let page = clock.page { environment[ClockPage.environmentVariable] = String(page.fd) }
         if o.scenario.os.lockedAfterReboot != nil {
             // PROTOCOL.md §3 "Before first unlock": the stores look at the device's lock.
             environment[SharedDefaults.dataProtectionVariable] = "1"

@@ -49,7 +49,7 @@ extension LiveRun {
         if role.tracesDefaultsWrites { env["SCREENTIME_TRACE_DEFAULTS"] = "1" }  // PROTOCOL.md §3, traced writes
         let child = try ChildProcess.spawn(
             o.binDirectory + "/" + role.executable, role.arguments + extra, environment: env, captureStdout: false,
-            stdoutTo: fd, stderrTo: fd)
+            stdoutTo: fd, stderrTo: fd, inheritFd: clock.page?.fd ?? -1)
         processes.children[child.pid] = child
         return child
     }

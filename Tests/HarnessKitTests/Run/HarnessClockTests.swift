@@ -36,6 +36,22 @@ import Glibc
         #expect(what.contains("2026-02-18T08:00:00Z") && what.contains("2026-02-17T08:01:30Z"), "names both times: \(what)")
     }
 
+    /// Its children read the page (ClockPage): every write lands there too, after the file.
+    @Test func everyWriteLandsOnItsPage() throws {
+        let r = try Root()
+        let page = try ClockPage.create(for: r.root)
+        let clock = HarnessClock(page: page)
+        let reader = try #require(ClockPage.reading(fd: page.fd))
+        let identity = try #require(ClockPage.identity(of: r.root))
+        try clock.write(Self.stepped, to: r.root)
+        #expect(reader.read(rootIdentity: identity)?.configuration == Self.stepped)
+        var later = Self.stepped
+        later.epochUnixSeconds += 5
+        try clock.write(later, to: r.root)
+        #expect(reader.read(rootIdentity: identity)?.configuration == later)
+        #expect(DeviceClock(deviceRoot: r.root).nowUnixSeconds() == later.epochUnixSeconds + later.offsetSeconds, "the file says the same")
+    }
+
     @Test func aTouchWithTheSameBytesIsNoChangeButRemovalAndGarbageAre() throws {
         let r = try Root()
         let clock = HarnessClock()
