@@ -36,15 +36,44 @@ public struct SchedulerReport: Sendable, Equatable {
         pid == other.pid && nextUnixSeconds == other.nextUnixSeconds && http == other.http && consumed == other.consumed
     }
 
-    public var line: String {
-        var out = "v1\t\(pid)\t\(seq)\t"
-        out += nextUnixSeconds.map(Self.millisecondText) ?? "-"
-        out += "\t"
+    public var line: String { String(decoding: lineBytes, as: UTF8.self) }
+
+    /// The line's bytes, built without String concatenation (a participant writes one after
+    /// every step).
+    public var lineBytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(128)
+        func append(_ s: String) { out.append(contentsOf: s.utf8) }
+        func append(_ n: UInt64) {
+            if n == 0 { out.append(0x30); return }
+            var digits: [UInt8] = []
+            var v = n
+            while v > 0 { digits.append(UInt8(v % 10) + 0x30); v /= 10 }
+            out.append(contentsOf: digits.reversed())
+        }
+        out.append(contentsOf: [UInt8(ascii: "v"), UInt8(ascii: "1"), 0x09])
+        if pid < 0 { append(String(pid)) } else { append(UInt64(pid)) }
+        out.append(0x09)
+        append(seq)
+        out.append(0x09)
+        if let next = nextUnixSeconds { append(Self.millisecondText(next)) } else { out.append(UInt8(ascii: "-")) }
+        out.append(0x09)
         let services = http.filter { $0.value > 0 }.sorted { $0.key < $1.key }
-        if services.isEmpty { out += "-" }
-        for (i, s) in services.enumerated() { out += (i == 0 ? "" : ",") + s.key + ":" + String(s.value) }
-        for (name, generation) in consumed.sorted(by: { $0.key < $1.key }) { out += "\t" + name + "=" + String(generation) }
-        return out + "\n"
+        if services.isEmpty { out.append(UInt8(ascii: "-")) }
+        for (i, s) in services.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            append(s.key)
+            out.append(UInt8(ascii: ":"))
+            append(UInt64(s.value))
+        }
+        for (name, generation) in consumed.sorted(by: { $0.key < $1.key }) {
+            out.append(0x09)
+            append(name)
+            out.append(UInt8(ascii: "="))
+            append(generation)
+        }
+        out.append(0x0A)
+        return out
     }
 
     /// `String(format: "%.3f", seconds)` without Foundation's formatter (it was most of a
@@ -59,27 +88,85 @@ public struct SchedulerReport: Sendable, Equatable {
 
     /// Parses one line (without or with its newline); nil for anything malformed.
     public init?(line raw: Substring) {
-        let line = raw.hasSuffix("\n") ? raw.dropLast() : raw
-        let parts = line.split(separator: "\t", omittingEmptySubsequences: false)
-        guard parts.count >= 5, parts[0] == "v1", let pid = Int32(parts[1]), let seq = UInt64(parts[2]) else { return nil }
+        var utf8 = Array(raw.utf8)
+        guard let r = utf8.withUnsafeMutableBufferPointer({ Self.parse(UnsafeBufferPointer($0)) }) else { return nil }
+        self = r
+    }
+
+    /// Parses one line's bytes (without or with its newline); nil for anything malformed. Byte by
+    /// byte: the harness parses every report of every step (as Strings split by Character it was
+    /// 2 % of a virtual-time day's CPU). Numbers in the form participants write them are read
+    /// directly; any other form goes through the standard library's parser, as before.
+    public static func parse(_ raw: UnsafeBufferPointer<UInt8>) -> SchedulerReport? {
+        var end = raw.count
+        if end > 0 && raw[end - 1] == 0x0A { end -= 1 }
+        // Field bounds, split at every tab (empty fields kept).
+        var fields: [Range<Int>] = []
+        fields.reserveCapacity(8)
+        var start = 0
+        for i in 0..<end where raw[i] == 0x09 {
+            fields.append(start..<i)
+            start = i + 1
+        }
+        fields.append(start..<end)
+        guard fields.count >= 5 else { return nil }
+        func bytes(_ r: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: raw[r]) }
+        func text(_ r: Range<Int>) -> String { String(decoding: bytes(r), as: UTF8.self) }
+        func isDash(_ r: Range<Int>) -> Bool { r.count == 1 && raw[r.lowerBound] == UInt8(ascii: "-") }
+        let v1 = fields[0]
+        guard v1.count == 2, raw[v1.lowerBound] == UInt8(ascii: "v"), raw[v1.lowerBound + 1] == UInt8(ascii: "1"),
+            let pidValue = unsigned(bytes(fields[1])).flatMap({ $0 <= UInt64(Int32.max) ? Int32($0) : nil }) ?? Int32(text(fields[1])),
+            let seq = unsigned(bytes(fields[2])) ?? UInt64(text(fields[2]))
+        else { return nil }
         var next: Double?
-        if parts[3] != "-" {
-            guard let n = Double(parts[3]), n.isFinite else { return nil }
+        if !isDash(fields[3]) {
+            guard let n = milliseconds(bytes(fields[3])) ?? Double(text(fields[3])), n.isFinite else { return nil }
             next = n
         }
         var http: [String: Int] = [:]
-        if parts[4] != "-" {
-            for entry in parts[4].split(separator: ",") {
-                guard let colon = entry.lastIndex(of: ":"), let count = Int(entry[entry.index(after: colon)...]), count >= 0 else { return nil }
-                http[String(entry[..<colon])] = count
+        if !isDash(fields[4]) {
+            var entryStart = fields[4].lowerBound
+            for i in fields[4].lowerBound...fields[4].upperBound where i == fields[4].upperBound || raw[i] == UInt8(ascii: ",") {
+                defer { entryStart = i + 1 }
+                guard i > entryStart else { continue }  // empty entries are skipped
+                guard let colon = (entryStart..<i).last(where: { raw[$0] == UInt8(ascii: ":") }),
+                    let count = unsigned(bytes(colon + 1..<i)).flatMap({ $0 <= UInt64(Int.max) ? Int($0) : nil }) ?? Int(text(colon + 1..<i)),
+                    count >= 0
+                else { return nil }
+                http[text(entryStart..<colon)] = count
             }
         }
         var consumed: [String: UInt64] = [:]
-        for entry in parts.dropFirst(5) {
-            guard let eq = entry.lastIndex(of: "="), let gen = UInt64(entry[entry.index(after: eq)...]) else { return nil }
-            consumed[String(entry[..<eq])] = gen
+        for f in fields.dropFirst(5) {
+            guard let eq = f.last(where: { raw[$0] == UInt8(ascii: "=") }),
+                let generation = unsigned(bytes(eq + 1..<f.upperBound)) ?? UInt64(text(eq + 1..<f.upperBound))
+            else { return nil }
+            consumed[text(f.lowerBound..<eq)] = generation
         }
-        self.init(pid: pid, seq: seq, nextUnixSeconds: next, http: http, consumed: consumed)
+        return SchedulerReport(pid: pidValue, seq: seq, nextUnixSeconds: next, http: http, consumed: consumed)
+    }
+
+    /// 1 to 19 ASCII digits (the form every participant writes), else nil.
+    static func unsigned(_ b: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        guard !b.isEmpty, b.count <= 19 else { return nil }
+        var v: UInt64 = 0
+        for c in b {
+            guard c >= 0x30, c <= 0x39 else { return nil }
+            v = v * 10 + UInt64(c - 0x30)
+        }
+        return v
+    }
+
+    /// `<digits>.<3 digits>` (what `millisecondText` writes) as millis / 1000 — correctly rounded,
+    /// as `Double(String)` is, while the millis are exact in a Double — else nil.
+    static func milliseconds(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard b.count >= 5, b.count <= 19, b[b.count - 4] == UInt8(ascii: "."),
+            let whole = unsigned(UnsafeBufferPointer(rebasing: b[0..<(b.count - 4)])),
+            let frac = unsigned(UnsafeBufferPointer(rebasing: b[(b.count - 3)...]))
+        else { return nil }
+        let millis = whole * 1000 + frac
+        guard millis < (1 << 53) else { return nil }
+        return Double(millis) / 1000
     }
 }
 
@@ -127,7 +214,7 @@ public final class SchedulerChannel: @unchecked Sendable {
         defer { lock.unlock() }
         var report = SchedulerReport(pid: pid, seq: seq + 1, nextUnixSeconds: nextUnixSeconds, http: http, consumed: consumed)
         if let last, report.sameState(as: last) { return true }
-        let bytes = Array(report.line.utf8)
+        let bytes = report.lineBytes
         guard bytes.count <= SchedulerReport.maxLineBytes else { return false }
         let wrote = bytes.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count) }
         guard wrote == bytes.count else { return false }
@@ -209,9 +296,9 @@ public final class SchedulerInbox: @unchecked Sendable {
         var reports: [SchedulerReport] = []
         var start = 0
         while let nl = pending[start...].firstIndex(of: 0x0A) {
-            let line = String(decoding: pending[start..<nl], as: UTF8.self)
+            let parsed = pending.withUnsafeBufferPointer { SchedulerReport.parse(UnsafeBufferPointer(rebasing: $0[start..<nl])) }
             start = nl + 1
-            if let r = SchedulerReport(line: Substring(line)) { reports.append(r) } else { malformedLines += 1 }
+            if let r = parsed { reports.append(r) } else { malformedLines += 1 }
         }
         if start > 0 { pending.removeFirst(start) }
         if pending.count > SchedulerReport.maxLineBytes {

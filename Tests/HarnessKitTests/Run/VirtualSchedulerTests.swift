@@ -18,6 +18,75 @@ import Testing
         }
     }
 
+    /// The byte parser (the harness reads every report of every step) answers as the String
+    /// parser it replaced — kept here as the reference — on valid lines, their mutations and
+    /// numbers in every form the standard library reads; the bytes written are the old String's.
+    @Test func theByteParserAndWriterAgreeWithTheStringOnes() {
+        func reference(_ raw: Substring) -> SchedulerReport? {
+            let line = raw.hasSuffix("\n") ? raw.dropLast() : raw
+            let parts = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard parts.count >= 5, parts[0] == "v1", let pid = Int32(parts[1]), let seq = UInt64(parts[2]) else { return nil }
+            var next: Double?
+            if parts[3] != "-" {
+                guard let n = Double(parts[3]), n.isFinite else { return nil }
+                next = n
+            }
+            var http: [String: Int] = [:]
+            if parts[4] != "-" {
+                for entry in parts[4].split(separator: ",") {
+                    guard let colon = entry.lastIndex(of: ":"), let count = Int(entry[entry.index(after: colon)...]), count >= 0 else { return nil }
+                    http[String(entry[..<colon])] = count
+                }
+            }
+            var consumed: [String: UInt64] = [:]
+            for entry in parts.dropFirst(5) {
+                guard let eq = entry.lastIndex(of: "="), let gen = UInt64(entry[entry.index(after: eq)...]) else { return nil }
+                consumed[String(entry[..<eq])] = gen
+            }
+            return SchedulerReport(pid: pid, seq: seq, nextUnixSeconds: next, http: http, consumed: consumed)
+        }
+        func referenceLine(_ r: SchedulerReport) -> String {
+            var out = "v1\t\(r.pid)\t\(r.seq)\t" + (r.nextUnixSeconds.map { String(format: "%.3f", $0) } ?? "-") + "\t"
+            let services = r.http.filter { $0.value > 0 }.sorted { $0.key < $1.key }
+            if services.isEmpty { out += "-" }
+            for (i, s) in services.enumerated() { out += (i == 0 ? "" : ",") + s.key + ":" + String(s.value) }
+            for (name, generation) in r.consumed.sorted(by: { $0.key < $1.key }) { out += "\t" + name + "=" + String(generation) }
+            return out + "\n"
+        }
+        var g = SystemRandomNumberGenerator()
+        let numbers = ["0", "7", "007", "+5", "-5", "2147483647", "2147483648", "-2147483648", "18446744073709551615",
+            "18446744073709551616", "9999999999999999999", "", " 1", "1 ", "x", "1771315205.500", "1771315205.5", "-2.250",
+            "1e3", "0x1p3", "inf", "nan", "1771315205.5000", ".500", "1.", "123456789012345.678", "9007199254740.993"]
+        let names = ["system.wake.42", "a=b", "com.focuspledge.failure", "é", "x:y", "", "-"]
+        var lines: [String] = []
+        for _ in 0..<3000 {
+            let r = report(
+                Int32.random(in: 0...Int32.max, using: &g), seq: UInt64.random(in: 0...UInt64.max, using: &g),
+                next: Bool.random(using: &g) ? nil : Double(Int64.random(in: 0...4_102_444_800_000, using: &g)) / 1000,
+                http: Bool.random(using: &g) ? [:] : [names.randomElement(using: &g)!: Int.random(in: 0...3, using: &g)],
+                consumed: Dictionary(uniqueKeysWithValues: names.shuffled(using: &g).prefix(Int.random(in: 0...3, using: &g))
+                    .map { ($0, UInt64.random(in: 0...UInt64.max, using: &g)) }))
+            #expect(r.line == referenceLine(r), "the bytes written")
+            lines.append(r.line)
+            // Mutations: one field replaced by a number in another form, a byte dropped, a tab or comma added.
+            var fields = r.line.dropLast().split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            let i = Int.random(in: 0..<fields.count, using: &g)
+            fields[i] = Bool.random(using: &g) ? numbers.randomElement(using: &g)! : fields[i] + (Bool.random(using: &g) ? "," : ":") + numbers.randomElement(using: &g)!
+            lines.append(fields.joined(separator: "\t") + (Bool.random(using: &g) ? "\n" : ""))
+            var bytes = Array(r.line.utf8)
+            bytes.remove(at: Int.random(in: 0..<bytes.count, using: &g))
+            lines.append(String(decoding: bytes, as: UTF8.self))
+        }
+        lines += ["", "\n", "v1", "v1\t1\t1\t-\t", "v1\t1\t1\t-\t-\t", "v1\t1\t1\t-\t,,a:1,,", "v1\t1\t1\t-\ta:1:2", "v1\t1\t1\t-\t-\ta=b=3"]
+        var accepted = 0
+        for line in lines {
+            let expected = reference(Substring(line))
+            #expect(SchedulerReport(line: Substring(line)) == expected, "\(line.debugDescription)")
+            if expected != nil { accepted += 1 }
+        }
+        #expect(accepted > 3000 && accepted < lines.count, "valid and invalid lines both tried (\(accepted) of \(lines.count))")
+    }
+
     /// The report's deadline is written as `%.3f` would, without Foundation's formatter.
     @Test func deadlinesAreWrittenToTheMillisecondAsPrintfWould() throws {
         let r = report(1, next: 1_771_315_205.5, http: ["b": 2, "a": 1, "z": 0], consumed: ["y": 2, "x": 1])
