@@ -273,7 +273,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HarnessKitTests",
-            dependencies: ["HarnessKit", "History", "Supervision", "SystemKit", "ScreenTimeShims", "AppGroup", "sth-test-helper"],
+            dependencies: ["HarnessKit", "History", "Supervision", "SystemKit", "ScreenTimeShims", "AppGroup", "RunReport", "sth-test-helper"],
             path: "Tests/HarnessKitTests"
         ),
         .testTarget(

@@ -23,6 +23,16 @@ public enum RunReportPage {
         return path
     }
 
+    /// The same from `events`, the lines of the run's history.jsonl just written (not read back).
+    @discardableResult
+    public static func write(runDirectory dir: String, events: [HistoryEvent]) throws(RunReportError) -> String {
+        let record = try RunRecord(
+            name: (dir as NSString).lastPathComponent, events: events, report: FileManager.default.contents(atPath: dir + "/report.json"))
+        let path = dir + "/" + fileName
+        try ReportFile.write(render(record), to: path)
+        return path
+    }
+
     public static func render(_ record: RunRecord) -> String {
         ReportTemplates.render(ReportTemplates.page, context(record))
     }

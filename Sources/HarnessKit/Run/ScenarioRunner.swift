@@ -115,6 +115,8 @@ public final class ScenarioRunner {
         var setupError: String?
         var report: CheckReport?
         var events = 0
+        // The merged history, once written: the page is rendered from it, not from the file read back.
+        var mergedEvents: [HistoryEvent]?
         var fired: [(label: String, action: String)] = []
         // Set once the device root, clock, recorder and OS are in place; what is shut down on failure.
         var live: LiveRun?
@@ -127,6 +129,7 @@ public final class ScenarioRunner {
             run.loop()
             let merged = try run.finish()
             events = merged.events.count
+            mergedEvents = merged.events
             fired = merged.events.filter { $0.event == "failpoint" }.map { ($0.fields["label"] ?? "", $0.fields["action"] ?? "") }
             var judged = RunJudgement.judge(setup.pack, merged.events)
             let faults = o.scenario.os.faults, osRules = o.scenario.os.rules
@@ -145,7 +148,10 @@ public final class ScenarioRunner {
         // interrupted run's too). A page that cannot be written costs the run nothing but a line.
         var page: String?
         if o.writeReportPage && FileManager.default.fileExists(atPath: setup.runDir + "/history.jsonl") {
-            do { page = try RunReportPage.write(runDirectory: setup.runDir) } catch { o.progress("report.html not written: \(error)") }
+            do {
+                page = try mergedEvents.map { events throws(RunReportError) in try RunReportPage.write(runDirectory: setup.runDir, events: events) }
+                    ?? RunReportPage.write(runDirectory: setup.runDir)
+            } catch { o.progress("report.html not written: \(error)") }
         }
         if o.deviceRoot == nil { try? FileManager.default.removeItem(atPath: setup.deviceRootPath) }
         lease?.release()

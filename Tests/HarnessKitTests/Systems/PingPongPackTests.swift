@@ -1,6 +1,7 @@
 import Foundation
 import HarnessKit
 import History
+import RunReport
 import Supervision
 import Testing
 
@@ -29,6 +30,9 @@ import Testing
             outputDirectory: out, binDirectory: Executables.directory, progress: { _ in }))
         let outcome = runner.run()
         let history = HistoryEvent.parse(jsonl: FileManager.default.contents(atPath: outcome.runDirectory + "/history.jsonl") ?? Data()).events
+        // The page is rendered from the merged history in memory: it must be the page of the files.
+        let written = try String(contentsOfFile: outcome.runDirectory + "/" + RunReportPage.fileName, encoding: .utf8)
+        #expect(written == RunReportPage.render(try RunRecord.load(runDirectory: outcome.runDirectory)), "report.html differs from the page of history.jsonl")
         return (outcome, history)
     }
 
