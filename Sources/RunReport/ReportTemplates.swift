@@ -202,8 +202,7 @@ enum ReportTemplates {
         <g clip-path="url(#plot)">
         {{#spans}}<rect class="span-{{kind}}" x="{{x}}" y="{{y}}" width="{{w}}" height="{{h}}" data-t1="{{t1}}" data-t2="{{t2}}"><title>{{title}}</title></rect>
         {{/spans}}{{#bins}}<rect class="bin" x="{{x}}" y="{{y}}" width="{{w}}" height="10" fill="{{colour}}" data-t1="{{t1}}" data-t2="{{t2}}"><title>{{title}}</title></rect>
-        {{/bins}}{{#markers}}<rect class="m{{#cited}} cited {{violations}}{{/cited}}" x="{{x}}" y="{{y}}" width="3" height="10" fill="{{colour}}" data-t="{{t}}" data-line="{{line}}"><title>{{title}}</title></rect>
-        {{/markers}}</g></g>
+        {{/bins}}{{{markersHTML}}}</g></g>
         {{/lanes}}
         {{#violations}}<g class="violation-marker" id="violation-{{index}}" data-t="{{t}}" transform="translate({{x}},0)"><line x1="0" x2="0" y1="{{top}}" y2="{{bottom}}"/><text x="3" y="{{top}}">V{{index}}</text><title>V{{index}} {{invariant}}: {{explanation}}</title></g>
         {{/violations}}

@@ -1,4 +1,5 @@
 import Foundation
+import History
 @testable import RunReport
 import Testing
 
@@ -91,5 +92,50 @@ import Testing
         #expect(path == dir + "/report.html")
         #expect(try String(contentsOfFile: path, encoding: .utf8).contains("id=\"violation-1\""))
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["history.jsonl", "report.html", "report.json"])
+    }
+    /// The markers are written in Swift, not by the template: the page must be byte for byte the
+    /// one the template wrote (its section kept here as the reference), on titles that need escaping
+    /// (quotes, ampersands, a quote a combining mark follows), cited lines and thousands of markers.
+    @Test func theMarkersAreThePageTheTemplateWrote() throws {
+        let oldSection = """
+            {{#markers}}<rect class="m{{#cited}} cited {{violations}}{{/cited}}" x="{{x}}" y="{{y}}" width="3" height="10" fill="{{colour}}" data-t="{{t}}" data-line="{{line}}"><title>{{title}}</title></rect>
+            {{/markers}}
+            """
+        let template = ReportTemplates.page.replacingOccurrences(of: "{{{markersHTML}}}", with: oldSection)
+        #expect(template != ReportTemplates.page)
+        var events = RunReportFixture.events
+        for i in 0..<3000 {
+            let odd = ["a \"quoted\" & <tag> 'x'", "\"\u{301}", "é & ü", "plain"][i % 4]
+            let t: Double = RunReportFixture.t0 + 0.0137 * Double(i) + 1e-7 * Double(i % 7)
+            let process = "lane\(i % 5)", pid = Int32(40 + i % 5)
+            events.append(HistoryEvent(mono: 5000 + Int64(i), t: t, process: process, pid: pid, event: "e\(i % 13)", fields: ["note": odd]))
+        }
+        events.sort { ($0.t, $0.mono) < ($1.t, $1.mono) }
+        let history = Data((events.map { $0.jsonLine() }.joined(separator: "\n") + "\n").utf8)
+        let record = try RunRecord(name: "many", history: history, report: RunReportFixture.report)
+        // The old context: every marker a dictionary, the time by the formatter.
+        var context = RunReportPage.context(record)
+        let tl = Timeline(record)
+        let span = tl.end - tl.start
+        var lanes = try #require(context["lanes"] as? [[String: Any]])
+        for (i, lane) in tl.lanes.enumerated() {
+            let y = RunReportPage.axisHeight + Double(i) * RunReportPage.laneHeight
+            lanes[i]["markers"] = lane.markers.map { m -> [String: Any] in
+                [
+                    "x": RunReportPage.f(RunReportPage.labelWidth + (m.t - tl.start) / span * RunReportPage.plotWidth - RunReportPage.markerWidth / 2),
+                    "y": RunReportPage.f(y + 4 + Double(m.family.row) * 11), "colour": m.family.colour,
+                    "t": String(format: "%.3f", m.t - tl.start), "line": m.line, "title": m.title,
+                    "cited": !m.violations.isEmpty, "violations": m.violations.map { "v\($0)" }.joined(separator: " "),
+                ]
+            }
+        }
+        context["lanes"] = lanes
+        let reference = ReportTemplates.render(template, context)
+        let page = RunReportPage.render(record)
+        #expect(page.count > 500_000)
+        #expect(page == reference, "first difference at \(zip(page, reference).prefix { $0 == $1 }.count)")
+        for v in [0.0, 0.0005, 0.0015, 1.0005, 2.5, 1234.5675, 86_399.9995, -0.0004, 1e-9, 0.1 + 0.2] {
+            #expect(RunReportPage.millis(v) == String(format: "%.3f", v), "\(v)")
+        }
     }
 }
