@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The shortcuts a virtual-time day's profile asked for answer as what they replaced.
-@Suite struct WireAndStorageCacheTests {
+@Suite(.timeLimit(.minutes(1))) struct WireAndStorageCacheTests {
     /// A session id's path segment: unreserved characters go as they are, anything else through
     /// Foundation's percent-encoding with "/" escaped — the same as before the shortcut.
     @Test func aPathSegmentIsEscapedAsFoundationWould() {
