@@ -27,10 +27,14 @@ public final class ClockPage: @unchecked Sendable {
     private let page: UnsafeRawPointer
     private let writable: UnsafeMutableRawPointer?
 
-    private init(fd: Int32, page: UnsafeRawPointer, writable: UnsafeMutableRawPointer?) {
+    /// The device root a writer's page names (fixed when it is created; nil for a reader).
+    private let root: (dev: UInt64, ino: UInt64)?
+
+    private init(fd: Int32, page: UnsafeRawPointer, writable: UnsafeMutableRawPointer?, root: (dev: UInt64, ino: UInt64)?) {
         self.fd = fd
         self.page = page
         self.writable = writable
+        self.root = root
     }
 
     deinit {
@@ -44,24 +48,20 @@ public final class ClockPage: @unchecked Sendable {
     /// already sealed against every writer but this object.
     public static func create(for root: DeviceRoot) throws -> ClockPage {
         var raw: UnsafeMutableRawPointer?
+        guard let identity = Self.identity(of: root) else { throw AppGroupError.io(operation: "fstat", path: root.path, errno: errno) }
         let fd = sth_clock_page_create(&raw)
         guard fd >= 0, let raw else { throw AppGroupError.io(operation: "memfd_create (clock page)", path: root.path, errno: errno) }
-        let page = ClockPage(fd: fd, page: UnsafeRawPointer(raw), writable: raw)
-        guard let identity = Self.identity(of: root) else { throw AppGroupError.io(operation: "fstat", path: root.path, errno: errno) }
+        let page = ClockPage(fd: fd, page: UnsafeRawPointer(raw), writable: raw, root: identity)
         var empty = sth_clock_page_fields()
         sth_clock_page_write(raw, &empty)
         guard sth_clock_page_seal(fd) == 0 else { throw AppGroupError.io(operation: "seal (clock page)", path: root.path, errno: errno) }
         return page
     }
 
-    /// Publishes `configuration` (nil: there is no clock file) — after the file holds it.
-    public func write(_ configuration: DeviceClock.Configuration?, root: DeviceRoot) {
-        guard let identity = Self.identity(of: root) else { return }
-        store(configuration, root: identity)
-    }
-
-    private func store(_ configuration: DeviceClock.Configuration?, root identity: (dev: UInt64, ino: UInt64)) {
-        guard let writable else { return }
+    /// Publishes `configuration` (nil: there is no clock file) for the page's root — after the
+    /// file holds it. No system call: the harness does this at every step of virtual time.
+    public func write(_ configuration: DeviceClock.Configuration?) {
+        guard let writable, let identity = root else { return }
         var f = sth_clock_page_fields()
         f.magic = STH_CLOCK_PAGE_MAGIC
         f.root_dev = identity.dev
@@ -100,7 +100,7 @@ public final class ClockPage: @unchecked Sendable {
     /// one page nobody else can write).
     public static func reading(fd: Int32) -> ClockPage? {
         guard let page = sth_clock_page_map_readonly(fd) else { return nil }
-        return ClockPage(fd: fd, page: page, writable: nil)
+        return ClockPage(fd: fd, page: page, writable: nil, root: nil)
     }
 
     /// The page's sequence: unchanged means nothing was written since it was last read.

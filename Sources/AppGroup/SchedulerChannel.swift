@@ -38,23 +38,12 @@ public struct SchedulerReport: Sendable, Equatable {
 
     public var line: String { String(decoding: lineBytes, as: UTF8.self) }
 
-    /// The line's bytes, built without String concatenation (a participant writes one after
-    /// every step).
+    /// The line's bytes, as `write(2)` takes them (a participant writes one after every step).
     public var lineBytes: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(128)
         func append(_ s: String) { out.append(contentsOf: s.utf8) }
-        func append(_ n: UInt64) {
-            if n == 0 { out.append(0x30); return }
-            var digits: [UInt8] = []
-            var v = n
-            while v > 0 { digits.append(UInt8(v % 10) + 0x30); v /= 10 }
-            out.append(contentsOf: digits.reversed())
-        }
-        out.append(contentsOf: [UInt8(ascii: "v"), UInt8(ascii: "1"), 0x09])
-        if pid < 0 { append(String(pid)) } else { append(UInt64(pid)) }
-        out.append(0x09)
-        append(seq)
+        append("v1\t" + String(pid) + "\t" + String(seq))
         out.append(0x09)
         if let next = nextUnixSeconds { append(Self.millisecondText(next)) } else { out.append(UInt8(ascii: "-")) }
         out.append(0x09)
@@ -62,15 +51,10 @@ public struct SchedulerReport: Sendable, Equatable {
         if services.isEmpty { out.append(UInt8(ascii: "-")) }
         for (i, s) in services.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
-            append(s.key)
-            out.append(UInt8(ascii: ":"))
-            append(UInt64(s.value))
+            append(s.key + ":" + String(s.value))
         }
         for (name, generation) in consumed.sorted(by: { $0.key < $1.key }) {
-            out.append(0x09)
-            append(name)
-            out.append(UInt8(ascii: "="))
-            append(generation)
+            append("\t" + name + "=" + String(generation))
         }
         out.append(0x0A)
         return out

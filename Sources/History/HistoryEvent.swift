@@ -216,7 +216,7 @@ public struct HistoryEvent: Codable, Equatable, Sendable {
                     }
                     // Surrogates (pairs and lone halves) are left to JSONDecoder.
                     guard !(0xD800...0xDFFF).contains(v), let scalar = Unicode.Scalar(v) else { return nil }
-                    out.append(contentsOf: Array(String(Character(scalar)).utf8))
+                    UTF8.encode(scalar) { out.append($0) }
                     j += 6
                     continue
                 default: return nil

@@ -96,8 +96,9 @@ public enum RunReportPage {
             for m in lane.markers {
                 markers += "<rect class=\"m"
                 if !m.violations.isEmpty { markers += " cited " + htmlEscape(m.violations.map { "v\($0)" }.joined(separator: " ")) }
-                markers += "\" x=\"" + htmlEscape(f(x(m.t) - markerWidth / 2)) + "\" y=\"" + htmlEscape(f(y + 4 + Double(m.family.row) * 11))
-                markers += "\" width=\"3\" height=\"10\" fill=\"" + htmlEscape(m.family.colour) + "\" data-t=\"" + htmlEscape(rel(m.t))
+                // Numbers (digits, '.', '-') need no escaping; the colour and the title do.
+                markers += "\" x=\"" + f(x(m.t) - markerWidth / 2) + "\" y=\"" + f(y + 4 + Double(m.family.row) * 11)
+                markers += "\" width=\"3\" height=\"10\" fill=\"" + htmlEscape(m.family.colour) + "\" data-t=\"" + rel(m.t)
                 markers += "\" data-line=\"" + String(m.line) + "\"><title>" + htmlEscape(m.title) + "</title></rect>\n"
             }
             let bins: [[String: Any]] = lane.bins.map { b in

@@ -22,15 +22,15 @@ import Glibc
         let identity = try #require(ClockPage.identity(of: t.root))
         #expect(reader.read(rootIdentity: identity) == nil, "nothing written yet: the page does not answer")
         let s0 = reader.sequence
-        page.write(Self.a, root: t.root)
+        page.write(Self.a)
         #expect(reader.sequence == s0 + 2, "one write moves the sequence by two (odd while under way)")
         #expect(reader.read(rootIdentity: identity)?.configuration == Self.a)
-        page.write(Self.fixed, root: t.root)
+        page.write(Self.fixed)
         let read = try #require(reader.read(rootIdentity: identity))
         #expect(read.configuration == Self.fixed)
         #expect(read.sequence == reader.sequence)
         #expect(reader.read(rootIdentity: try #require(ClockPage.identity(of: other.root))) == nil, "another root's clock")
-        page.write(nil, root: t.root)
+        page.write(nil)
         let none = try #require(reader.read(rootIdentity: identity))
         #expect(none.configuration == nil, "no clock file")
     }
@@ -38,7 +38,7 @@ import Glibc
     @Test func nobodyButItsWriterCanChangeIt() throws {
         let t = try TestRoot()
         let page = try ClockPage.create(for: t.root)
-        page.write(Self.a, root: t.root)
+        page.write(Self.a)
         // Shrinking would make every reader's mapping fault; writing would move everyone's time.
         #expect(ftruncate(page.fd, 0) != 0)
         #expect(ftruncate(page.fd, 8192) != 0)
@@ -71,7 +71,7 @@ import Glibc
         let t = try TestRoot()
         try DeviceClock.write(Self.a, to: t.root)
         let page = try ClockPage.create(for: t.root)
-        page.write(Self.b, root: t.root)
+        page.write(Self.b)
         let helper = try Executables.path(of: "sth-test-helper")
         var env = ProcessInfo.processInfo.environment
         env[ClockPage.environmentVariable] = String(page.fd)
@@ -79,10 +79,10 @@ import Glibc
         defer { _ = child.killAndReap() }
         #expect(child.readLine(timeout: .seconds(10)) == "page yes")
         #expect(child.readLine(timeout: .seconds(10)) == "now 1771318800.0", "the page's time, not the file's")
-        page.write(DeviceClock.Configuration.stepped(at: 1_771_322_400, timeZone: "Europe/Berlin"), root: t.root)
+        page.write(DeviceClock.Configuration.stepped(at: 1_771_322_400, timeZone: "Europe/Berlin"))
         #expect(child.readLine(timeout: .seconds(10)) == "now 1771322400.0")
         // A page that does not validate (an unknown zone): the file.
-        page.write(DeviceClock.Configuration.stepped(at: 1_771_326_000, timeZone: "Not/AZone"), root: t.root)
+        page.write(DeviceClock.Configuration.stepped(at: 1_771_326_000, timeZone: "Not/AZone"))
         #expect(child.readLine(timeout: .seconds(10)) == "now 1771315200.0")
 
         // The variable without the descriptor (not inherited): ignored, the file.

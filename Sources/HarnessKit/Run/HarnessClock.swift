@@ -12,7 +12,8 @@ import Glibc
 /// harness believes, and `tamper()` says so: the run then ends undecided, never blaming the system.
 final class HarnessClock: @unchecked Sendable {
     private let lock = NSLock()
-    /// The page the processes the harness starts read (ClockPage): each write lands there after the file.
+    /// The page the processes the harness starts read (ClockPage, made for the root this clock
+    /// writes to): each write lands there after the file.
     let page: ClockPage?
 
     init(page: ClockPage? = nil) { self.page = page }
@@ -69,7 +70,7 @@ final class HarnessClock: @unchecked Sendable {
         self.root = root
         self.written = bytes
         self.stamp = Stamp(exchange.written)
-        page?.write(configuration, root: root)
+        page?.write(configuration)
         lock.unlock()
     }
 
