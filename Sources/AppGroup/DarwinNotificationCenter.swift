@@ -47,6 +47,11 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
     /// (high-water, landed sequence) pair (PROTOCOL.md §4.2).
     private var generationCache: [String: UInt64] = [:]
     private var generationCacheKey: (highWater: UInt64, sequence: UInt64)?
+    /// Per name, the record this process last wrote (or read under the lock), the state epoch it
+    /// was known under and the landed count after it: a post under the same epoch skips the read
+    /// (PROTOCOL.md §4.2). Bounded: cleared past `maxKnownStates` names.
+    private var knownStates: [String: (generation: UInt64, state: UInt64, epoch: UInt64, landed: UInt64)] = [:]
+    static let maxKnownStates = 4096
 
     public init(deviceRoot: DeviceRoot, lockTimeout: Duration = .seconds(5)) throws {
         self.deviceRoot = deviceRoot
@@ -87,27 +92,41 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
     /// like a suite's lock file): a post writes `1 + max(the name's generation, high-water)`, so a
     /// generation never repeats one an observer may already have delivered — not after a corrupt
     /// record was quarantined, nor after a record was deleted. The high-water is raised before the
-    /// rename, so a writer killed between the two leaves it ahead, never behind.
+    /// rename, so a writer killed between the two leaves it ahead, never behind. Word 3 is the
+    /// **state epoch**: raised before the rename of every write that may change a name's state
+    /// (a setState, a write that replaced a corrupt record); a post whose name's state this
+    /// process learned under the current epoch does not read the record (§4.2, "Posting without
+    /// reading").
     private func mutate(_ name: String, _ change: Change) throws {
         try NotifyName.validate(name)
         try lock.withLock(timeout: lockTimeout) {
+            // high-water, landed high-water, landed count, state epoch
+            let header = lock.readWords(4)
+            let highWater = header[0]
             var current: NotifyRecord?
             var quarantined = false
-            do {
-                if let bytes = try directory.readSmallFile(name, maxBytes: Self.maxFileBytes) {
-                    if let r = NotifyRecord.decode(bytes) {
-                        current = r
-                    } else {
-                        try quarantine(name, reason: "not a notify record")
-                        quarantined = true
+            mutex.lock()
+            let known = knownStates[name]
+            mutex.unlock()
+            if case .post = change, let known, known.epoch == header[3], known.landed <= header[2] {
+                // The state is the one this process last read or wrote, and no write that may
+                // change a state began since; the high-water covers every conforming generation.
+                current = NotifyRecord(generation: known.generation, state: known.state)
+            } else {
+                do {
+                    if let bytes = try directory.readSmallFile(name, maxBytes: Self.maxFileBytes) {
+                        if let r = NotifyRecord.decode(bytes) {
+                            current = r
+                        } else {
+                            try quarantine(name, reason: "not a notify record")
+                            quarantined = true
+                        }
                     }
+                } catch AppGroupError.malformedFile(_, let reason) {
+                    try quarantine(name, reason: reason)
+                    quarantined = true
                 }
-            } catch AppGroupError.malformedFile(_, let reason) {
-                try quarantine(name, reason: reason)
-                quarantined = true
             }
-            let header = lock.readWords(3)  // high-water, landed high-water, landed sequence
-            let highWater = header[0]
             let next: NotifyRecord
             switch change {
             case .post:
@@ -117,7 +136,19 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
                 next = NotifyRecord(generation: current?.generation ?? (quarantined ? highWater : 0), state: state)
             }
             let newHighWater = max(next.generation, highWater)
-            if next.generation > highWater { lock.writeCounter(next.generation) }
+            var epoch = header[3]
+            if case .setState = change {
+                epoch &+= 1
+            } else if quarantined {
+                epoch &+= 1
+            }
+            if epoch != header[3] {
+                // Before the rename, as the high-water: a writer killed after it has already told
+                // every caching poster to read the record again.
+                lock.writeWords([newHighWater, header[1], header[2], epoch], at: 0)
+            } else if next.generation > highWater {
+                lock.writeCounter(next.generation)
+            }
             // The temp name carries the new generation ("g<gen>"), so an observer that sees the
             // rename's IN_MOVED_FROM learns it without opening the file (PROTOCOL.md §4.3).
             try directory.writeAtomically(name, bytes: next.encoded, fsync: false, tempTag: "g\(next.generation)")
@@ -129,6 +160,8 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
             // before it (we hold the lock: nothing else landed in between). The harness posts a
             // wake at every step of virtual time and would otherwise re-read every name it asks.
             mutex.lock()
+            knownStates[name] = (generation: next.generation, state: next.state, epoch: epoch, landed: header[2] &+ 1)
+            if knownStates.count > Self.maxKnownStates { knownStates = [name: knownStates[name]!] }
             if header[0] == header[1], let k = generationCacheKey, k == (highWater: header[0], sequence: header[2]) {
                 generationCacheKey = (highWater: newHighWater, sequence: header[2] &+ 1)
                 generationCache[name] = next.generation

@@ -140,5 +140,13 @@ struct ConformanceTests {
         #expect(t.root.quarantineRecords().count == 1)
         let state = try Self.participant(["state", "--root", t.path, "--name", "q"])
         #expect(state.readLine(timeout: .seconds(10)) == "2 0")
+        // A Swift center that knows "k" (it posted it), then Python's set-state: the state epoch
+        // it raised makes the next Swift post read the record and keep that state (§4.2).
+        try center.post("k")
+        let setK = try Self.participant(["set-state", "--root", t.path, "--name", "k", "--state", "5"])
+        #expect(setK.readLine(timeout: .seconds(10)) == "done")
+        try center.post("k")
+        #expect(try center.state("k") == 5)
+        #expect(try center.generation("k") == 4)
     }
 }

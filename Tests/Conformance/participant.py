@@ -317,12 +317,17 @@ def mutate(root, name, post, state=None):
             else:
                 new_gen = gen if record else (high if quarantined else 0)
                 new_state = state
-            if new_gen > high:
+            words = (os.pread(lock.fd, 32, 0) + bytes(32))[:32]
+            if not post or quarantined:
+                # The state epoch (word 3): raised before the rename of a write that may change a
+                # state, with the high-water; a poster that skips reading records reads them again.
+                epoch = (int.from_bytes(words[24:32], "little") + 1) & U64
+                os.pwrite(lock.fd, struct.pack("<Q", max(new_gen, high) & U64) + words[8:24] + struct.pack("<Q", epoch), 0)
+            elif new_gen > high:
                 lock.write_counter(new_gen)          # before the rename
             write_atomically(dir_fd, name, b"v1 %d %d\n" % (new_gen, new_state), fsync=False, tag="g%d" % new_gen)
             # Landed (after the rename): the high-water this write settled on, one more landed
             # write. Optional; a reader caches generations only while they match the high-water.
-            words = (os.pread(lock.fd, 24, 0) + bytes(24))[:24]
             sequence = int.from_bytes(words[16:24], "little")
             os.pwrite(lock.fd, struct.pack("<QQ", max(new_gen, high) & U64, (sequence + 1) & U64), 8)
             return new_gen

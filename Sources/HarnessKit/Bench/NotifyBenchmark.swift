@@ -25,8 +25,8 @@ public enum NotifyBenchmark {
         public var ratioP50: Double
         public var ratioP99: Double
         /// The C ping-pong making the system calls our protocol asks per post and wake (PROTOCOL.md
-        /// §4.2: the namespace lock, the record read, the high-water header, unique temp names,
-        /// libinotifytools' pselect + FIONREAD before each read): what the protocol alone costs.
+        /// §4.2: the namespace lock, the header words, unique temp names, no record read when the
+        /// name's state is known; one `read` per wake): what the protocol alone costs.
         public var baselineCProtocol: LatencyStats
         /// baselineCProtocol p50 / baselineC p50: the protocol's share of the ratio.
         public var protocolRatioP50: Double

@@ -94,7 +94,11 @@ final class DeviceRootTamper {
                 type = Self.direntType(st.st_mode)
             }
             switch Int(type) {
-            case Int(DT_REG): continue
+            case Int(DT_REG):
+                if depth == 0 && relative == "notify" && !child.hasPrefix("."), let bad = Self.notNotifyRecord(dirfd(dir), child) {
+                    return (path, "\(path) is not a notify record (\(bad)): every participant writes records through the protocol's encoder, so someone outside the run wrote it")
+                }
+                continue
             case Int(DT_DIR):
                 if depth + 1 < Self.maxDepth, let found = walk(dirfd(dir), path, depth: depth + 1, budget: &budget) { return found }
             default:
@@ -104,6 +108,20 @@ final class DeviceRootTamper {
             }
         }
         return nil
+    }
+
+    /// Why `notify/<name>` is not a record, or nil when it is one (or is gone). Records are read
+    /// here because a post whose state is known no longer reads its record (PROTOCOL.md §4.2,
+    /// "Posting without reading"): an outsider's record would otherwise be replaced unseen.
+    static func notNotifyRecord(_ dirFd: Int32, _ name: String) -> String? {
+        let fd = openat(dirFd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buf = [UInt8](repeating: 0, count: 65)
+        let n = read(fd, &buf, buf.count)
+        guard n >= 0 else { return nil }
+        if n > 64 { return "longer than 64 bytes" }
+        return NotifyRecord.decode(Array(buf[0..<n])) == nil ? "it reads \(Excerpt.quoted(bytes: buf[0..<n]))" : nil
     }
 
     private func kind(at dirFd: Int32, _ name: String) -> String? {

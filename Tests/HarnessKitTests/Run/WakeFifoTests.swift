@@ -112,4 +112,22 @@ import Glibc
         #expect(mkfifo(r.path + "/system/wake/not-a-pid", 0o600) == 0)
         #expect(tamper.foreignFile()?.file == "system/wake/not-a-pid")
     }
+
+    /// A post whose state is known no longer reads its record (PROTOCOL.md §4.2), so the scan
+    /// reads notify records itself: a regular file there that is not a record is tampering.
+    @Test func aNotifyRecordThatIsNotOneIsTampering() throws {
+        let r = try Self.root()
+        let center = try DarwinNotificationCenter(deviceRoot: r.root)
+        try center.post("a")
+        try center.setState("b", 3)
+        let tamper = DeviceRootTamper(root: r.root, tornWritesPlanned: false)
+        #expect(tamper.foreignFile() == nil)
+        try Data("v1 01 0\n".utf8).write(to: URL(fileURLWithPath: r.path + "/notify/a"))
+        let found = try #require(tamper.foreignFile())
+        #expect(found.file == "notify/a")
+        #expect(found.what.contains("not a notify record") && found.what.contains("v1 01 0"), "\(found.what)")
+        try Data("v1 2 0\n".utf8).write(to: URL(fileURLWithPath: r.path + "/notify/a"))
+        try Data(repeating: 0x31, count: 65).write(to: URL(fileURLWithPath: r.path + "/notify/.hidden"))
+        #expect(tamper.foreignFile() == nil, "a record, and a dot name (temps, the lock) is not one")
+    }
 }
