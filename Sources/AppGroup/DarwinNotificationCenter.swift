@@ -70,15 +70,31 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
 
     // MARK: Files
 
-    /// The current record of `name`, or nil if it was never posted. A malformed file reads as nil
-    /// (the next post or setState quarantines it).
-    func readRecord(_ name: String) throws -> NotifyRecord? {
+    /// What `notify/<name>` holds (PROTOCOL.md §4.2): nothing, a record, or something that is
+    /// not one — and why (the reason a writer quarantines it under).
+    public enum RecordFile: Equatable, Sendable {
+        case absent
+        case record(NotifyRecord)
+        case corrupt(reason: String)
+    }
+
+    /// Reads `name` in `directory` (a device root's `notify/`) by §4.2's rule: a regular file of
+    /// at most 64 bytes holding one canonical record. Throws only for I/O errors. The writers'
+    /// read and the harness's tamper scan share it.
+    public static func readRecordFile(_ name: String, in directory: SafeDirectory) throws -> RecordFile {
         do {
-            guard let bytes = try directory.readSmallFile(name, maxBytes: Self.maxFileBytes) else { return nil }
-            return NotifyRecord.decode(bytes)
-        } catch AppGroupError.malformedFile {
-            return nil
+            guard let bytes = try directory.readSmallFile(name, maxBytes: maxFileBytes) else { return .absent }
+            return NotifyRecord.decode(bytes).map { .record($0) } ?? .corrupt(reason: "not a notify record")
+        } catch AppGroupError.malformedFile(_, let reason) {
+            return .corrupt(reason: reason)
         }
+    }
+
+    /// The current record of `name`, or nil if it was never posted. A malformed file reads as nil
+    /// (the next setState, or post that reads it, quarantines it).
+    func readRecord(_ name: String) throws -> NotifyRecord? {
+        if case .record(let r) = try Self.readRecordFile(name, in: directory) { return r }
+        return nil
     }
 
     private enum Change {
@@ -103,26 +119,22 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
             // high-water, landed high-water, landed count, state epoch
             let header = lock.readWords(4)
             let highWater = header[0]
+            let isPost: Bool
+            if case .post = change { isPost = true } else { isPost = false }
             var current: NotifyRecord?
             var quarantined = false
             mutex.lock()
             let known = knownStates[name]
             mutex.unlock()
-            if case .post = change, let known, known.epoch == header[3], known.landed <= header[2] {
+            if isPost, let known, known.epoch == header[3], known.landed <= header[2] {
                 // The state is the one this process last read or wrote, and no write that may
                 // change a state began since; the high-water covers every conforming generation.
                 current = NotifyRecord(generation: known.generation, state: known.state)
             } else {
-                do {
-                    if let bytes = try directory.readSmallFile(name, maxBytes: Self.maxFileBytes) {
-                        if let r = NotifyRecord.decode(bytes) {
-                            current = r
-                        } else {
-                            try quarantine(name, reason: "not a notify record")
-                            quarantined = true
-                        }
-                    }
-                } catch AppGroupError.malformedFile(_, let reason) {
+                switch try Self.readRecordFile(name, in: directory) {
+                case .absent: break
+                case .record(let r): current = r
+                case .corrupt(let reason):
                     try quarantine(name, reason: reason)
                     quarantined = true
                 }
@@ -136,13 +148,10 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
                 next = NotifyRecord(generation: current?.generation ?? (quarantined ? highWater : 0), state: state)
             }
             let newHighWater = max(next.generation, highWater)
-            var epoch = header[3]
-            if case .setState = change {
-                epoch &+= 1
-            } else if quarantined {
-                epoch &+= 1
-            }
-            if epoch != header[3] {
+            // A setState changes a state; so does a post that replaced a corrupt record (with 0).
+            let raisesEpoch = !isPost || quarantined
+            let epoch = raisesEpoch ? header[3] &+ 1 : header[3]
+            if raisesEpoch {
                 // Before the rename, as the high-water: a writer killed after it has already told
                 // every caching poster to read the record again.
                 lock.writeWords([newHighWater, header[1], header[2], epoch], at: 0)

@@ -145,7 +145,8 @@ final class InotifyWatcher: @unchecked Sendable {
 
     // MARK: The watcher thread
 
-    /// Room for 4,096 events with a name of up to 15 bytes; one `read` takes what is queued.
+    /// Room for 2,048 events with a name of up to 15 bytes (16 + 16 bytes each); one `read` takes
+    /// what is queued, up to that.
     static let readBufferBytes = 1 << 16
 
     private func run(started: Completion) {
@@ -169,7 +170,6 @@ final class InotifyWatcher: @unchecked Sendable {
         defer { buffer.deallocate() }
         started.semaphore.signal()
         var consecutiveErrors = 0
-        var events: [(wd: Int32, mask: UInt32, cookie: UInt32, name: UnsafePointer<CChar>)] = []
         loop: while true {
             if runCommands(ifd) { break loop }
             let n = read(ifd, buffer, Self.readBufferBytes)
@@ -185,22 +185,20 @@ final class InotifyWatcher: @unchecked Sendable {
                 continue
             }
             consecutiveErrors = 0
-            events.removeAll(keepingCapacity: true)
+            // `struct inotify_event`: wd, mask, cookie, len (4 bytes each), then `len` bytes of
+            // NUL-padded name. The kernel never splits an event across reads.
             var offset = 0
             while offset + 16 <= n {
                 let e = buffer + offset
                 let len = Int(e.load(fromByteOffset: 12, as: UInt32.self))
-                guard offset + 16 + len <= n else { break }  // the kernel never splits an event
-                events.append((
-                    e.load(as: Int32.self), e.load(fromByteOffset: 4, as: UInt32.self), e.load(fromByteOffset: 8, as: UInt32.self),
-                    UnsafePointer((e + 16).assumingMemoryBound(to: CChar.self))
-                ))
-                offset += 16 + len
-            }
-            for ev in events {
+                guard offset + 16 + len <= n else { break }
                 // Commands between events, as before: an unwatch takes effect at the next event.
                 if runCommands(ifd) { break loop }
-                handle(wd: ev.wd, mask: ev.mask, cookie: ev.cookie, name: ev.name)
+                handle(
+                    wd: e.load(as: Int32.self), mask: e.load(fromByteOffset: 4, as: UInt32.self), cookie: e.load(fromByteOffset: 8, as: UInt32.self),
+                    name: UnsafePointer((e + 16).assumingMemoryBound(to: CChar.self))
+                )
+                offset += 16 + len
             }
         }
         sinks.removeAll()

@@ -15,9 +15,9 @@ import Glibc
 /// by temp + rename — nothing else, except the harness's own scheduler FIFO (`system/scheduler`,
 /// §9). So any other kind of file anywhere below `notify/`, `containers/` or `system/` — a FIFO,
 /// socket, device or symlink — came from outside. Content: every participant writes suites and
-/// notify records through the protocol's encoders, so a quarantined notify record, or a
-/// quarantined suite in a run without the harness's own `torn_write` fault, was written by
-/// someone else too.
+/// notify records through the protocol's encoders, so a notify record that is not one (the scan
+/// reads them all), a quarantined notify record, or a quarantined suite in a run without the
+/// harness's own `torn_write` fault, was written by someone else too.
 final class DeviceRootTamper {
     let root: DeviceRoot
     /// `os.faults: torn_write` tears suites on purpose: a malformed suite is then the fault's.
@@ -56,7 +56,7 @@ final class DeviceRootTamper {
     func check(nowNanos: Int64, force: Bool = false) -> (file: String, what: String)? {
         guard !reported, force || nowNanos &- lastScanNanos >= Self.scanIntervalNanos else { return nil }
         lastScanNanos = nowNanos
-        let found = foreignFile() ?? foreignContent()
+        let found = foreignFile() ?? foreignNotifyRecord() ?? foreignContent()
         reported = found != nil
         return found
     }
@@ -94,11 +94,7 @@ final class DeviceRootTamper {
                 type = Self.direntType(st.st_mode)
             }
             switch Int(type) {
-            case Int(DT_REG):
-                if depth == 0 && relative == "notify" && !child.hasPrefix("."), let bad = Self.notNotifyRecord(dirfd(dir), child) {
-                    return (path, "\(path) is not a notify record (\(bad)): every participant writes records through the protocol's encoder, so someone outside the run wrote it")
-                }
-                continue
+            case Int(DT_REG): continue
             case Int(DT_DIR):
                 if depth + 1 < Self.maxDepth, let found = walk(dirfd(dir), path, depth: depth + 1, budget: &budget) { return found }
             default:
@@ -110,18 +106,19 @@ final class DeviceRootTamper {
         return nil
     }
 
-    /// Why `notify/<name>` is not a record, or nil when it is one (or is gone). Records are read
-    /// here because a post whose state is known no longer reads its record (PROTOCOL.md §4.2,
-    /// "Posting without reading"): an outsider's record would otherwise be replaced unseen.
-    static func notNotifyRecord(_ dirFd: Int32, _ name: String) -> String? {
-        let fd = openat(dirFd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buf = [UInt8](repeating: 0, count: 65)
-        let n = read(fd, &buf, buf.count)
-        guard n >= 0 else { return nil }
-        if n > 64 { return "longer than 64 bytes" }
-        return NotifyRecord.decode(Array(buf[0..<n])) == nil ? "it reads \(Excerpt.quoted(bytes: buf[0..<n]))" : nil
+    /// A notify record that is not one, read by the writers' own rule
+    /// (`DarwinNotificationCenter.readRecordFile`). Read here because a post whose state is known
+    /// no longer reads its record (PROTOCOL.md §4.2, "Posting without reading"): an outsider's
+    /// record would otherwise be replaced unseen. Dot names are the lock and temps, not records.
+    func foreignNotifyRecord() -> (file: String, what: String)? {
+        let top = DarwinNotificationCenter.directoryName
+        guard let notify = try? root.subdirectory(top, create: false), let names = try? notify.entries(limit: Self.maxEntries) else { return nil }
+        for name in names where !name.hasPrefix(".") {
+            guard case .corrupt(let reason)? = try? DarwinNotificationCenter.readRecordFile(name, in: notify) else { continue }
+            let path = top + "/" + name
+            return (path, "\(path) is not a notify record (\(reason)): every participant writes records through the protocol's encoder, so someone outside the run wrote it")
+        }
+        return nil
     }
 
     private func kind(at dirFd: Int32, _ name: String) -> String? {

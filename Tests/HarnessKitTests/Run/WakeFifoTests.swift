@@ -121,13 +121,19 @@ import Glibc
         try center.post("a")
         try center.setState("b", 3)
         let tamper = DeviceRootTamper(root: r.root, tornWritesPlanned: false)
-        #expect(tamper.foreignFile() == nil)
+        #expect(tamper.foreignFile() == nil && tamper.foreignNotifyRecord() == nil)
         try Data("v1 01 0\n".utf8).write(to: URL(fileURLWithPath: r.path + "/notify/a"))
-        let found = try #require(tamper.foreignFile())
+        #expect(tamper.foreignFile() == nil, "a regular file: its kind is fine, its content is not")
+        let found = try #require(tamper.foreignNotifyRecord())
         #expect(found.file == "notify/a")
-        #expect(found.what.contains("not a notify record") && found.what.contains("v1 01 0"), "\(found.what)")
+        #expect(found.what.contains("notify/a is not a notify record (not a notify record)"), "\(found.what)")
+        try Data(repeating: 0x31, count: 65).write(to: URL(fileURLWithPath: r.path + "/notify/a"))
+        #expect(tamper.foreignNotifyRecord()?.what.contains("larger than 64 bytes") == true)
         try Data("v1 2 0\n".utf8).write(to: URL(fileURLWithPath: r.path + "/notify/a"))
         try Data(repeating: 0x31, count: 65).write(to: URL(fileURLWithPath: r.path + "/notify/.hidden"))
-        #expect(tamper.foreignFile() == nil, "a record, and a dot name (temps, the lock) is not one")
+        #expect(tamper.foreignNotifyRecord() == nil, "a record, and a dot name (temps, the lock) is not one")
+        // `check`, the harness's entry point, asks it too.
+        try Data("v1 x\n".utf8).write(to: URL(fileURLWithPath: r.path + "/notify/b"))
+        #expect(tamper.check(nowNanos: 0, force: true)?.file == "notify/b")
     }
 }
