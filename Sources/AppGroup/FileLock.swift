@@ -10,9 +10,15 @@ import Glibc
 /// fd of the file, and the kernel releases a flock ~0.4 ms after its holder is SIGKILLed.
 /// Waiting is bounded (`timeout`): a SIGSTOPped holder turns into `AppGroupError.lockTimeout`,
 /// never a hang.
+///
+/// A flock belongs to the open file description, not the thread: two threads sharing one
+/// `FileLock` (a process's one `DarwinNotificationCenter.shared`) would both "hold" it, and one's
+/// unlock would release the other's. So a process-local mutex is taken first, within the same
+/// bound. Not re-entrant: lock and unlock on one thread, once each.
 public final class FileLock: @unchecked Sendable {
     public let fd: Int32
     public let path: String
+    private let threads = NSLock()
 
     /// Backoff while the lock is held elsewhere: first poll after this, doubling up to `maxBackoff`.
     static let minBackoffMicroseconds: UInt32 = 10
@@ -26,9 +32,29 @@ public final class FileLock: @unchecked Sendable {
     deinit { close(fd) }
 
     public func lock(timeout: Duration) throws {
+        let start = ContinuousClock.now
+        if !threads.try() {
+            let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+            guard threads.lock(before: Date(timeIntervalSinceNow: seconds)) else {
+                throw AppGroupError.lockTimeout(path: path, waitedMilliseconds: Self.milliseconds(ContinuousClock.now - start))
+            }
+        }
+        do {
+            try lockFile(start: start, timeout: timeout)
+        } catch {
+            threads.unlock()
+            throw error
+        }
+    }
+
+    private static func milliseconds(_ d: Duration) -> Int {
+        Int(d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// The flock, polled with backoff until `start + timeout`. Caller holds `threads`.
+    private func lockFile(start: ContinuousClock.Instant, timeout: Duration) throws {
         if flock(fd, LOCK_EX | LOCK_NB) == 0 { return }
         if errno != EWOULDBLOCK && errno != EINTR { throw AppGroupError.io(operation: "flock", path: path, errno: errno) }
-        let start = ContinuousClock.now
         let deadline = start.advanced(by: timeout)
         var backoff = Self.minBackoffMicroseconds
         while true {
@@ -36,15 +62,16 @@ public final class FileLock: @unchecked Sendable {
             if flock(fd, LOCK_EX | LOCK_NB) == 0 { return }
             if errno != EWOULDBLOCK && errno != EINTR { throw AppGroupError.io(operation: "flock", path: path, errno: errno) }
             if ContinuousClock.now >= deadline {
-                let waited = ContinuousClock.now - start
-                let ms = Int(waited.components.seconds * 1000 + waited.components.attoseconds / 1_000_000_000_000_000)
-                throw AppGroupError.lockTimeout(path: path, waitedMilliseconds: ms)
+                throw AppGroupError.lockTimeout(path: path, waitedMilliseconds: Self.milliseconds(ContinuousClock.now - start))
             }
             backoff = min(backoff * 2, Self.maxBackoffMicroseconds)
         }
     }
 
-    public func unlock() { flock(fd, LOCK_UN) }
+    public func unlock() {
+        flock(fd, LOCK_UN)
+        threads.unlock()
+    }
 
     public func withLock<T>(timeout: Duration, _ body: () throws -> T) throws -> T {
         try lock(timeout: timeout)

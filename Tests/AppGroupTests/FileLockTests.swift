@@ -121,4 +121,47 @@ import Glibc
         #expect(!FileManager.default.fileExists(atPath: t.suitePath))
         withExtendedLifetime(holder) {}
     }
+
+    /// Two threads sharing one `FileLock` (as the threads of a process share its one notify center)
+    /// exclude each other: a read-modify-write of the lock file's counter with a pause inside loses
+    /// no update. With the flock alone both threads "held" it at once (the same open file
+    /// description), and this lost most of them.
+    @Test func threadsSharingOneLockExcludeEachOther() throws {
+        let t = try TestRoot()
+        let lock = try FileLock(directory: t.root.subdirectory("notify"), name: ".lock")
+        let perThread = 100
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            for _ in 0..<perThread {
+                try? lock.withLock(timeout: .seconds(5)) {
+                    let v = lock.readCounter()
+                    usleep(50)
+                    lock.writeCounter(v + 1)
+                }
+            }
+        }
+        #expect(lock.readCounter() == UInt64(2 * perThread))
+    }
+
+    /// The thread wait has the same bound: a thread of this process holding the lock turns into
+    /// `lockTimeout` for another thread, never a hang.
+    @Test func aThreadHoldingTheLockTurnsIntoLockTimeoutForAnother() throws {
+        let t = try TestRoot()
+        let lock = try FileLock(directory: t.root.subdirectory("notify"), name: ".lock")
+        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            try? lock.withLock(timeout: .seconds(5)) {
+                held.signal()
+                _ = release.wait(timeout: .now() + .seconds(10))
+            }
+            done.signal()
+        }
+        #expect(held.wait(timeout: .now() + .seconds(10)) == .success)
+        let start = ContinuousClock.now
+        #expect(throws: AppGroupError.self) { try lock.lock(timeout: .milliseconds(200)) }
+        let waited = ContinuousClock.now - start
+        #expect(waited >= .milliseconds(150) && waited < .seconds(3), "\(waited)")
+        release.signal()
+        #expect(done.wait(timeout: .now() + .seconds(10)) == .success)
+        try lock.withLock(timeout: .seconds(1)) {}  // free again, from this thread too
+    }
 }
