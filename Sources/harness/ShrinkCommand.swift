@@ -31,6 +31,8 @@ struct ShrinkCommand: ParsableCommand {
     @Option(help: "Where to write the shrunk scenario (default: RUN_DIR/shrunk.yaml).") var out: String?
     @Option(help: "What counts as the same failure: explanation (the invariant, with an explanation equal but for its numbers; default) or invariant (its name alone).")
     var match: String = "explanation"
+    @Option(help: "With --match explanation: keep failing with this one of the run's explanations of the invariant — its text, a part only it has, or either with numbers as # and UUIDs as <uuid> (scripts/findings passes a class this way; default: any of them).")
+    var explanation: String?
     @Option(help: "Keep only steps on which this variant holds too (e.g. hardened): the shrunk file is then a regression scenario as it stands.")
     var holds: String?
     @Option(name: .customLong("max-runs"), parsing: .unconditional, help: "At most this many trial runs, 2 or more (default 300; with --holds a trial that fails runs twice).")
@@ -63,6 +65,23 @@ struct ShrinkCommand: ParsableCommand {
         guard input.violated.contains(target) else {
             throw InputError("--invariant \(Excerpt.quoted(target)): \(dir) did not violate it; it violated \(input.violated.sorted().joined(separator: ", "))")
         }
+        var templates = input.signatures[target] ?? []
+        if let explanation {
+            // A run can break one invariant in two ways (two sessions); without this a shrink may
+            // keep the other one (scripts/findings shrinks one class at a time).
+            guard match == "explanation" else {
+                throw InputError("--explanation with --match invariant: the name alone is matched then; drop one of them")
+            }
+            // The whole explanation, or a part of it that only one of the run's has.
+            let wanted = ShrinkInput.signature(explanation)
+            let matching = templates.contains(wanted) ? [wanted] : templates.filter { $0.contains(wanted) }.sorted()
+            guard matching.count == 1 else {
+                let listed = templates.sorted().map { Excerpt.quoted($0, limit: 300) }.joined(separator: "; ")
+                throw InputError(
+                    "--explanation \(Excerpt.quoted(explanation)): \(matching.isEmpty ? "\(dir) did not violate \(target) that way" : "more than one way \(dir) violated \(target) has it; say more of it"); its explanations (numbers as #): \(listed)")
+            }
+            templates = [matching[0]]
+        }
         let recorded = try ScenarioParser.load(path: dir + "/scenario.yaml", systems: SystemRegistry.catalog)
         let variant = try recorded.variant(named: input.variant)
         let holdsVariant = try holds.map { try recorded.variant(named: $0) }
@@ -84,7 +103,6 @@ struct ShrinkCommand: ParsableCommand {
         let shrunkName = String((input.scenarioName + "-shrunk").suffix(100))
         let workDir = "\(runsDir)/shrink-\(input.scenarioName)-\(input.variant)-seed\(input.seed)-\(Int(Date().timeIntervalSince1970))-\(getpid())"
         try FileManager.default.createDirectory(atPath: workDir, withIntermediateDirectories: true)
-        let templates = input.signatures[target] ?? []
         let err = FileHandle.standardError
         func say(_ s: String) { err.write(Data((s + "\n").utf8)) }
         say("… shrink \(input.scenarioName) \(input.variant) seed \(input.seed): keep \(target) failing\(match == "explanation" ? " the same way (\(templates.sorted().first ?? ""))" : ""); \(input.steps.count) steps (\(input.describe())); at most \(budget) runs -> \(workDir)")
@@ -152,7 +170,7 @@ struct ShrinkCommand: ParsableCommand {
         let rerun = "harness run \(outFile) --variant \(input.variant) --seed \(input.seed)"
         let moved = result.postponed == 0 ? "" : "; \(result.postponed) nemesis fault(s) replaced by the user acting when the fault ended"
         let yaml = try shrunk.scenarioYAML(keeping: result.kept, name: shrunkName, header: [
-            "\(Self.header) from \(dir) (\(input.scenarioName), \(input.variant), seed \(input.seed)): \(target) still fails\(match == "explanation" ? " the same way" : "").",
+            "\(Self.header) from \(dir) (\(input.scenarioName), \(input.variant), seed \(input.seed)): \(target) still fails\(match == "explanation" ? " the same way" : "")\(explanation != nil ? " (\(templates.sorted()[0].replacingOccurrences(of: "\n", with: " ")))" : "").",
             "\(input.steps.count) steps -> \(result.kept.count)\(result.minimal ? " (1-minimal: drop any one and it holds)" : " (the run budget ran out before it was shown minimal)")\(moved).",
             "Run it: \(rerun)\(holdsVariant.map { " (--variant \($0) holds on it)" } ?? "")",
             "The seed still decides what is random inside the run (field faults with a probability, p% failpoints).",

@@ -32,8 +32,18 @@ import Glibc
         let schedule = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/schedule.json"))) as? [String: Any])
         let before = (schedule["userActions"] as? [Any] ?? []).count + (schedule["faults"] as? [Any] ?? []).count + 1
 
+        // The class to keep, named by a part of the run's own explanation text (numbers and all),
+        // as a user copies it from report.json; shrink matches it with its numbers left out.
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/report.json"))) as? [String: Any])
+        let explanation = try #require(
+            (report["violations"] as? [[String: Any]] ?? []).first { $0["invariant"] as? String == "no-shield-after-settlement" }?["explanation"] as? String)
+        #expect(explanation.contains { $0.isNumber }, "\(explanation)")
+
         let shrunk = d.path + "/shrunk.yaml"
-        let (status, out) = try harness(["shrink", run, "--invariant", "no-shield-after-settlement", "--holds", "hardened", "--out", shrunk, "--runs", d.path + "/trials"])
+        let (status, out) = try harness([
+            "shrink", run, "--invariant", "no-shield-after-settlement", "--explanation", String(explanation.dropFirst(explanation.count / 3)), "--holds", "hardened", "--out", shrunk, "--runs",
+            d.path + "/trials",
+        ])
         #expect(status == .exited(0), "\(out)")
         #expect(out.contains("steps: \(before) -> "), "\(out)")
         #expect(out.contains("1-minimal") && out.contains("confirmed: ") && out.contains("hardened on it: "), "\(out)")
@@ -74,6 +84,12 @@ import Glibc
         let (other, otherOut) = try harness(["shrink", run, "--invariant", "no-such-invariant", "--runs", d.path + "/trials3"])
         #expect(other == .exited(2) && otherOut.isEmpty, "\(otherOut)")
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/trials3")) ?? []).isEmpty, "nothing ran")
+        // A way it did not fail, or an explanation with --match invariant: refused before any run.
+        for extra in [["--explanation", "shields were never up"], ["--explanation", explanation, "--match", "invariant"]] {
+            let (way, wayOut) = try harness(["shrink", run, "--invariant", "no-shield-after-settlement", "--runs", d.path + "/trials4"] + extra)
+            #expect(way == .exited(2) && wayOut.isEmpty, "\(extra): \(wayOut)")
+        }
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/trials4")) ?? []).isEmpty, "nothing ran")
     }
 
     @Test func aRunThatHeldOrAnInvariantItDidNotViolateIsRefusedWithOneLine() throws {
@@ -97,5 +113,37 @@ import Glibc
         let heldLines = try refused(["shrink", run, "--runs", d.path + "/t"])
         #expect(heldLines.count == 1 && heldLines[0].contains("held every invariant: there is no failure to shrink"), "\(heldLines)")
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/t")) ?? []).isEmpty, "nothing ran")
+    }
+
+    /// The bundled scenario's as-written seed 97 breaks `violation-settles-failure` two ways (one
+    /// session settled SUCCESS, another never settled): `--explanation` picks one — the shrunk file
+    /// names it — and a part both ways share is refused as ambiguous, before any run.
+    @Test func aRunThatBrokeAnInvariantTwoWaysShrinksTheWayItIsTold() throws {
+        let d = try HarnessRunProcessTests.Dir()
+        let scenario = "Sources/Systems/FocusPledge/scenarios/focuspledge.yaml"
+        let (recorded, recOut) = try harness(["run", scenario, "--variant", "as-written", "--seed", "97", "--out", d.path + "/rec", "--quiet"])
+        #expect(recorded == .exited(1), "\(recOut)")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: d.path + "/rec")) ?? []
+        let run = try #require(names.first { $0.hasPrefix("focuspledge-") }.map { d.path + "/rec/" + $0 }, "\(names)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/report.json"))) as? [String: Any])
+        let ways = (report["violations"] as? [[String: Any]] ?? []).filter { $0["invariant"] as? String == "violation-settles-failure" }
+            .compactMap { $0["explanation"] as? String }
+        #expect(ways.contains { $0.hasSuffix("but the session was never settled") } && ways.contains { $0.contains("but settled") }, "\(ways)")
+
+        // Two runs: the recorded one pinned, one trial; the file is written all the same and says which way.
+        let shrunk = d.path + "/never.yaml"
+        let (status, out) = try harness([
+            "shrink", run, "--invariant", "violation-settles-failure", "--explanation", "the session was never settled", "--max-runs", "2",
+            "--out", shrunk, "--runs", d.path + "/trials",
+        ])
+        #expect(status == .exited(0) || status == .exited(1), "\(out)")
+        let header = try String(contentsOfFile: shrunk, encoding: .utf8).split(separator: "\n").first.map(String.init) ?? ""
+        #expect(header.hasSuffix("still fails the same way (# completed violation(s), first shieldConfiguration at t=#, but the session was never settled)."), "\(header)")
+
+        let (ambiguous, ambiguousOut) = try harness([
+            "shrink", run, "--invariant", "violation-settles-failure", "--explanation", "first shieldConfiguration", "--max-runs", "2", "--runs", d.path + "/trials2",
+        ])
+        #expect(ambiguous == .exited(2) && ambiguousOut.isEmpty, "\(ambiguousOut)")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/trials2")) ?? []).isEmpty, "nothing ran")
     }
 }
