@@ -48,6 +48,7 @@ final class InotifyWatcher: @unchecked Sendable {
     // Touched only by the watcher thread:
     private var sinks: [Int32: (path: String, sinks: [ObjectIdentifier: DirectoryEventSink])] = [:]
     private var wakeWd: Int32 = -1
+    private var inotifyFd: Int32 = -1
     /// IN_MOVED_FROM temp names by rename cookie, awaiting their IN_MOVED_TO (bounded).
     private var movedFrom: [UInt32: String] = [:]
     static let maxPendingMoves = 1024
@@ -91,6 +92,15 @@ final class InotifyWatcher: @unchecked Sendable {
         do { try ensureRunningLocked() } catch {
             mutex.unlock()
             throw error
+        }
+        if let t = thread, Thread.current === t {
+            // A sink's callback (an observer's handler) asking for a watch or an unwatch — e.g.
+            // a handler that observes on a new center: the watcher thread carries it out now,
+            // where queueing it and waiting would wait for itself until `commandTimeout`.
+            mutex.unlock()
+            _ = perform(makeCommand(c))
+            if let e = c.error { throw e }
+            return
         }
         commands.append(makeCommand(c))
         mutex.unlock()
@@ -159,7 +169,11 @@ final class InotifyWatcher: @unchecked Sendable {
             started.semaphore.signal()
             return
         }
-        defer { close(ifd) }
+        inotifyFd = ifd
+        defer {
+            inotifyFd = -1
+            close(ifd)
+        }
         wakeWd = inotify_add_watch(ifd, "/proc/self/fd/\(wakeWrite)", UInt32(IN_MODIFY))
         if wakeWd < 0 {
             started.error = .io(operation: "watch wake pipe", path: "/proc/self/fd/\(wakeWrite)", errno: errno)
@@ -171,7 +185,7 @@ final class InotifyWatcher: @unchecked Sendable {
         started.semaphore.signal()
         var consecutiveErrors = 0
         loop: while true {
-            if runCommands(ifd) { break loop }
+            if runCommands() { break loop }
             let n = read(ifd, buffer, Self.readBufferBytes)
             if n <= 0 {
                 if n < 0 && errno == EINTR { continue }
@@ -193,7 +207,7 @@ final class InotifyWatcher: @unchecked Sendable {
                 let len = Int(e.load(fromByteOffset: 12, as: UInt32.self))
                 guard offset + 16 + len <= n else { break }
                 // Commands between events, as before: an unwatch takes effect at the next event.
-                if runCommands(ifd) { break loop }
+                if runCommands() { break loop }
                 handle(
                     wd: e.load(as: Int32.self), mask: e.load(fromByteOffset: 4, as: UInt32.self), cookie: e.load(fromByteOffset: 8, as: UInt32.self),
                     name: UnsafePointer((e + 16).assumingMemoryBound(to: CChar.self))
@@ -205,7 +219,7 @@ final class InotifyWatcher: @unchecked Sendable {
     }
 
     /// Carries out queued commands; true when told to stop.
-    private func runCommands(_ ifd: Int32) -> Bool {
+    private func runCommands() -> Bool {
         mutex.lock()
         if commands.isEmpty {
             mutex.unlock()
@@ -214,28 +228,33 @@ final class InotifyWatcher: @unchecked Sendable {
         let pending = commands
         commands.removeAll()
         mutex.unlock()
-        for c in pending {
-            switch c {
-            case .watch(let path, let sink, let done):
-                let wd = inotify_add_watch(ifd, path, UInt32(IN_MOVED_TO | IN_MOVED_FROM | IN_ONLYDIR))
-                if wd >= 0 {
-                    sinks[wd, default: (path, [:])].sinks[ObjectIdentifier(sink)] = sink
-                } else {
-                    done.error = .io(operation: "inotify watch", path: path, errno: errno)
-                }
-                done.semaphore.signal()
-            case .unwatch(let path, let sink, let done):
-                for (wd, s) in sinks where s.path == path {
-                    sinks[wd]?.sinks[sink] = nil
-                    if sinks[wd]?.sinks.isEmpty == true {
-                        inotify_rm_watch(ifd, wd)
-                        sinks[wd] = nil
-                    }
-                }
-                done.semaphore.signal()
-            case .stop:
-                return true
+        for c in pending where perform(c) { return true }
+        return false
+    }
+
+    /// Carries out one command on the watcher thread; true for `.stop`.
+    private func perform(_ c: Command) -> Bool {
+        let ifd = inotifyFd
+        switch c {
+        case .watch(let path, let sink, let done):
+            let wd = inotify_add_watch(ifd, path, UInt32(IN_MOVED_TO | IN_MOVED_FROM | IN_ONLYDIR))
+            if wd >= 0 {
+                sinks[wd, default: (path, [:])].sinks[ObjectIdentifier(sink)] = sink
+            } else {
+                done.error = .io(operation: "inotify watch", path: path, errno: errno)
             }
+            done.semaphore.signal()
+        case .unwatch(let path, let sink, let done):
+            for (wd, s) in sinks where s.path == path {
+                sinks[wd]?.sinks[sink] = nil
+                if sinks[wd]?.sinks.isEmpty == true {
+                    inotify_rm_watch(ifd, wd)
+                    sinks[wd] = nil
+                }
+            }
+            done.semaphore.signal()
+        case .stop:
+            return true
         }
         return false
     }

@@ -21,6 +21,37 @@ import Glibc
         #expect(gotA.all.allSatisfy { $0 == "com.example.ping" })
     }
 
+    /// A handler runs on the process's watcher thread; one that observes on a new center needs a
+    /// watch, which that same thread carries out. Before, the watch was queued for the watcher
+    /// thread and waited for: the handler itself, so it threw a timeout after 5 s.
+    @Test func aHandlerThatObservesOnANewCenterGetsItsWatchAtOnce() throws {
+        let t = try TestRoot()
+        let a = try DarwinNotificationCenter(deviceRoot: t.root)
+        let later = Box<DarwinNotificationCenter>(), errors = Box<String>(), gotY = Box<String>(), done = Box<Bool>()
+        defer {
+            a.shutdown()
+            for c in later.all { c.shutdown() }
+        }
+        try a.addObserver("com.example.x") { _ in
+            do {
+                let b = try DarwinNotificationCenter(deviceRoot: t.root)
+                later.append(b)
+                try b.addObserver("com.example.y") { gotY.append($0) }
+            } catch {
+                errors.append("\(error)")
+            }
+            done.append(true)
+        }
+        let t0 = ContinuousClock.now
+        try a.post("com.example.x")
+        #expect(eventually(timeout: .seconds(10)) { done.count >= 1 })
+        #expect(errors.all.isEmpty, "\(errors.all)")
+        // Far below the 5 s a wait for itself ran into (a bound, not a speed: the watch is one call).
+        #expect(ContinuousClock.now - t0 < .seconds(3))
+        try a.post("com.example.y")
+        #expect(eventually(timeout: .seconds(2)) { gotY.count >= 1 }, "the new center's observer hears its name")
+    }
+
     @Test func stateIsStoredWithoutPosting() throws {
         let t = try TestRoot()
         let c = try DarwinNotificationCenter(deviceRoot: t.root)
