@@ -5,7 +5,7 @@ import PackageDescription
 // a test (NoCoreImportsAPackTests) keeps it that way.
 //
 // Core
-//   CInotifyTools, CSystemShims  C seams onto the kernel
+//   CSystemShims                 C seams onto the kernel (inotify, openat, pipe2, prctl, fork+exec)
 //   AppGroup                     on-disk protocol + App Group primitives (defaults, notify, heartbeats, clock)
 //   History                      trace lines (the one trace writer) and the merged history
 //   SystemKit                    what every pack's pure machines speak: Effect, the interpreter, extension calls
@@ -60,12 +60,11 @@ let package = Package(
     ],
     targets: [
         // MARK: Core
-        .systemLibrary(name: "CInotifyTools", path: "Sources/CInotifyTools"),
         .target(name: "CSystemShims", path: "Sources/CSystemShims"),
         // Date() in app code is device time: clock_gettime(CLOCK_REALTIME) interposed for the
         // threads that run app code (StandInKit.DeviceTime); linked into stand-ins only.
         .target(name: "CDeviceTime", path: "Sources/CDeviceTime", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("m")]),
-        .target(name: "AppGroup", dependencies: ["CInotifyTools", "CSystemShims"], path: "Sources/AppGroup"),
+        .target(name: "AppGroup", dependencies: ["CSystemShims"], path: "Sources/AppGroup"),
         .target(name: "History", path: "Sources/History"),
         // report.html and the suite index, from history.jsonl (+ report.json's verdicts): no system named.
         .target(
@@ -89,7 +88,7 @@ let package = Package(
         .target(
             name: "HarnessKit",
             dependencies: [
-                "AppGroup", "Supervision", "CInotifyTools", "CSystemShims", "History", "ScreenTimeShims", "SystemKit",
+                "AppGroup", "Supervision", "CSystemShims", "History", "ScreenTimeShims", "SystemKit",
                 "ScreenTimeModel", "ScreenTimeOS", "SystemFiles", "RunReport",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),

@@ -8,11 +8,10 @@ if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
 fi
 command -v swift >/dev/null 2>&1 || { echo "error: swift not found (expected /opt/swift/usr/bin/swift)" >&2; exit 2; }
 
-# libinotifytools ships no pkg-config file; the header is how we know it is installed. GRDB (the
-# Enforcement pack's SQLite mirror) links the system SQLite: libsqlite3-dev, known by its header.
+# GRDB (the Enforcement pack's SQLite mirror) links the system SQLite: libsqlite3-dev, known by its
+# header. (The notify watcher calls inotify(7) itself: no libinotifytools since 2026-11-29.)
 ensure_packages() {
     local missing=()
-    [ -f /usr/include/inotifytools/inotifytools.h ] || missing+=(libinotifytools0-dev)
     [ -f /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
     [ ${#missing[@]} -eq 0 ] && return 0
     local sudo=""
@@ -62,18 +61,18 @@ use_private_tmpdir() {
 }
 
 # The release build (scripts/harness; scripts/findings asks it for the bin path). Beside the flags
-# explained in scripts/harness, the C++ runtime, libinotifytools and SQLite are linked statically
+# explained in scripts/harness, the C++ runtime and SQLite are linked statically
 # where their archives are installed: ld.so no longer maps libstdc++.so and applies its ~5,200
 # relocations at every stand-in start (~0.4-0.7 ms of a server's start, README "Benchmarks"). A
 # directory searched first (-L applies to every -l) holds links to the archives, so the `-lstdc++`
-# of Swift's static-stdlib-args.lnk and the packages' autolinked `-linotifytools`/`-lsqlite3` find
+# of Swift's static-stdlib-args.lnk and the packages' autolinked `-lsqlite3` find
 # them; a missing archive leaves that library shared, as before.
 release_build_command() {
     local dir="$ROOT/.build/static-libs" cc lib path
     mkdir -p "$dir"
     cc="$(dirname "$(command -v swift)")/clang"
     [ -x "$cc" ] || cc="$(command -v cc || true)"
-    for lib in libstdc++.a libinotifytools.a libsqlite3.a; do
+    for lib in libstdc++.a libsqlite3.a; do
         path=""
         [ -n "$cc" ] && path="$("$cc" -print-file-name="$lib" 2>/dev/null || true)"
         if [ -n "$path" ] && [ "$path" != "$lib" ] && [ -f "$path" ]; then ln -sfn "$path" "$dir/$lib"; else rm -f "$dir/$lib"; fi

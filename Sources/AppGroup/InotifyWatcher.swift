@@ -1,4 +1,3 @@
-import CInotifyTools
 import CSystemShims
 import Foundation
 

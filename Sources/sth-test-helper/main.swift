@@ -109,7 +109,7 @@ do {
         try center.addObserver("w") { _ in sem.signal() }
         try center.post("w")
         guard sem.wait(timeout: .now() + .seconds(5)) == .success else { fail("no callback before stop") }
-        // The thread is now blocked in inotifytools_next_event(0), i.e. forever.
+        // The thread is now blocked in its inotify read, i.e. forever.
         usleep(200_000)
         let t0 = DispatchTime.now().uptimeNanoseconds
         DarwinNotificationCenter.stopWatcherThread()

@@ -4,6 +4,8 @@
 // or that must run between fork and exec (only async-signal-safe calls there).
 #include <stdint.h>
 #include <sys/types.h>
+// inotify(7) for the notify watcher (AppGroup.InotifyWatcher): the Glibc overlay does not bring it.
+#include <sys/inotify.h>
 
 /// openat(2) with an explicit mode (the Glibc overlay's variadic import is awkward).
 int sth_openat(int dirfd, const char *path, int flags, unsigned int mode);

@@ -1,5 +1,4 @@
 import AppGroup
-import CInotifyTools
 import Foundation
 
 #if canImport(Glibc)
@@ -32,14 +31,9 @@ public enum Doctor {
 
     public static func run(rootPath: String) -> [Check] {
         var out: [Check] = []
-        // libinotifytools: linked at build time; initialise it to prove the runtime works.
-        // (The notify self-test below owns it through the watcher thread; this is a plain probe.)
         let watches = readInt("/proc/sys/fs/inotify/max_user_watches")
         let queued = readInt("/proc/sys/fs/inotify/max_queued_events")
         let instances = readInt("/proc/sys/fs/inotify/max_user_instances")
-        out.append(Check(
-            name: "libinotifytools", value: "linked (libinotifytools.so)", status: .ok,
-            detail: "Debian package libinotifytools0-dev"))
         func limit(_ name: String, _ v: Int?, _ min: Int, _ what: String) -> Check {
             guard let v else { return Check(name: name, value: "unreadable", status: .fail, detail: "is /proc mounted?") }
             return Check(name: name, value: String(v), status: v >= min ? .ok : .fail, detail: v >= min ? what : "needs >= \(min): sysctl fs.inotify.\(name.split(separator: " ").last!)=\(min * 4)")
@@ -88,7 +82,7 @@ public enum Doctor {
             try center.post("doctor.selftest")
             if sem.wait(timeout: .now() + .seconds(2)) == .success {
                 let us = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1000
-                out.append(Check(name: "notify self-test", value: String(format: "post -> callback %.0f µs", us), status: .ok, detail: "libinotifytools watcher thread"))
+                out.append(Check(name: "notify self-test", value: String(format: "post -> callback %.0f µs", us), status: .ok, detail: "the inotify watcher thread"))
             } else {
                 out.append(Check(name: "notify self-test", value: "no callback within 2 s", status: .fail, detail: "inotify events are not delivered on \(fs)"))
             }
