@@ -34,9 +34,8 @@ import Glibc
 
         // The class to keep, named by a part of the run's own explanation text (numbers and all),
         // as a user copies it from report.json; shrink matches it with its numbers left out.
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/report.json"))) as? [String: Any])
         let explanation = try #require(
-            (report["violations"] as? [[String: Any]] ?? []).first { $0["invariant"] as? String == "no-shield-after-settlement" }?["explanation"] as? String)
+            try FindingRegressionProcessTests.violations(inRun: run).first { $0.invariant == "no-shield-after-settlement" }?.explanation)
         #expect(explanation.contains { $0.isNumber }, "\(explanation)")
 
         let shrunk = d.path + "/shrunk.yaml"
@@ -125,9 +124,7 @@ import Glibc
         #expect(recorded == .exited(1), "\(recOut)")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: d.path + "/rec")) ?? []
         let run = try #require(names.first { $0.hasPrefix("focuspledge-") }.map { d.path + "/rec/" + $0 }, "\(names)")
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/report.json"))) as? [String: Any])
-        let ways = (report["violations"] as? [[String: Any]] ?? []).filter { $0["invariant"] as? String == "violation-settles-failure" }
-            .compactMap { $0["explanation"] as? String }
+        let ways = try FindingRegressionProcessTests.violations(inRun: run).filter { $0.invariant == "violation-settles-failure" }.map(\.explanation)
         #expect(ways.contains { $0.hasSuffix("but the session was never settled") } && ways.contains { $0.contains("but settled") }, "\(ways)")
 
         // Two runs: the recorded one pinned, one trial; the file is written all the same and says which way.
