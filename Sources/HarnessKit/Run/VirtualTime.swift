@@ -207,8 +207,15 @@ extension LiveRun {
             // Without one (a kernel before 5.3) we look again within a millisecond.
             var exitFds: [Int32] = []
             var exitUnwatched = false
-            for pid in runningCalls.map(\.pid) + processes.table.longLived.filter({ $0.expectedExit }).compactMap(\.pid) {
+            let awaited = runningCalls.map(\.pid) + processes.table.longLived.filter({ $0.expectedExit }).compactMap(\.pid)
+            for pid in awaited {
                 if let fd = processes.children[pid]?.exitFd, fd >= 0 { exitFds.append(fd) } else { exitUnwatched = true }
+            }
+            // And the exit of any other long-lived process, which nobody expects (a crash, a
+            // failpoint's kill): it changes who holds time, so it is looked at now, not when the
+            // wait runs out (50 ms of wall per point `harness explore` kills).
+            for pid in processes.table.longLived.compactMap(\.pid) where !awaited.contains(pid) {
+                if let fd = processes.children[pid]?.exitFd, fd >= 0 { exitFds.append(fd) }
             }
             let wait: Int32 = exitUnwatched ? 1 : 50
             let arrived = virtualTime.inbox?.read(timeoutMillis: wait, alsoWaitFor: exitFds) ?? []
