@@ -139,6 +139,9 @@ import Glibc
         row("bench", ["bench", "defaults", "--device-root", "$D/file"], 2, "is not a directory"),
         row("bench", ["bench", "time", "--rate", "0"], 2, "--rate 0.0: must be in 0.001...100000.0"),
         row("bench", ["bench", "time", "--duration", "nope"], 2, "--duration \"nope\""),
+        row("bench", ["bench", "explore", "--points", "0"], 2, "--points 0: use a whole number of crash points, 1...10000"),
+        row("bench", ["bench", "explore", "--jobs", "65"], 2, "--jobs 65: use a whole number of runs at once, 1...64"),
+        row("bench", ["bench", "explore", "--scenario", "$D/missing.yaml"], 2, "cannot read scenario file"),
         row("clean", ["clean", "--bogus"], 2, "Unknown option '--bogus'", "harness clean --help"),
         // notify
         row("notify", ["notify", "post", "--device-root", "$D/root"], 2, "Missing expected argument '<name>'", "harness notify post --help"),

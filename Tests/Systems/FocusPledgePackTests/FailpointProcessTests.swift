@@ -195,6 +195,27 @@ import Glibc
         #expect(junit.contains(points[0].replacingOccurrences(of: "&", with: "&amp;")))
     }
 
+    /// `harness bench explore`: the explore rate beside its bound measured in the same run — one
+    /// run's CPU time, which must have been measured (not zero), and every figure derived from it
+    /// as printed: bound = CPUs x 60 / CPU-s, efficiency = rate / bound, target = CPUs x 60 / 1000.
+    @Test func benchExploreMeasuresTheRateBesideOneRunsCPUTime() throws {
+        let d = try HarnessRunProcessTests.Dir()
+        let file = try d.write("fp.yaml", Self.scenario)
+        let (status, out) = try harness([
+            "bench", "explore", "--scenario", file, "--variant", "hardened", "--points", "2", "--jobs", "1", "--out", d.path + "/b", "--json",
+        ])
+        #expect(status == .exited(0), "\(out)")
+        let r = try #require(try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any], "\(out)")
+        let cpus = try #require(r["cpus"] as? Int), cpu = try #require(r["baselineRunCPUSeconds"] as? Double)
+        let rate = try #require(r["pointsPerMinute"] as? Double), ideal = try #require(r["idealPointsPerMinute"] as? Double)
+        #expect(r["explored"] as? Int == 2 && r["held"] as? Int == 2 && (r["crashPoints"] as? Int ?? 0) > 2, "\(out)")
+        #expect(cpu > 0.01 && cpu < 60, "one run's CPU time: \(cpu) s")
+        #expect((r["cpuSecondsPerPoint"] as? Double ?? 0) > 0.01)
+        #expect(abs(ideal - Double(cpus) * 60 / cpu) < 1e-6 * ideal)
+        #expect(rate > 0 && abs((r["efficiency"] as? Double ?? 0) - rate / ideal) < 1e-9)
+        #expect(abs((r["targetCPUSecondsPerRun"] as? Double ?? 0) - Double(cpus) * 60 / 1000) < 1e-12)
+    }
+
     /// `--jobs 3`: runs go at once and finish in any order, but the table and the JUnit list the
     /// points in the run's order, each killed at its own point (its run directory's failpoint line).
     @Test func exploreWithSeveralJobsReportsThePointsInTheRunsOrder() throws {
