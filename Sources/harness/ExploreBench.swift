@@ -91,8 +91,10 @@ struct ExploreBench: ParsableCommand {
 
         // The baseline: one run as explore makes them (crash points counted), alone on the machine.
         progress("baseline: one run of \(sc.name) [\(v.rawValue)] seed \(seed), its CPU time measured ...")
+        var alone = options
+        alone.recordCrashPoints = true
         let cpu0 = Self.cpuSeconds()
-        let baseline = ScenarioRunner(options: options).run()
+        let baseline = ScenarioRunner(options: alone).run()
         let baselineCPU = Self.cpuSeconds() - cpu0
         guard baseline.exitCode != 2 else {
             throw InputError("the baseline run could not be decided: \(baseline.setupError ?? baseline.report?.undecidedReason ?? "undecided") (\(baseline.runDirectory))")
