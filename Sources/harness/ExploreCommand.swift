@@ -111,6 +111,14 @@ struct ExploreCommand: ParsableCommand {
                 let rate = elapsed > 0 ? Double(i) * 60 / elapsed : 0
                 err.write(Data("  [\(i)/\(total)] \(f.crashPoint): \(f.verdict.rawValue)\(f.detail.isEmpty ? "" : " (\(f.detail.joined(separator: ", ")))") — \(String(format: "%.0f", rate)) points/min\(Self.timeLeft(rate: rate, left: total - i))\n".utf8))
             })
+        // What `harness merge` puts shards together from (the points that held left no run
+        // directory), written first: an enumeration that could not be decided is recorded too.
+        let record = ExploreRecord(
+            result: result, options: options, maxPoints: limit, eachLabelOnce: eachLabelOnce, shard: part, complete: RunInterruption.signal == nil)
+        do { try record.write(toDirectory: exploreDir) } catch {
+            HarnessExit.fail("\(exploreDir)/\(ExploreRecord.fileName) not written: \(error)")
+            throw ExitCode(2)
+        }
         let e = result.enumeration
         guard e.exitCode != 2 else {
             throw InputError("the enumeration run could not be decided: \(e.setupError ?? e.report?.undecidedReason ?? "undecided") (\(e.runDirectory))")
@@ -125,6 +133,7 @@ struct ExploreCommand: ParsableCommand {
             (\(String(format: "%.1f", result.pointsPerMinute)) crash points per minute, the enumeration run included): \
             \(counts[.held] ?? 0) held, \(counts[.violated] ?? 0) violated, \(counts[.notReached] ?? 0) not reached, \(counts[.undecided] ?? 0) undecided
             """)
+        print("record of every point's verdict: \(exploreDir)/\(ExploreRecord.fileName) (harness merge puts shards together from it)")
         for f in result.findings where f.verdict != .held {
             print("── \(f.crashPoint): \(f.verdict.rawValue)\(f.detail.isEmpty ? "" : " — \(f.detail.joined(separator: ", "))")")
             print("   rerun: \(f.rerunCommand)")

@@ -35,6 +35,8 @@ public enum CrashPointExplorer {
         public var enumeration: ScenarioRunner.Outcome
         /// Every crash point the enumeration run passed, in order.
         public var crashPoints: [String]
+        /// The points this exploration took (`--max`, `--each-label-once`, `--shard`), in order.
+        public var chosen: [String] = []
         public var findings: [Finding]
         /// Wall seconds of the whole exploration (the enumeration run included).
         public var wallSeconds: Double
@@ -96,7 +98,7 @@ public enum CrashPointExplorer {
             thread.start()
         }
         workers.wait()
-        return Result(enumeration: enumeration, crashPoints: points, findings: work.findings, wallSeconds: seconds(since: t0))
+        return Result(enumeration: enumeration, crashPoints: points, chosen: chosen, findings: work.findings, wallSeconds: seconds(since: t0))
     }
 
     /// Each worker on its own CPU, counting on from the one `choice` gives the first (CPUPinning):
@@ -190,9 +192,16 @@ public enum CrashPointExplorer {
         return ([line(header)] + rows.map(line)).joined(separator: "\n")
     }
 
+    public static let junitSuiteName = "ScreenTimeHarness explore"
+
     /// One testcase per crash point (classname: the scenario and variant).
     public static func junit(_ result: Result, scenario: String, variant: String, seed: UInt64) -> JUnitReport {
-        let cases = result.findings.map { f -> JUnitReport.TestCase in
+        junit(result.findings, scenario: scenario, variant: variant, seed: seed)
+    }
+
+    /// One testcase per crash point (classname: the scenario and variant).
+    public static func junit(_ findings: [Finding], scenario: String, variant: String, seed: UInt64) -> JUnitReport {
+        let cases = findings.map { f -> JUnitReport.TestCase in
             var failure: JUnitReport.Failure?
             switch f.verdict {
             case .held: failure = nil
@@ -205,6 +214,6 @@ public enum CrashPointExplorer {
                 name: f.crashPoint, classname: "ScreenTimeHarness.explore.\(scenario).\(variant).seed\(seed)", timeSeconds: f.wallSeconds,
                 failure: failure, systemOut: "rerun: \(f.rerunCommand)")
         }
-        return JUnitReport(suiteName: "ScreenTimeHarness explore", testCases: cases)
+        return JUnitReport(suiteName: junitSuiteName, testCases: cases)
     }
 }

@@ -106,6 +106,10 @@ import Glibc
         row("merge", ["merge", "$D/nowhere"], 2, "$D/nowhere: not a directory (pass the output directories of the shards"),
         row("merge", ["merge", "$D/empty"], 2, "$D/empty: holds no run directory"),
         row("merge", ["merge"], 2, "Missing expected argument '<directories> ...'"),
+        row("merge", ["merge", "$D/explore-torn"], 2, "$D/explore-torn/explore.json: not an exploration's record"),
+        row("merge", ["merge", "$D/explore-fifo"], 2, "$D/explore-fifo/explore.json: not a regular file (a FIFO)"),
+        row("merge", ["merge", "$D/explore-torn", "$D/empty"], 2, "$D/empty holds no exploration record (explore.json) but the others do"),
+        row("merge", ["merge", "$D/explore-torn", "--out", "$D/m"], 2, "--out copies run directories; explore shards are merged from their records"),
         row("run", ["frobnicate"], 2, "frobnicate: cannot read scenario file"),
         // check
         row("check", ["check", "$D/nowhere"], 2, "cannot read $D/nowhere: no such file or directory"),
@@ -236,6 +240,10 @@ import Glibc
             mkfifo(path + "/fifo", 0o600)
             try fm.createDirectory(atPath: path + "/fifo-run", withIntermediateDirectories: true)
             mkfifo(path + "/fifo-run/history.jsonl", 0o600)
+            try fm.createDirectory(atPath: path + "/explore-torn", withIntermediateDirectories: true)
+            try write("explore-torn/explore.json", "{\"version\": 1, \"scenario\": \"fp\"")
+            try fm.createDirectory(atPath: path + "/explore-fifo", withIntermediateDirectories: true)
+            mkfifo(path + "/explore-fifo/explore.json", 0o600)
             // A socket file stays when its socket is closed.
             let sock = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             var addr = sockaddr_un()

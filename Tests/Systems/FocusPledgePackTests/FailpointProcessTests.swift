@@ -152,19 +152,57 @@ import Glibc
         }
         let (merged, mergedOut) = try harness(["merge"] + (1...4).map { d.path + "/shard\($0)" } + ["--junit", d.path + "/merged.xml"])
         #expect(merged == whole, "unsharded:\n\(wholeOut)\nmerged:\n\(mergedOut)")
-        /// Each testcase's name and failure message (the run directories differ, nothing else may).
-        func cases(_ path: String) throws -> [String] {
-            let xml = try String(contentsOfFile: path, encoding: .utf8)
-            return xml.split(separator: "\n").compactMap { line -> String? in
-                let l = line.trimmingCharacters(in: .whitespaces)
-                guard l.hasPrefix("<testcase") || l.hasPrefix("<failure") else { return nil }
-                return l.replacingOccurrences(of: #" time="[^"]*""#, with: "", options: .regularExpression)
-                    .replacingOccurrences(of: #">.*"#, with: ">", options: .regularExpression)
-            }
-        }
-        let a = try cases(d.path + "/whole.xml"), b = try cases(d.path + "/merged.xml")
+        let a = try Self.junitCases(d.path + "/whole.xml"), b = try Self.junitCases(d.path + "/merged.xml")
         #expect(a.count >= 4)
         #expect(a == b)
+    }
+
+    /// A JUnit file's testcases and failure messages, one line each, without times (the run
+    /// directories differ between a sharded and an unsharded run; nothing else may).
+    static func junitCases(_ path: String) throws -> [String] {
+        let xml = try String(contentsOfFile: path, encoding: .utf8)
+        return xml.split(separator: "\n").compactMap { line -> String? in
+            let l = line.trimmingCharacters(in: .whitespaces)
+            guard l.hasPrefix("<testcase") || l.hasPrefix("<failure") else { return nil }
+            return l.replacingOccurrences(of: #" time="[^"]*""#, with: "", options: .regularExpression)
+                .replacingOccurrences(of: #">.*"#, with: ">", options: .regularExpression)
+        }
+    }
+
+    /// Four shards of `harness explore --max 8`, as four harness processes at once, merged from
+    /// their records (the points that held left no run directory): the same crash-point rows,
+    /// JUnit testcases and exit code as the unsharded explore. Three of the four shards, or the
+    /// shards beside a run's output, are refused with one line (exit 2), nothing merged.
+    @Test func fourExploreShardsMergedEqualTheUnshardedExplore() throws {
+        let d = try HarnessRunProcessTests.Dir()
+        let file = try d.write("fp.yaml", Self.scenario)
+        let common = ["explore", file, "--variant", "as-written", "--max", "8"]
+        let (whole, wholeOut) = try harness(common + ["--jobs", "2", "--out", d.path + "/whole", "--junit", d.path + "/whole.xml"])
+        var shards: [ChildProcess] = []
+        for k in 1...4 {
+            shards.append(try ChildProcess.spawn(
+                try Executables.path(of: "harness"), common + ["--shard", "\(k)/4", "--jobs", "1", "--out", d.path + "/shard\(k)"]))
+        }
+        for p in shards { while p.readLine(timeout: .seconds(120)) != nil {} ; _ = p.wait(timeout: .seconds(30)) ?? p.killAndReap() }
+        let (merged, mergedOut) = try harness(["merge"] + (1...4).map { d.path + "/shard\($0)" } + ["--junit", d.path + "/merged.xml"])
+        #expect(merged == whole, "unsharded:\n\(wholeOut)\nmerged:\n\(mergedOut)")
+        /// The table's rows (point and outcome; not the wall time).
+        func rows(_ out: String) -> [String] {
+            out.split(separator: "\n").filter { $0.first?.isNumber == true && $0.contains(":") && !$0.contains("crash points") }
+                .map { $0.split(separator: " ", omittingEmptySubsequences: true).dropLast().joined(separator: " ") }
+        }
+        #expect(rows(wholeOut).count == 8, "\(wholeOut)")
+        #expect(rows(mergedOut) == rows(wholeOut), "unsharded:\n\(wholeOut)\nmerged:\n\(mergedOut)")
+        let a = try Self.junitCases(d.path + "/whole.xml"), b = try Self.junitCases(d.path + "/merged.xml")
+        #expect(a.filter { $0.hasPrefix("<testcase") }.count == 8)
+        #expect(a == b)
+
+        let partial = try HarnessReliabilityProcessTests.harness(["merge"] + [1, 2, 4].map { d.path + "/shard\($0)" })
+        #expect(partial.status == .exited(2) && partial.stdout.isEmpty, "\(partial.stdout)")
+        #expect(partial.stderr.split(separator: "\n").count == 1 && partial.stderr.contains("shard 3/4 missing"), "\(partial.stderr)")
+        _ = try harness(["run", file, "--variant", "hardened", "--out", d.path + "/runs"])
+        let mixed = try HarnessReliabilityProcessTests.harness(["merge", d.path + "/shard1", d.path + "/runs"])
+        #expect(mixed.status == .exited(2) && mixed.stderr.contains("holds no exploration record"), "\(mixed.stderr)")
     }
 
     /// `harness explore --max 3`: the enumeration run, then one run killed at each of the first

@@ -1,0 +1,235 @@
+import AppGroup
+import Foundation
+
+/// What one `harness explore` did, kept in its directory as `explore.json`: the run it explored
+/// (scenario, variant, seed, build), every crash point of that run, which of them this explore
+/// took (`--max`, `--each-label-once`, `--shard`) and every point's verdict. The run directories of
+/// points that held are removed (a thousand runs are gigabytes), so this file is the only record
+/// of them: `harness merge` puts the shards of one exploration together from it (`ExploreMerge`).
+public struct ExploreRecord: Codable, Sendable, Equatable {
+    public static let fileName = "explore.json"
+    public static let currentVersion = 1
+
+    public struct Point: Codable, Sendable, Equatable {
+        public var crashPoint: String
+        public var verdict: String
+        public var detail: [String]
+        public var runDirectory: String
+        public var wallSeconds: Double
+        public var rerunCommand: String
+
+        public init(crashPoint: String, verdict: String, detail: [String], runDirectory: String, wallSeconds: Double, rerunCommand: String) {
+            self.crashPoint = crashPoint
+            self.verdict = verdict
+            self.detail = detail
+            self.runDirectory = runDirectory
+            self.wallSeconds = wallSeconds
+            self.rerunCommand = rerunCommand
+        }
+    }
+
+    public var version = ExploreRecord.currentVersion
+    public var scenario: String
+    public var scenarioPath: String
+    public var variant: String
+    public var seed: UInt64
+    /// `BuildIdentity` of the harness and the system's executables.
+    public var build: String
+    /// `--max` (nil: every point) and `--each-label-once`.
+    public var maxPoints: Int?
+    public var eachLabelOnce: Bool
+    /// `--shard K/N` (nil: unsharded).
+    public var shardIndex: Int?
+    public var shardCount: Int?
+    /// Every crash point of the enumeration run, in order.
+    public var crashPoints: [String]
+    /// The enumeration run: its exit code (2: undecided, nothing explored) and directory.
+    public var enumerationExitCode: Int32
+    public var enumerationRunDirectory: String
+    /// The points this explore took, in order, and its verdict of each it decided.
+    public var chosen: [String]
+    public var points: [Point]
+    /// False when the exploration was interrupted (a signal) before every chosen point was decided.
+    public var complete: Bool
+    public var wallSeconds: Double
+
+    /// The points an unsharded explore with this record's selection takes (what the shards split).
+    public var selection: [String] {
+        let candidates = eachLabelOnce ? CrashPointExplorer.firstPasses(crashPoints) : crashPoints
+        return Array(candidates.prefix(maxPoints ?? candidates.count))
+    }
+
+    public var shard: Shard? {
+        guard let k = shardIndex, let n = shardCount else { return nil }
+        return Shard(index: k, count: n)
+    }
+
+    public init(result: CrashPointExplorer.Result, options: ScenarioRunner.Options, maxPoints: Int?, eachLabelOnce: Bool, shard: Shard?, complete: Bool) {
+        scenario = options.scenario.name
+        scenarioPath = options.scenarioPath
+        variant = options.variant.rawValue
+        seed = options.seed
+        build = BuildIdentity.of(
+            binDirectory: options.binDirectory, executables: ["harness"] + options.scenario.system.descriptor.roles.map(\.executable))
+        self.maxPoints = maxPoints
+        self.eachLabelOnce = eachLabelOnce
+        shardIndex = shard?.index
+        shardCount = shard?.count
+        crashPoints = result.crashPoints
+        enumerationExitCode = result.enumeration.exitCode
+        enumerationRunDirectory = result.enumeration.runDirectory
+        chosen = result.chosen
+        points = result.findings.map {
+            Point(
+                crashPoint: $0.crashPoint, verdict: $0.verdict.rawValue, detail: $0.detail, runDirectory: $0.runDirectory,
+                wallSeconds: $0.wallSeconds, rerunCommand: $0.rerunCommand)
+        }
+        self.complete = complete
+        wallSeconds = result.wallSeconds
+    }
+
+    public func write(toDirectory dir: String) throws {
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let enc = JSONEncoder()
+        enc.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try OutputFile.write(enc.encode(self), to: dir + "/" + Self.fileName, what: "the exploration's record")
+    }
+}
+
+/// `harness merge` of explore shards: the records (`explore.json`) of the shards of one
+/// exploration — same scenario, variant, seed, build, selection and N — put together as the one
+/// crash-point table, JUnit and exit code the unsharded explore gives. It refuses (an error, exit 2)
+/// rather than merge what would not be the unsharded work: a shard missing or given twice, shards
+/// whose runs had other crash points (another build or scenario file), a shard that did not take
+/// exactly its part, or one that was interrupted.
+public enum ExploreMerge {
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        public let description: String
+    }
+
+    public struct Merged: Sendable {
+        /// One exploration: its first record names it.
+        public var scenario: String
+        public var variant: String
+        public var seed: UInt64
+        public var crashPointCount: Int
+        /// The records' directories, by shard.
+        public var directories: [String]
+        /// Every point of the selection, in crash-point order, with its verdict.
+        public var findings: [CrashPointExplorer.Finding]
+        /// An enumeration run that could not be decided (nothing explored in that shard).
+        public var undecidedEnumerations: [String]
+
+        /// As `harness explore`: 2 a point undecided or not reached (or an enumeration undecided),
+        /// 1 a violation, 0 every point held.
+        public var exitCode: Int32 {
+            if !undecidedEnumerations.isEmpty || findings.contains(where: { $0.verdict == .undecided || $0.verdict == .notReached }) { return 2 }
+            return findings.contains { $0.verdict == .violated } ? 1 : 0
+        }
+    }
+
+    static let maxDepth = 3
+    static let maxRecords = 10_000
+    static let maxRecordBytes = 256 << 20
+
+    /// Every `explore.json` under `directory` (it or up to `maxDepth` levels below), sorted.
+    public static func recordPaths(under directory: String, depth: Int = 0) -> [String] {
+        if FileManager.default.fileExists(atPath: directory + "/" + ExploreRecord.fileName) { return [directory + "/" + ExploreRecord.fileName] }
+        guard depth < maxDepth, let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        return names.sorted().flatMap { name -> [String] in
+            var isDir: ObjCBool = false
+            let path = directory + "/" + name
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue else { return [] }
+            return recordPaths(under: path, depth: depth + 1)
+        }
+    }
+
+    public static func load(_ path: String) throws(Failure) -> ExploreRecord {
+        let bytes: Data
+        do { bytes = try InputFile.read(path, limitBytes: maxRecordBytes) } catch { throw Failure(description: "\(error)") }
+        do {
+            let record = try JSONDecoder().decode(ExploreRecord.self, from: bytes)
+            guard record.version == ExploreRecord.currentVersion else {
+                throw Failure(description: "\(path): version \(record.version) of the record; this harness reads \(ExploreRecord.currentVersion)")
+            }
+            return record
+        } catch let f as Failure {
+            throw f
+        } catch {
+            throw Failure(description: "\(path): not an exploration's record (\(error))")
+        }
+    }
+
+    /// Groups `records` (with their paths) into explorations and merges each; records of
+    /// different scenarios, variants or seeds are different explorations.
+    public static func merge(_ records: [(path: String, record: ExploreRecord)]) throws(Failure) -> [Merged] {
+        var groups: [String: [(path: String, record: ExploreRecord)]] = [:]
+        for r in records { groups["\(r.record.scenario)\u{0}\(r.record.variant)\u{0}\(r.record.seed)", default: []].append(r) }
+        var out: [Merged] = []
+        for key in groups.keys.sorted() {
+            out.append(try mergeOne(groups[key]!))
+        }
+        return out
+    }
+
+    static func mergeOne(_ shards: [(path: String, record: ExploreRecord)]) throws(Failure) -> Merged {
+        let first = shards[0].record
+        let name = "\(first.scenario) [\(first.variant)] seed \(first.seed)"
+        for (path, r) in shards {
+            guard r.build == first.build else {
+                let diff = BuildIdentity.differences(recorded: first.build, now: r.build).joined(separator: "; ")
+                throw Failure(description: "\(name): \(path) was explored with another build than \(shards[0].path) (\(diff)); merge the shards of one build")
+            }
+            guard r.maxPoints == first.maxPoints, r.eachLabelOnce == first.eachLabelOnce, r.shardCount == first.shardCount else {
+                throw Failure(description: "\(name): \(path) took another selection (--max, --each-label-once or --shard N) than \(shards[0].path)")
+            }
+            guard r.crashPoints == first.crashPoints else {
+                throw Failure(description: "\(name): \(path)'s run had other crash points than \(shards[0].path)'s (another scenario file?); merge the shards of one exploration")
+            }
+            guard r.complete else {
+                throw Failure(description: "\(name): \(path) was interrupted before every point of its part was decided; run that shard again")
+            }
+        }
+        let n = first.shardCount ?? 1
+        var byIndex: [Int: (path: String, record: ExploreRecord)] = [:]
+        for s in shards {
+            let k = s.record.shardIndex ?? 1
+            if let other = byIndex[k] {
+                throw Failure(description: "\(name): shard \(k)/\(n) is given twice (\(other.path), \(s.path))")
+            }
+            byIndex[k] = s
+        }
+        let missing = (1...n).filter { byIndex[$0] == nil }
+        guard missing.isEmpty else {
+            throw Failure(description: "\(name): shard\(missing.count == 1 ? "" : "s") \(missing.map { "\($0)/\(n)" }.joined(separator: ", ")) missing (a shard's artifact went missing?)")
+        }
+        let selection = first.selection
+        var findings: [Int: CrashPointExplorer.Finding] = [:]
+        var undecided: [String] = []
+        for k in 1...n {
+            let (path, r) = byIndex[k]!
+            if r.enumerationExitCode == 2 {
+                undecided.append("\(path): the enumeration run could not be decided (\(r.enumerationRunDirectory))")
+                continue
+            }
+            let part = n == 1 ? selection : Shard(index: k, count: n).part(of: selection)
+            guard r.chosen == part, r.points.map(\.crashPoint) == part else {
+                throw Failure(description: "\(name): \(path) did not explore exactly shard \(k)/\(n)'s part of the points (\(r.points.count) decided, \(part.count) expected)")
+            }
+            let owned = selection.indices.filter { n == 1 || Shard(index: k, count: n).owns($0) }
+            for (i, point) in zip(owned, r.points) {
+                let p = point.crashPoint
+                guard let verdict = CrashPointExplorer.Verdict(rawValue: point.verdict) else {
+                    throw Failure(description: "\(name): \(path): \(p) has no verdict harness knows (\(Excerpt.quoted(point.verdict)))")
+                }
+                findings[i] = CrashPointExplorer.Finding(
+                    crashPoint: p, verdict: verdict, detail: point.detail, runDirectory: point.runDirectory, wallSeconds: point.wallSeconds,
+                    rerunCommand: point.rerunCommand)
+            }
+        }
+        return Merged(
+            scenario: first.scenario, variant: first.variant, seed: first.seed, crashPointCount: first.crashPoints.count,
+            directories: (1...n).map { (byIndex[$0]!.path as NSString).deletingLastPathComponent },
+            findings: findings.keys.sorted().map { findings[$0]! }, undecidedEnumerations: undecided)
+    }
+}
