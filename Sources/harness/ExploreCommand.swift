@@ -17,8 +17,10 @@ struct ExploreCommand: ParsableCommand {
             invariants are checked. Prints a progress line per point, a table (crash point x outcome) and the rate in crash
             points per minute. Exit codes: 0 every point held, 1 a violation, 2 bad input or a point that could not be decided
             or was not reached (the run took another path). Run directories go under --out; those of points that held are
-            removed unless --keep-runs. --jobs runs several points at once (default one per CPU); --each-label-once
-            explores only each label's first pass, a quick sample of every kind of point before an exhaustive run.
+            removed unless --keep-runs; every point's verdict is in explore.json in the exploration's directory, which
+            harness merge puts shards (--shard K/N) together from. --jobs runs several points at once (default one per CPU);
+            --each-label-once explores only each label's first pass, a quick sample of every kind of point before an
+            exhaustive run. --resume DIR goes on with an exploration that was stopped, in its directory, with the same options.
             """)
 
     @Argument(help: "Scenario file (YAML).") var scenario: String
@@ -29,7 +31,11 @@ struct ExploreCommand: ParsableCommand {
     var maxPoints: String?
     @Option(help: "Device time the workload covers, e.g. 30m (default: the scenario's).") var duration: String?
     @Option(help: "Write a JUnit XML report here: one testcase per crash point.") var junit: String?
-    @Option(help: "Directory for the exploration's run directories.") var out: String = "runs"
+    @Option(help: "Directory for the exploration's run directories (default: runs).") var out: String?
+    @Option(help: ArgumentHelp(
+        "Go on with an exploration that was interrupted: its directory (explore-…), explored with the same options.",
+        discussion: "The points it decided are kept; the rest (and any it could not decide) are explored, into the same directory."))
+    var resume: String?
     @Flag(name: .customLong("keep-runs"), help: "Keep the run directories of crash points that held.") var keepRuns = false
     @Option(help: "Explore only this runner's part of the crash points: K/N or auto/N (K = $JOB_COMPLETION_INDEX + 1).")
     var shard: String?
@@ -91,26 +97,65 @@ struct ExploreCommand: ParsableCommand {
                 throw InputError("\(bin)/\(name) is missing; build all products first (swift build -c release)")
             }
         }
-        let outDir = try Preflight.outputDirectory(out)
         if let junit { try Preflight.writableFile(junit, what: "--junit") }
+        let exploreDir: String
+        var resuming: CrashPointExplorer.Resume?
+        if let resume {
+            guard out == nil else { throw InputError("--resume \(resume) goes on in that directory; leave --out out") }
+            let recorded: ExploreRecord
+            do { recorded = try ExploreMerge.load(resume + "/" + ExploreRecord.fileName) } catch {
+                throw InputError("--resume \(resume): \(error) (name the explore-… directory an exploration printed)")
+            }
+            let mine = [
+                ("scenario", recorded.scenario, sc.name), ("--variant", recorded.variant, v.rawValue), ("--seed", String(recorded.seed), String(seed)),
+                ("--max", recorded.maxPoints.map(String.init) ?? "none", limit.map(String.init) ?? "none"),
+                ("--each-label-once", String(recorded.eachLabelOnce), String(eachLabelOnce)),
+                ("--shard", recorded.shard?.description ?? "none", part?.description ?? "none"),
+            ]
+            if let (what, was, now) = mine.first(where: { $0.1 != $0.2 }) {
+                throw InputError("--resume \(resume): that exploration's \(what) was \(was), this one's is \(now); explore with the same options")
+            }
+            exploreDir = resume
+            resuming = CrashPointExplorer.Resume(crashPoints: recorded.crashPoints, decided: ExploreRecord.decidedPoints(record: recorded, directory: resume))
+        } else {
+            let outDir = try Preflight.outputDirectory(out ?? "runs")
+            let stamp = Int(Date().timeIntervalSince1970)
+            exploreDir = "\(outDir)/explore-\(sc.name)-\(v.rawValue)-seed\(seed)-\(stamp)-\(getpid())"
+        }
         RunInterruption.install()
         _ = DeviceRootLease.sweep(runsDirectory: DeviceRootLease.managedRunsDirectory)
-        let stamp = Int(Date().timeIntervalSince1970)
-        let exploreDir = "\(outDir)/explore-\(sc.name)-\(v.rawValue)-seed\(seed)-\(stamp)-\(getpid())"
         var options = ScenarioRunner.Options(
             scenario: sc, scenarioPath: scenario, variant: v, seed: seed, durationOverride: durationOverride, outputDirectory: exploreDir,
             binDirectory: bin, progress: { _ in })
         options.cpu = cpu
         let err = FileHandle.standardError
-        err.write(Data("… \(sc.name) \(v.rawValue) seed \(seed): enumerating crash points (one run), then \(parallel) run\(parallel == 1 ? "" : "s") at once -> \(exploreDir)\n".utf8))
+        let already = resuming.map { " (resuming: \($0.decided.count) point\($0.decided.count == 1 ? "" : "s") decided before)" } ?? ""
+        err.write(Data("… \(sc.name) \(v.rawValue) seed \(seed): enumerating crash points (one run), then \(parallel) run\(parallel == 1 ? "" : "s") at once -> \(exploreDir)\(already)\n".utf8))
         let t0 = Date()
+        let pointsFile = exploreDir + "/" + ExploreRecord.pointsFileName
+        let decidedBefore = resuming?.decided.count ?? 0
+        let appender = PointAppender(path: pointsFile)
         let result = CrashPointExplorer.explore(
-            options, maxPoints: limit, shard: part, keepPassingRuns: keepRuns, jobs: parallel, eachLabelOnce: eachLabelOnce, progress: { err.write(Data("… \($0)\n".utf8)) },
+            options, maxPoints: limit, shard: part, keepPassingRuns: keepRuns, jobs: parallel, eachLabelOnce: eachLabelOnce, resuming: resuming,
+            progress: { err.write(Data("… \($0)\n".utf8)) },
+            onChosen: { enumeration, chosen in
+                // The record as the exploration begins (not complete: merge refuses it until the
+                // end rewrites it), then each point appended as it is decided: what --resume reads
+                // if this process is killed.
+                let decided = chosen.compactMap { resuming?.decided[$0] }
+                let begun = ExploreRecord(
+                    options: options, maxPoints: limit, eachLabelOnce: eachLabelOnce, shard: part, crashPoints: enumeration.crashPoints,
+                    enumeration: enumeration, chosen: chosen, findings: decided, complete: false, wallSeconds: 0)
+                do { try begun.write(toDirectory: exploreDir) } catch { err.write(Data("… \(exploreDir)/\(ExploreRecord.fileName) not written: \(error)\n".utf8)) }
+            },
             onFinding: { i, total, f in
+                appender.append(f)
+                let explored = i - decidedBefore
                 let elapsed = Date().timeIntervalSince(t0)
-                let rate = elapsed > 0 ? Double(i) * 60 / elapsed : 0
+                let rate = elapsed > 0 ? Double(max(explored, 0)) * 60 / elapsed : 0
                 err.write(Data("  [\(i)/\(total)] \(f.crashPoint): \(f.verdict.rawValue)\(f.detail.isEmpty ? "" : " (\(f.detail.joined(separator: ", ")))") — \(String(format: "%.0f", rate)) points/min\(Self.timeLeft(rate: rate, left: total - i))\n".utf8))
             })
+        if let mismatch = result.mismatch { throw InputError("--resume \(exploreDir): \(mismatch)") }
         // What `harness merge` puts shards together from (the points that held left no run
         // directory), written first: an enumeration that could not be decided is recorded too.
         let record = ExploreRecord(
@@ -127,9 +172,10 @@ struct ExploreCommand: ParsableCommand {
         print("enumeration run: \(SuiteRunner.verdictWord(e)), \(result.crashPoints.count) crash points\(labels) -> \(e.runDirectory)/crashpoints.txt\(part.map { " (shard \($0): every \($0.count)th of them)" } ?? "")")
         print(CrashPointExplorer.table(result.findings))
         let counts = Dictionary(grouping: result.findings, by: { $0.verdict }).mapValues { $0.count }
+        let resumedNote = result.resumed > 0 ? " (\(result.resumed) decided before, \(result.findings.count - result.resumed) now)" : ""
         print("""
 
-            \(result.findings.count) of \(result.crashPoints.count) crash points explored in \(String(format: "%.1f", result.wallSeconds)) s \
+            \(result.findings.count) of \(result.crashPoints.count) crash points explored\(resumedNote) in \(String(format: "%.1f", result.wallSeconds)) s \
             (\(String(format: "%.1f", result.pointsPerMinute)) crash points per minute, the enumeration run included): \
             \(counts[.held] ?? 0) held, \(counts[.violated] ?? 0) violated, \(counts[.notReached] ?? 0) not reached, \(counts[.undecided] ?? 0) undecided
             """)
@@ -149,5 +195,34 @@ struct ExploreCommand: ParsableCommand {
         }
         if let signal = RunInterruption.signal { throw ExitCode(RunInterruption.exitCode(for: signal)) }
         if result.exitCode != 0 { throw ExitCode(result.exitCode) }
+    }
+}
+
+/// Appends each decided point to the exploration's `explore-points.jsonl`, one line per point (a
+/// failed write is said once on stderr: the record at the end still has every point).
+final class PointAppender: @unchecked Sendable {
+    private let lock = NSLock()
+    private let path: String
+    private var handle: FileHandle?
+    private var failed = false
+
+    init(path: String) { self.path = path }
+
+    func append(_ f: CrashPointExplorer.Finding) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !failed else { return }
+        do {
+            if handle == nil {
+                if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+                handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+                try handle?.seekToEnd()
+            }
+            let line = try JSONEncoder().encode(ExploreRecord.Point(f)) + Data("\n".utf8)
+            try handle?.write(contentsOf: line)
+        } catch {
+            failed = true
+            FileHandle.standardError.write(Data("… \(path): \(error); the record at the end still has every point\n".utf8))
+        }
     }
 }

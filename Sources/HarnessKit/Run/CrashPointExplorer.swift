@@ -40,11 +40,16 @@ public enum CrashPointExplorer {
         public var findings: [Finding]
         /// Wall seconds of the whole exploration (the enumeration run included).
         public var wallSeconds: Double
+        /// How many of `findings` an earlier exploration decided (`--resume`): not explored again.
+        public var resumed = 0
+        /// Set when the enumeration run's crash points are not the ones expected (`--resume` of an
+        /// exploration of another build or scenario file): nothing was explored.
+        public var mismatch: String?
 
-        /// Crash points explored per wall minute, the enumeration run's time included.
-        public var pointsPerMinute: Double { wallSeconds > 0 ? Double(findings.count) * 60 / wallSeconds : 0 }
+        /// Crash points explored per wall minute (by this exploration), the enumeration run's time included.
+        public var pointsPerMinute: Double { wallSeconds > 0 ? Double(findings.count - resumed) * 60 / wallSeconds : 0 }
         public var exitCode: Int32 {
-            if enumeration.exitCode == 2 || findings.contains(where: { $0.verdict == .undecided || $0.verdict == .notReached }) { return 2 }
+            if mismatch != nil || enumeration.exitCode == 2 || findings.contains(where: { $0.verdict == .undecided || $0.verdict == .notReached }) { return 2 }
             return findings.contains { $0.verdict == .violated } || enumeration.exitCode == 1 ? 1 : 0
         }
     }
@@ -58,8 +63,9 @@ public enum CrashPointExplorer {
     /// them in crash-point order whatever the order they finished in.
     public static func explore(
         _ base: ScenarioRunner.Options, maxPoints: Int?, shard: Shard? = nil, keepPassingRuns: Bool = false, jobs: Int = 1,
-        eachLabelOnce: Bool = false,
+        eachLabelOnce: Bool = false, resuming: Resume? = nil,
         progress: @escaping @Sendable (String) -> Void,
+        onChosen: (_ enumeration: ScenarioRunner.Outcome, _ chosen: [String]) -> Void = { _, _ in },
         onFinding: @escaping @Sendable (_ done: Int, _ total: Int, Finding) -> Void = { _, _, _ in }
     ) -> Result {
         let t0 = LiveRun.now()
@@ -71,14 +77,21 @@ public enum CrashPointExplorer {
         guard enumeration.exitCode != 2 else {
             return Result(enumeration: enumeration, crashPoints: points, findings: [], wallSeconds: seconds(since: t0))
         }
+        if let resuming, let difference = Resume.difference(recorded: resuming.crashPoints, now: points) {
+            return Result(enumeration: enumeration, crashPoints: points, findings: [], wallSeconds: seconds(since: t0), mismatch: difference)
+        }
         // `eachLabelOnce`: only a label's first pass (`#1`) — one run per kind of point, a sample
         // that reaches every label, not every pass. A shard takes its part of the first
         // `maxPoints` of those: the shards' union is the unsharded work.
         let candidates = eachLabelOnce ? firstPasses(points) : points
         let first = Array(candidates.prefix(maxPoints ?? candidates.count))
         let chosen = shard?.part(of: first) ?? first
+        onChosen(enumeration, chosen)
+        // Resuming: the points the earlier exploration decided are not run again.
+        let earlier = resuming?.decided ?? [:]
         let work = WorkQueue(count: chosen.count)
-        let workerCount = max(1, min(jobs, chosen.count))
+        for (i, p) in chosen.enumerated() { if let f = earlier[p] { work.preset(i, f) } }
+        let workerCount = max(1, min(jobs, chosen.count - work.decidedCount))
         let cpus = workerCPUs(base.cpu, count: workerCount)
         // Each worker a thread of its own (a run's loop blocks; 8 MB of stack like the main thread).
         // No bound on the wait: each run is bounded by its own wall-time limits.
@@ -98,7 +111,32 @@ public enum CrashPointExplorer {
             thread.start()
         }
         workers.wait()
-        return Result(enumeration: enumeration, crashPoints: points, chosen: chosen, findings: work.findings, wallSeconds: seconds(since: t0))
+        let findings = work.findings
+        return Result(
+            enumeration: enumeration, crashPoints: points, chosen: chosen, findings: findings, wallSeconds: seconds(since: t0),
+            resumed: findings.filter { earlier[$0.crashPoint] != nil }.count)
+    }
+
+    /// What `--resume` carries over from an earlier exploration of the same run: its crash points
+    /// (this run's must be the same) and the points it decided (held, violated, not reached; an
+    /// undecided one — an interruption's — is explored again).
+    public struct Resume: Sendable {
+        public var crashPoints: [String]
+        public var decided: [String: Finding]
+
+        public init(crashPoints: [String], decided: [String: Finding]) {
+            self.crashPoints = crashPoints
+            self.decided = decided.filter { $0.value.verdict != .undecided }
+        }
+
+        /// Where two runs' crash points first differ, in words (nil: the same).
+        public static func difference(recorded: [String], now: [String]) -> String? {
+            guard recorded != now else { return nil }
+            let i = zip(recorded, now).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(recorded.count, now.count)
+            let a = i < recorded.count ? recorded[i] : "(the end: \(recorded.count) points)"
+            let b = i < now.count ? now[i] : "(the end: \(now.count) points)"
+            return "this run's crash points are not the recorded exploration's (another build or scenario file?): point \(i + 1) was \(a), is \(b)"
+        }
     }
 
     /// Each worker on its own CPU, counting on from the one `choice` gives the first (CPUPinning):
@@ -152,9 +190,23 @@ public enum CrashPointExplorer {
 
         init(count: Int) { self.count = count }
 
+        /// A point decided before the exploration began (`--resume`): never handed out.
+        func preset(_ i: Int, _ f: Finding) {
+            lock.lock()
+            defer { lock.unlock() }
+            byIndex[i] = f
+        }
+
+        var decidedCount: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return byIndex.count
+        }
+
         func next() -> Int? {
             lock.lock()
             defer { lock.unlock() }
+            while nextIndex < count, byIndex[nextIndex] != nil { nextIndex += 1 }
             guard nextIndex < count else { return nil }
             nextIndex += 1
             return nextIndex - 1

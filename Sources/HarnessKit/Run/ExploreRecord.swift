@@ -18,6 +18,12 @@ public struct ExploreRecord: Codable, Sendable, Equatable {
         public var wallSeconds: Double
         public var rerunCommand: String
 
+        public init(_ f: CrashPointExplorer.Finding) {
+            self.init(
+                crashPoint: f.crashPoint, verdict: f.verdict.rawValue, detail: f.detail, runDirectory: f.runDirectory, wallSeconds: f.wallSeconds,
+                rerunCommand: f.rerunCommand)
+        }
+
         public init(crashPoint: String, verdict: String, detail: [String], runDirectory: String, wallSeconds: Double, rerunCommand: String) {
             self.crashPoint = crashPoint
             self.verdict = verdict
@@ -64,7 +70,12 @@ public struct ExploreRecord: Codable, Sendable, Equatable {
         return Shard(index: k, count: n)
     }
 
-    public init(result: CrashPointExplorer.Result, options: ScenarioRunner.Options, maxPoints: Int?, eachLabelOnce: Bool, shard: Shard?, complete: Bool) {
+    /// The record of an exploration so far: `findings` decided of `chosen` (complete: every one,
+    /// not interrupted).
+    public init(
+        options: ScenarioRunner.Options, maxPoints: Int?, eachLabelOnce: Bool, shard: Shard?, crashPoints: [String],
+        enumeration: ScenarioRunner.Outcome, chosen: [String], findings: [CrashPointExplorer.Finding], complete: Bool, wallSeconds: Double
+    ) {
         scenario = options.scenario.name
         scenarioPath = options.scenarioPath
         variant = options.variant.rawValue
@@ -75,17 +86,43 @@ public struct ExploreRecord: Codable, Sendable, Equatable {
         self.eachLabelOnce = eachLabelOnce
         shardIndex = shard?.index
         shardCount = shard?.count
-        crashPoints = result.crashPoints
-        enumerationExitCode = result.enumeration.exitCode
-        enumerationRunDirectory = result.enumeration.runDirectory
-        chosen = result.chosen
-        points = result.findings.map {
-            Point(
-                crashPoint: $0.crashPoint, verdict: $0.verdict.rawValue, detail: $0.detail, runDirectory: $0.runDirectory,
-                wallSeconds: $0.wallSeconds, rerunCommand: $0.rerunCommand)
-        }
+        self.crashPoints = crashPoints
+        enumerationExitCode = enumeration.exitCode
+        enumerationRunDirectory = enumeration.runDirectory
+        self.chosen = chosen
+        points = findings.map(Point.init)
         self.complete = complete
-        wallSeconds = result.wallSeconds
+        self.wallSeconds = wallSeconds
+    }
+
+    public init(result: CrashPointExplorer.Result, options: ScenarioRunner.Options, maxPoints: Int?, eachLabelOnce: Bool, shard: Shard?, complete: Bool) {
+        self.init(
+            options: options, maxPoints: maxPoints, eachLabelOnce: eachLabelOnce, shard: shard, crashPoints: result.crashPoints,
+            enumeration: result.enumeration, chosen: result.chosen, findings: result.findings, complete: complete && result.mismatch == nil,
+            wallSeconds: result.wallSeconds)
+    }
+
+    /// Each point as it is decided, one JSON line appended to this file beside the record: what
+    /// `--resume` finds of an exploration that was killed before it wrote its record again.
+    public static let pointsFileName = "explore-points.jsonl"
+
+    /// The points decided in `dir`: the record's, then the lines of `pointsFileName` (a torn last
+    /// line — the explorer killed while appending — is skipped), the last word on a point winning.
+    public static func decidedPoints(record: ExploreRecord, directory dir: String) -> [String: CrashPointExplorer.Finding] {
+        var out: [String: CrashPointExplorer.Finding] = [:]
+        var all = record.points
+        if let data = try? InputFile.read(dir + "/" + pointsFileName, limitBytes: ExploreMerge.maxRecordBytes) {
+            for line in data.split(separator: UInt8(ascii: "\n")) {
+                if let p = try? JSONDecoder().decode(Point.self, from: Data(line)) { all.append(p) }
+            }
+        }
+        for p in all {
+            guard let verdict = CrashPointExplorer.Verdict(rawValue: p.verdict) else { continue }
+            out[p.crashPoint] = CrashPointExplorer.Finding(
+                crashPoint: p.crashPoint, verdict: verdict, detail: p.detail, runDirectory: p.runDirectory, wallSeconds: p.wallSeconds,
+                rerunCommand: p.rerunCommand)
+        }
+        return out
     }
 
     public func write(toDirectory dir: String) throws {
@@ -187,7 +224,8 @@ public enum ExploreMerge {
                 throw Failure(description: "\(name): \(path)'s run had other crash points than \(shards[0].path)'s (another scenario file?); merge the shards of one exploration")
             }
             guard r.complete else {
-                throw Failure(description: "\(name): \(path) was interrupted before every point of its part was decided; run that shard again")
+                let dir = (path as NSString).deletingLastPathComponent
+                throw Failure(description: "\(name): \(path) was interrupted before every point of its part was decided; go on with harness explore … --resume \(dir)")
             }
         }
         let n = first.shardCount ?? 1

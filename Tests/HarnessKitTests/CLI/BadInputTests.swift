@@ -91,6 +91,10 @@ import Glibc
         row("explore", ["explore", "$D/s.yaml", "--variant", "nope"], 2, "unknown variant 'nope'"),
         row("explore", ["explore", "$D/fixed.yaml"], 2, "explore needs clock.mode: virtual"),
         row("explore", ["explore", "$D/s.yaml", "--junit", "$D"], 2, "--junit $D: is a directory; name a file"),
+        row("explore", ["explore", "$D/s.yaml", "--resume", "$D/nowhere"], 2, "--resume $D/nowhere: $D/nowhere/explore.json: No such file or directory (name the explore-… directory"),
+        row("explore", ["explore", "$D/s.yaml", "--resume", "$D/explore-torn"], 2, "--resume $D/explore-torn: $D/explore-torn/explore.json: not an exploration's record"),
+        row("explore", ["explore", "$D/s.yaml", "--resume", "$D/explore-other"], 2, "--resume $D/explore-other: that exploration's scenario was other, this one's is s; explore with the same options"),
+        row("explore", ["explore", "$D/s.yaml", "--resume", "$D/explore-other", "--out", "$D/x"], 2, "--resume $D/explore-other goes on in that directory; leave --out out"),
         // replay
         row("replay", ["replay", "$D/nowhere"], 2, "cannot read $D/nowhere/history.jsonl: pass a finished run's directory"),
         row("replay", ["replay"], 2, "Missing expected argument '<run-directory>'"),
@@ -242,6 +246,12 @@ import Glibc
             mkfifo(path + "/fifo-run/history.jsonl", 0o600)
             try fm.createDirectory(atPath: path + "/explore-torn", withIntermediateDirectories: true)
             try write("explore-torn/explore.json", "{\"version\": 1, \"scenario\": \"fp\"")
+            try fm.createDirectory(atPath: path + "/explore-other", withIntermediateDirectories: true)
+            try write("explore-other/explore.json", """
+                {"version": 1, "scenario": "other", "scenarioPath": "other.yaml", "variant": "hardened", "seed": 1, "build": "harness=?",
+                 "eachLabelOnce": false, "crashPoints": ["host-app:shield:default#1"], "enumerationExitCode": 0, "enumerationRunDirectory": "/r",
+                 "chosen": ["host-app:shield:default#1"], "points": [], "complete": false, "wallSeconds": 1}
+                """)
             try fm.createDirectory(atPath: path + "/explore-fifo", withIntermediateDirectories: true)
             mkfifo(path + "/explore-fifo/explore.json", 0o600)
             // A socket file stays when its socket is closed.

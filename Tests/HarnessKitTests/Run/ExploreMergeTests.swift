@@ -109,3 +109,58 @@ import Testing
         #expect(throws: ExploreMerge.Failure.self) { try ExploreMerge.load(dir + "/explore.json") }
     }
 }
+
+/// `harness explore --resume`: what is carried over from an interrupted exploration.
+@Suite(.timeLimit(.minutes(1))) struct ExploreResumeTests {
+    static func finding(_ p: String, _ v: CrashPointExplorer.Verdict) throws -> CrashPointExplorer.Finding {
+        let r = try ExploreMergeTests.shard(nil, of: nil, verdicts: [p: v.rawValue])
+        let point = try #require(r.points.first { $0.crashPoint == p })
+        return try #require(ExploreRecord.decidedPoints(record: ExploreRecord(copying: r, points: [point]), directory: "/nonexistent")[p])
+    }
+
+    /// A point an interruption left undecided is explored again; held, violated and not reached stay.
+    @Test func anUndecidedPointIsExploredAgain() throws {
+        let p = ExploreMergeTests.points
+        let resume = CrashPointExplorer.Resume(crashPoints: p, decided: [
+            p[0]: try Self.finding(p[0], .held), p[1]: try Self.finding(p[1], .undecided), p[2]: try Self.finding(p[2], .violated),
+            p[3]: try Self.finding(p[3], .notReached),
+        ])
+        #expect(Set(resume.decided.keys) == [p[0], p[2], p[3]])
+    }
+
+    /// The record's points, then each appended line; a torn last line (the explorer killed while
+    /// writing it) is skipped, and a later line about a point wins over the record.
+    @Test func theDecidedPointsAreTheRecordsThenTheAppendedLines() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("explore-resume-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let p = ExploreMergeTests.points
+        let full = try ExploreMergeTests.shard(nil, of: nil)
+        let record = ExploreRecord(copying: full, points: [full.points[0], full.points[1]])
+        var again = full.points[1]
+        again.verdict = "violated"
+        let lines = try [again, full.points[2]].map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        let torn = String(lines[1].prefix(20))
+        try Data((lines.joined(separator: "\n") + "\n" + torn).utf8).write(to: URL(fileURLWithPath: dir + "/" + ExploreRecord.pointsFileName))
+        let decided = ExploreRecord.decidedPoints(record: record, directory: dir)
+        #expect(Set(decided.keys) == [p[0], p[1], p[2]])
+        #expect(decided[p[1]]?.verdict == .violated)
+    }
+
+    @Test func anotherRunsCrashPointsAreNamedWhereTheyDiffer() {
+        let p = ExploreMergeTests.points
+        #expect(CrashPointExplorer.Resume.difference(recorded: p, now: p) == nil)
+        var other = p
+        other[3] = "host-app:shield:default#1"
+        #expect(CrashPointExplorer.Resume.difference(recorded: p, now: other)?.contains("point 4 was \(p[3]), is host-app:shield:default#1") == true)
+        #expect(CrashPointExplorer.Resume.difference(recorded: p, now: Array(p.prefix(5)))?.contains("point 6 was \(p[5]), is (the end: 5 points)") == true)
+    }
+}
+
+extension ExploreRecord {
+    /// `r` with only `points` decided.
+    init(copying r: ExploreRecord, points: [Point]) {
+        self = r
+        self.points = points
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import HarnessKit
 import History
 import Supervision
 import Testing
@@ -203,6 +204,46 @@ import Glibc
         _ = try harness(["run", file, "--variant", "hardened", "--out", d.path + "/runs"])
         let mixed = try HarnessReliabilityProcessTests.harness(["merge", d.path + "/shard1", d.path + "/runs"])
         #expect(mixed.status == .exited(2) && mixed.stderr.contains("holds no exploration record"), "\(mixed.stderr)")
+    }
+
+    /// An explore killed outright (SIGKILL to it and its processes, as a CI runner's timeout
+    /// does) after a few points, then `--resume`d: the points it appended to explore-points.jsonl
+    /// are not explored again, the rest are, and the record is then complete — the same 30 points
+    /// an uninterrupted explore takes, which `harness merge` accepts.
+    @Test func anExploreKilledMidwayIsResumedWhereItStopped() throws {
+        let d = try HarnessRunProcessTests.Dir()
+        let file = try d.write("fp.yaml", Self.scenario)
+        let common = ["explore", file, "--variant", "hardened", "--max", "30", "--jobs", "1"]
+        let p = try ChildProcess.spawn(try Executables.path(of: "harness"), common + ["--out", d.path + "/x"])
+        var dir: String?
+        let deadline = ContinuousClock.now.advanced(by: .seconds(90))
+        while ContinuousClock.now < deadline {
+            if let name = ((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/x")) ?? []).first,
+                let lines = try? String(contentsOfFile: d.path + "/x/" + name + "/" + ExploreRecord.pointsFileName, encoding: .utf8),
+                lines.split(separator: "\n").count >= 3
+            {
+                dir = d.path + "/x/" + name
+                break
+            }
+            usleep(20_000)
+        }
+        _ = p.killAndReap()
+        let explore = try #require(dir, "no three points decided within 90 s")
+        let before = try #require(try ExploreMerge.load(explore + "/" + ExploreRecord.fileName))
+        #expect(!before.complete, "killed: the record is the one written as it began")
+        let decided = ExploreRecord.decidedPoints(record: before, directory: explore).filter { $0.value.verdict != .undecided }.count
+        try #require(decided >= 3 && decided < 30, "\(decided) decided before the kill")
+
+        let resumed = try HarnessReliabilityProcessTests.harness(common + ["--resume", explore])
+        #expect(resumed.status == .exited(0), "\(resumed.stdout)\n\(resumed.stderr)")
+        #expect(resumed.stdout.contains("30 of") && resumed.stdout.contains("(\(decided) decided before, \(30 - decided) now)"), "\(resumed.stdout)")
+        let progressLines = resumed.stderr.split(separator: "\n").filter { $0.hasPrefix("  [") }
+        #expect(progressLines.count == 30 - decided, "only the points not decided were explored:\n\(resumed.stderr)")
+        let after = try ExploreMerge.load(explore + "/" + ExploreRecord.fileName)
+        #expect(after.complete && after.points.count == 30 && after.points.allSatisfy { $0.verdict == "held" })
+        #expect(after.chosen == Array(after.crashPoints.prefix(30)) && after.points.map(\.crashPoint) == after.chosen)
+        let merged = try HarnessReliabilityProcessTests.harness(["merge", explore])
+        #expect(merged.status == .exited(0) && merged.stdout.contains("30 held"), "\(merged.stdout)\n\(merged.stderr)")
     }
 
     /// `harness explore --max 3`: the enumeration run, then one run killed at each of the first
