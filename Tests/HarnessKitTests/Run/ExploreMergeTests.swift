@@ -164,3 +164,14 @@ extension ExploreRecord {
         self.points = points
     }
 }
+
+/// The order `harness explore` runs the points in: every label's first pass, then the second
+/// passes, … — each round in the run's order.
+@Suite(.timeLimit(.minutes(1))) struct ExploreOrderTests {
+    @Test func everyLabelsFirstPassComesFirst() {
+        let points = ["a#1", "b#1", "a#2", "a#3", "c#1", "b#2", "a#4", "d"]
+        let order = CrashPointExplorer.executionOrder(points)
+        #expect(order.map { points[$0] } == ["a#1", "b#1", "c#1", "d", "a#2", "b#2", "a#3", "a#4"])
+        #expect(order.sorted() == Array(points.indices), "every point once")
+    }
+}

@@ -295,6 +295,31 @@ import Glibc
         #expect(abs((r["targetCPUSecondsPerRun"] as? Double ?? 0) - Double(cpus) * 60 / 1000) < 1e-12)
     }
 
+    /// The points run every label's first pass first, then the second passes, …: the progress
+    /// lines (one per point, as it is decided; one run at a time) go round by round, while the
+    /// table and the record list the same points in the run's order.
+    @Test func exploreRunsEveryLabelsFirstPassFirst() throws {
+        let d = try HarnessRunProcessTests.Dir()
+        // Pushin's seed test: a label's second pass (point 8) comes before another's first (point 9).
+        let file = "Sources/Systems/Pushin/scenarios/pushin-seed-shield-triggers-notification.yaml"
+        let run = try HarnessReliabilityProcessTests.harness(["explore", file, "--variant", "hardened", "--max", "10", "--jobs", "1", "--out", d.path + "/x"])
+        #expect(run.status == .exited(0), "\(run.stderr)")
+        let ran = run.stderr.split(separator: "\n").filter { $0.hasPrefix("  [") }.compactMap { line -> String? in
+            guard let close = line.firstIndex(of: "]"), let colon = line.range(of: ": ", options: .backwards, range: close..<line.endIndex) else { return nil }
+            return String(line[line.index(close, offsetBy: 2)..<colon.lowerBound])
+        }
+        let name = try #require(((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/x")) ?? []).first)
+        let record = try ExploreMerge.load(d.path + "/x/" + name + "/" + ExploreRecord.fileName)
+        let table = record.points.map(\.crashPoint)
+        try #require(ran.count == 10 && table == record.chosen && table.count == 10, "\(run.stderr)\n\(run.stdout)")
+        let rows = run.stdout.split(separator: "\n").filter { $0.first?.isNumber == true && !$0.contains("crash points") }
+        #expect(zip(rows, table).allSatisfy { $0.0.contains($0.1) }, "the table in the run's order:\n\(run.stdout)")
+        #expect(Set(ran) == Set(table))
+        let passes = ran.map { Int($0.split(separator: "#").last ?? "") ?? 0 }
+        #expect(passes == passes.sorted(), "round by round: \(ran)")
+        #expect(passes != table.map { Int($0.split(separator: "#").last ?? "") ?? 0 }, "the run's order has later passes between first ones: \(table)")
+    }
+
     /// `--jobs 3`: runs go at once and finish in any order, but the table and the JUnit list the
     /// points in the run's order, each killed at its own point (its run directory's failpoint line).
     @Test func exploreWithSeveralJobsReportsThePointsInTheRunsOrder() throws {
