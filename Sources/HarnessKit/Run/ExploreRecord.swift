@@ -156,12 +156,14 @@ public enum ExploreMerge {
         public var findings: [CrashPointExplorer.Finding]
         /// An enumeration run that could not be decided (nothing explored in that shard).
         public var undecidedEnumerations: [String]
+        /// The run itself, un-killed, violated an invariant (every shard's enumeration is that run).
+        public var enumerationViolated = false
 
         /// As `harness explore`: 2 a point undecided or not reached (or an enumeration undecided),
-        /// 1 a violation, 0 every point held.
+        /// 1 a violation (at a point, or in the run itself), 0 every point held.
         public var exitCode: Int32 {
             if !undecidedEnumerations.isEmpty || findings.contains(where: { $0.verdict == .undecided || $0.verdict == .notReached }) { return 2 }
-            return findings.contains { $0.verdict == .violated } ? 1 : 0
+            return findings.contains { $0.verdict == .violated } || enumerationViolated ? 1 : 0
         }
     }
 
@@ -268,6 +270,7 @@ public enum ExploreMerge {
         return Merged(
             scenario: first.scenario, variant: first.variant, seed: first.seed, crashPointCount: first.crashPoints.count,
             directories: (1...n).map { (byIndex[$0]!.path as NSString).deletingLastPathComponent },
-            findings: findings.keys.sorted().map { findings[$0]! }, undecidedEnumerations: undecided)
+            findings: findings.keys.sorted().map { findings[$0]! }, undecidedEnumerations: undecided,
+            enumerationViolated: shards.contains { $0.record.enumerationExitCode == 1 })
     }
 }

@@ -58,6 +58,10 @@ import Testing
         undecided.points = []
         let u = try #require(try Self.merge([Self.shard(1, of: 2), undecided]).first)
         #expect(u.exitCode == 2 && u.undecidedEnumerations.count == 1)
+        // The run itself, un-killed, violated (as-written often does): explore exits 1, so does the merge.
+        var violating = [try Self.shard(1, of: 2), try Self.shard(2, of: 2)]
+        for i in violating.indices { violating[i].enumerationExitCode = 1 }
+        #expect(try Self.merge(violating).first?.exitCode == 1)
     }
 
     /// Each way the shards would not be the unsharded work, with the words of its one-line error.
