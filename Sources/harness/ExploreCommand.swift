@@ -115,6 +115,12 @@ struct ExploreCommand: ParsableCommand {
             if let (what, was, now) = mine.first(where: { $0.1 != $0.2 }) {
                 throw InputError("--resume \(resume): that exploration's \(what) was \(was), this one's is \(now); explore with the same options")
             }
+            // The points decided before are kept only if this build would decide them the same way.
+            let build = BuildIdentity.of(binDirectory: bin, executables: ["harness"] + sc.system.descriptor.roles.map(\.executable))
+            guard recorded.build == build else {
+                let differences = BuildIdentity.differences(recorded: recorded.build, now: build).joined(separator: "; ")
+                throw InputError("--resume \(resume): that exploration ran another build (\(differences)); its verdicts are not this build's — explore afresh")
+            }
             exploreDir = resume
             resuming = CrashPointExplorer.Resume(crashPoints: recorded.crashPoints, decided: ExploreRecord.decidedPoints(record: recorded, directory: resume))
         } else {

@@ -95,6 +95,7 @@ import Glibc
         row("explore", ["explore", "$D/s.yaml", "--resume", "$D/explore-torn"], 2, "--resume $D/explore-torn: $D/explore-torn/explore.json: not an exploration's record"),
         row("explore", ["explore", "$D/s.yaml", "--resume", "$D/explore-other"], 2, "--resume $D/explore-other: that exploration's scenario was other, this one's is s; explore with the same options"),
         row("explore", ["explore", "$D/s.yaml", "--resume", "$D/explore-other", "--out", "$D/x"], 2, "--resume $D/explore-other goes on in that directory; leave --out out"),
+        row("explore", ["explore", "$D/s.yaml", "--variant", "hardened", "--resume", "$D/explore-build"], 2, "--resume $D/explore-build: that exploration ran another build (harness: recorded 0123456789ab, here"),
         // replay
         row("replay", ["replay", "$D/nowhere"], 2, "cannot read $D/nowhere/history.jsonl: pass a finished run's directory"),
         row("replay", ["replay"], 2, "Missing expected argument '<run-directory>'"),
@@ -249,6 +250,12 @@ import Glibc
             try fm.createDirectory(atPath: path + "/explore-other", withIntermediateDirectories: true)
             try write("explore-other/explore.json", """
                 {"version": 1, "scenario": "other", "scenarioPath": "other.yaml", "variant": "hardened", "seed": 1, "build": "harness=?",
+                 "eachLabelOnce": false, "crashPoints": ["host-app:shield:default#1"], "enumerationExitCode": 0, "enumerationRunDirectory": "/r",
+                 "chosen": ["host-app:shield:default#1"], "points": [], "complete": false, "wallSeconds": 1}
+                """)
+            try fm.createDirectory(atPath: path + "/explore-build", withIntermediateDirectories: true)
+            try write("explore-build/explore.json", """
+                {"version": 1, "scenario": "s", "scenarioPath": "s.yaml", "variant": "hardened", "seed": 1, "build": "harness=0123456789abcdef",
                  "eachLabelOnce": false, "crashPoints": ["host-app:shield:default#1"], "enumerationExitCode": 0, "enumerationRunDirectory": "/r",
                  "chosen": ["host-app:shield:default#1"], "points": [], "complete": false, "wallSeconds": 1}
                 """)
