@@ -20,7 +20,8 @@ struct ExploreCommand: ParsableCommand {
             removed unless --keep-runs; every point's verdict is in explore.json in the exploration's directory, which
             harness merge puts shards (--shard K/N) together from. --jobs runs several points at once (default one per CPU);
             --each-label-once explores only each label's first pass, a quick sample of every kind of point before an
-            exhaustive run. --resume DIR goes on with an exploration that was stopped, in its directory, with the same options.
+            exhaustive run. --fail-fast starts no new point once one violated. --resume DIR goes on with an exploration that
+            was stopped (Ctrl-C, a killed process, --fail-fast), in its directory, with the same options.
             """)
 
     @Argument(help: "Scenario file (YAML).") var scenario: String
@@ -37,6 +38,8 @@ struct ExploreCommand: ParsableCommand {
         discussion: "The points it decided are kept; the rest (and any it could not decide) are explored, into the same directory."))
     var resume: String?
     @Flag(name: .customLong("keep-runs"), help: "Keep the run directories of crash points that held.") var keepRuns = false
+    @Flag(name: .customLong("fail-fast"), help: "Start no new point once one violated (runs under way finish); --resume goes on later.")
+    var failFast = false
     @Option(help: "Explore only this runner's part of the crash points: K/N or auto/N (K = $JOB_COMPLETION_INDEX + 1).")
     var shard: String?
     @Flag(name: .customLong("each-label-once"), help: "Explore only each label's first pass (<label>#1): one run per kind of crash point, a quick sample, not every point.")
@@ -143,7 +146,7 @@ struct ExploreCommand: ParsableCommand {
         let appender = PointAppender(path: pointsFile)
         let result = CrashPointExplorer.explore(
             options, maxPoints: limit, shard: part, keepPassingRuns: keepRuns, jobs: parallel, eachLabelOnce: eachLabelOnce, resuming: resuming,
-            progress: { err.write(Data("… \($0)\n".utf8)) },
+            failFast: failFast, progress: { err.write(Data("… \($0)\n".utf8)) },
             onChosen: { enumeration, chosen in
                 // The record as the exploration begins (not complete: merge refuses it until the
                 // end rewrites it), then each point appended as it is decided: what --resume reads
@@ -165,7 +168,8 @@ struct ExploreCommand: ParsableCommand {
         // What `harness merge` puts shards together from (the points that held left no run
         // directory), written first: an enumeration that could not be decided is recorded too.
         let record = ExploreRecord(
-            result: result, options: options, maxPoints: limit, eachLabelOnce: eachLabelOnce, shard: part, complete: RunInterruption.signal == nil)
+            result: result, options: options, maxPoints: limit, eachLabelOnce: eachLabelOnce, shard: part,
+            complete: RunInterruption.signal == nil && result.findings.count == result.chosen.count)
         do { try record.write(toDirectory: exploreDir) } catch {
             HarnessExit.fail("\(exploreDir)/\(ExploreRecord.fileName) not written: \(error)")
             throw ExitCode(2)
@@ -186,6 +190,9 @@ struct ExploreCommand: ParsableCommand {
             \(counts[.held] ?? 0) held, \(counts[.violated] ?? 0) violated, \(counts[.notReached] ?? 0) not reached, \(counts[.undecided] ?? 0) undecided
             """)
         print("record of every point's verdict: \(exploreDir)/\(ExploreRecord.fileName) (harness merge puts shards together from it)")
+        if result.stoppedAtViolation && result.findings.count < result.chosen.count {
+            print("stopped at a violation (--fail-fast): \(result.chosen.count - result.findings.count) point(s) not explored; go on with --resume \(exploreDir) and the same options (without --fail-fast: every remaining point)")
+        }
         for f in result.findings where f.verdict != .held {
             print("── \(f.crashPoint): \(f.verdict.rawValue)\(f.detail.isEmpty ? "" : " — \(f.detail.joined(separator: ", "))")")
             print("   rerun: \(f.rerunCommand)")

@@ -45,6 +45,8 @@ public enum CrashPointExplorer {
         /// Set when the enumeration run's crash points are not the ones expected (`--resume` of an
         /// exploration of another build or scenario file): nothing was explored.
         public var mismatch: String?
+        /// `--fail-fast`: a point violated and no new point was started after it.
+        public var stoppedAtViolation = false
 
         /// Crash points explored per wall minute (by this exploration), the enumeration run's time included.
         public var pointsPerMinute: Double { wallSeconds > 0 ? Double(findings.count - resumed) * 60 / wallSeconds : 0 }
@@ -63,7 +65,7 @@ public enum CrashPointExplorer {
     /// them in crash-point order whatever the order they finished in.
     public static func explore(
         _ base: ScenarioRunner.Options, maxPoints: Int?, shard: Shard? = nil, keepPassingRuns: Bool = false, jobs: Int = 1,
-        eachLabelOnce: Bool = false, resuming: Resume? = nil,
+        eachLabelOnce: Bool = false, resuming: Resume? = nil, failFast: Bool = false,
         progress: @escaping @Sendable (String) -> Void,
         onChosen: (_ enumeration: ScenarioRunner.Outcome, _ chosen: [String]) -> Void = { _, _ in },
         onFinding: @escaping @Sendable (_ done: Int, _ total: Int, Finding) -> Void = { _, _, _ in }
@@ -89,7 +91,7 @@ public enum CrashPointExplorer {
         onChosen(enumeration, chosen)
         // Resuming: the points the earlier exploration decided are not run again.
         let earlier = resuming?.decided ?? [:]
-        let work = WorkQueue(order: executionOrder(chosen))
+        let work = WorkQueue(order: executionOrder(chosen), stopAtViolation: failFast)
         for (i, p) in chosen.enumerated() { if let f = earlier[p] { work.preset(i, f) } }
         let workerCount = max(1, min(jobs, chosen.count - work.decidedCount))
         let cpus = workerCPUs(base.cpu, count: workerCount)
@@ -114,7 +116,7 @@ public enum CrashPointExplorer {
         let findings = work.findings
         return Result(
             enumeration: enumeration, crashPoints: points, chosen: chosen, findings: findings, wallSeconds: seconds(since: t0),
-            resumed: findings.filter { earlier[$0.crashPoint] != nil }.count)
+            resumed: findings.filter { earlier[$0.crashPoint] != nil }.count, stoppedAtViolation: work.stopped)
     }
 
     /// What `--resume` carries over from an earlier exploration of the same run: its crash points
@@ -199,8 +201,20 @@ public enum CrashPointExplorer {
         private let order: [Int]
         private var count: Int { order.count }
         private var byIndex: [Int: Finding] = [:]
+        /// `--fail-fast`: once a point violated, no new point is handed out.
+        private let stopAtViolation: Bool
+        private var stoppedFlag = false
 
-        init(order: [Int]) { self.order = order }
+        init(order: [Int], stopAtViolation: Bool = false) {
+            self.order = order
+            self.stopAtViolation = stopAtViolation
+        }
+
+        var stopped: Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            return stoppedFlag
+        }
 
         /// A point decided before the exploration began (`--resume`): never handed out.
         func preset(_ i: Int, _ f: Finding) {
@@ -219,7 +233,7 @@ public enum CrashPointExplorer {
             lock.lock()
             defer { lock.unlock() }
             while nextIndex < count, byIndex[order[nextIndex]] != nil { nextIndex += 1 }
-            guard nextIndex < count else { return nil }
+            guard nextIndex < count, !stoppedFlag else { return nil }
             nextIndex += 1
             return order[nextIndex - 1]
         }
@@ -230,6 +244,7 @@ public enum CrashPointExplorer {
             lock.lock()
             defer { lock.unlock() }
             byIndex[i] = f
+            if stopAtViolation && f.verdict == .violated { stoppedFlag = true }
             report(byIndex.count)
         }
 

@@ -246,6 +246,24 @@ import Glibc
         #expect(merged.status == .exited(0) && merged.stdout.contains("30 held"), "\(merged.stdout)\n\(merged.stderr)")
     }
 
+    /// `--fail-fast`: as-written violates at its first points here; with one run at a time the
+    /// exploration starts no point after the first violation, exits 1, leaves a record that is not
+    /// complete, and says how to go on; `--resume` (without it) explores the rest.
+    @Test func failFastStopsAtTheFirstViolationAndResumeGoesOn() throws {
+        let d = try HarnessRunProcessTests.Dir()
+        let file = try d.write("fp.yaml", Self.scenario)
+        let common = ["explore", file, "--variant", "as-written", "--max", "6", "--jobs", "1"]
+        let first = try HarnessReliabilityProcessTests.harness(common + ["--fail-fast", "--out", d.path + "/x"])
+        #expect(first.status == .exited(1), "\(first.stdout)\n\(first.stderr)")
+        let name = try #require(((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/x")) ?? []).first)
+        let record = try ExploreMerge.load(d.path + "/x/" + name + "/" + ExploreRecord.fileName)
+        #expect(record.points.count == 1 && record.points[0].verdict == "violated" && !record.complete, "\(first.stdout)")
+        #expect(first.stdout.contains("stopped at a violation (--fail-fast): 5 point(s) not explored; go on with --resume"), "\(first.stdout)")
+        let rest = try HarnessReliabilityProcessTests.harness(common + ["--resume", d.path + "/x/" + name])
+        #expect(rest.stdout.contains("6 of") && rest.stdout.contains("(1 decided before, 5 now)"), "\(rest.stdout)\n\(rest.stderr)")
+        #expect(try ExploreMerge.load(d.path + "/x/" + name + "/" + ExploreRecord.fileName).complete)
+    }
+
     /// `harness explore --max 3`: the enumeration run, then one run killed at each of the first
     /// three crash points, each reached; a table row and a JUnit testcase per point, the rate
     /// printed; the exit code says whether any violated.
