@@ -121,8 +121,8 @@ struct ExploreCommand: ParsableCommand {
             // The points decided before are kept only if this build would decide them the same way.
             let build = BuildIdentity.of(binDirectory: bin, executables: ["harness"] + sc.system.descriptor.roles.map(\.executable))
             guard recorded.build == build else {
-                let differences = BuildIdentity.differences(recorded: recorded.build, now: build).joined(separator: "; ")
-                throw InputError("--resume \(resume): that exploration ran another build (\(differences)); its verdicts are not this build's — explore afresh")
+                let names = BuildIdentity.differences(recorded: recorded.build, now: build).map { $0.prefix { $0 != ":" } }.joined(separator: ", ")
+                throw InputError("--resume \(resume): that exploration ran another build of \(names) (run_started's build in its runs says which); its verdicts are not this build's — explore afresh")
             }
             exploreDir = resume
             resuming = CrashPointExplorer.Resume(crashPoints: recorded.crashPoints, decided: ExploreRecord.decidedPoints(record: recorded, directory: resume))

@@ -95,7 +95,7 @@ import Glibc
         row("explore", ["explore", "$D/s.yaml", "--resume", "$D/explore-torn"], 2, "--resume $D/explore-torn: $D/explore-torn/explore.json: not an exploration's record"),
         row("explore", ["explore", "$D/s.yaml", "--resume", "$D/explore-other"], 2, "--resume $D/explore-other: that exploration's scenario was other, this one's is s; explore with the same options"),
         row("explore", ["explore", "$D/s.yaml", "--resume", "$D/explore-other", "--out", "$D/x"], 2, "--resume $D/explore-other goes on in that directory; leave --out out"),
-        row("explore", ["explore", "$D/s.yaml", "--variant", "hardened", "--resume", "$D/explore-build"], 2, "--resume $D/explore-build: that exploration ran another build (harness: recorded 0123456789ab, here"),
+        row("explore", ["explore", "$D/s.yaml", "--variant", "hardened", "--resume", "$D/explore-build"], 2, "--resume $D/explore-build: that exploration ran another build of harness, sth-focuspledge, sth-focuspledge-server"),
         // replay
         row("replay", ["replay", "$D/nowhere"], 2, "cannot read $D/nowhere/history.jsonl: pass a finished run's directory"),
         row("replay", ["replay"], 2, "Missing expected argument '<run-directory>'"),
