@@ -232,19 +232,40 @@ public enum CrashPoints {
 
     /// Reads every process's log in `directory` (a run's `crashpoints/`): each pass as
     /// `<process>:<label>#<n>`, in the order they happened (CLOCK_MONOTONIC, then the line).
-    public static func recorded(in directory: String) -> [String] {
+    ///
+    /// `stepStarts` (virtual time: CLOCK_MONOTONIC when the harness moved the clock, ascending)
+    /// orders them the same way in every rerun instead: by the step they fell in, then by process
+    /// (its log's name), then in that process's own order. Two processes acting at one device
+    /// instant — an extension answering while the host reacts to its post — race in wall time, so
+    /// their passes' CLOCK_MONOTONIC order differed between runs of the same scenario (focuspledge-
+    /// field: two runs put `shield-action-extension:respond#1` on either side of two host points),
+    /// and `--shard`, `--max` and `--resume`, which go by the position in this list, need one order.
+    public static func recorded(in directory: String, stepStarts: [Int64]? = nil) -> [String] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
-        var passes: [(mono: Int64, label: String)] = []
-        for name in names.sorted() where name.hasSuffix(".log") {
+        var passes: [(mono: Int64, file: Int, line: Int, label: String)] = []
+        for (file, name) in names.sorted().filter({ $0.hasSuffix(".log") }).enumerated() {
             guard let data = FileManager.default.contents(atPath: directory + "/" + name), data.count <= maxLogBytes else { continue }
             for line in data.split(separator: UInt8(ascii: "\n")) {
                 guard let tab = line.firstIndex(of: UInt8(ascii: "\t")),
                     let mono = Int64(String(decoding: line[..<tab], as: UTF8.self)),
                     let label = String(bytes: line[(tab + 1)...], encoding: .utf8), label.contains("#")
                 else { continue }
-                passes.append((mono, label))
+                passes.append((mono, file, passes.count, label))
             }
         }
-        return passes.enumerated().sorted { ($0.element.mono, $0.offset) < ($1.element.mono, $1.offset) }.map(\.element.label)
+        guard let starts = stepStarts else {
+            return passes.sorted { ($0.mono, $0.line) < ($1.mono, $1.line) }.map(\.label)
+        }
+        /// How many steps had begun by `mono`: the step the pass fell in.
+        func step(_ mono: Int64) -> Int {
+            var lo = 0, hi = starts.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if starts[mid] <= mono { lo = mid + 1 } else { hi = mid }
+            }
+            return lo
+        }
+        let keyed = passes.map { p in (step: step(p.mono), file: p.file, line: p.line, label: p.label) }
+        return keyed.sorted { ($0.step, $0.file, $0.line) < ($1.step, $1.file, $1.line) }.map(\.label)
     }
 }

@@ -33,6 +33,27 @@ import Glibc
         deinit { CrashPoints.reset() }
     }
 
+    /// Under virtual time the passes are ordered by the step they fell in, then by process, then
+    /// in each process's order — not by CLOCK_MONOTONIC, which two processes acting at one device
+    /// instant race for: two runs whose passes interleave differently within a step give one list.
+    @Test func virtualTimeOrdersByStepThenProcessNotByWallTime() throws {
+        let s = try Setup()
+        try FileManager.default.createDirectory(atPath: s.log, withIntermediateDirectories: true)
+        func run(host: [(Int64, String)], ext: [(Int64, String)]) throws -> [String] {
+            try Data(host.map { "\($0.0)\thost:\($0.1)\n" }.joined().utf8).write(to: URL(fileURLWithPath: s.log + "/host.log"))
+            try Data(ext.map { "\($0.0)\text:\($0.1)\n" }.joined().utf8).write(to: URL(fileURLWithPath: s.log + "/ext.log"))
+            return CrashPoints.recorded(in: s.log, stepStarts: [100, 200])
+        }
+        // Step 0 (before 100), step 1 (100..<200), step 2 (200...). In the first run the extension's
+        // step-1 pass comes first in wall time, in the second the host's.
+        let a = try run(host: [(10, "a#1"), (150, "b#1"), (160, "b#2"), (250, "c#1")], ext: [(120, "respond#1"), (210, "respond#2")])
+        let b = try run(host: [(10, "a#1"), (110, "b#1"), (120, "b#2"), (250, "c#1")], ext: [(190, "respond#1"), (260, "respond#2")])
+        #expect(a == b)
+        #expect(a == ["host:a#1", "ext:respond#1", "host:b#1", "host:b#2", "ext:respond#2", "host:c#1"])
+        // Without steps (a fixed rate): wall time.
+        #expect(CrashPoints.recorded(in: s.log) == ["host:a#1", "host:b#1", "host:b#2", "ext:respond#1", "host:c#1", "ext:respond#2"])
+    }
+
     @Test func offByDefaultNothingIsCounted() throws {
         let s = try Setup()
         CrashPoints.reset()

@@ -225,7 +225,7 @@ final class LiveRun {
         }
         var finished = processes.table.faultCounts.mapValues(String.init)
         if o.crashPointsOn {
-            crashPoints = CrashPoints.recorded(in: runDir + "/crashpoints")
+            crashPoints = CrashPoints.recorded(in: runDir + "/crashpoints", stepStarts: stepped ? virtualTime.stepStartMonos : nil)
             finished["crashPoints"] = String(crashPoints.count)
             try OutputFile.write(Data(crashPoints.map { $0 + "\n" }.joined().utf8), to: runDir + "/crashpoints.txt", what: "the run's crash points")
         }

@@ -22,6 +22,9 @@ struct VirtualTime {
     let wakes: WakeSender?
     /// Clock moves, and quiescence waits that ran into their bound.
     var steps = 0
+    /// CLOCK_MONOTONIC as each step began, before the clock moved: the crash points that fell in
+    /// each step (`CrashPoints.recorded(in:stepStarts:)`).
+    var stepStartMonos: [Int64] = []
     var quiescenceTimeouts = 0
     var lastQuiesceTimedOut = false
 
@@ -229,6 +232,7 @@ extension LiveRun {
 
     /// Moves the stepped clock to `t`; `quiesce` then wakes the participants whose deadline came.
     func advance(to t: Double) {
+        virtualTime.stepStartMonos.append(Self.now())
         virtualTime.now = t
         virtualTime.steps += 1
         do {
