@@ -181,23 +181,18 @@ struct ExploreCommand: ParsableCommand {
         let labels = eachLabelOnce ? " (each label's first pass: \(CrashPointExplorer.firstPasses(result.crashPoints).count) of them)" : ""
         print("enumeration run: \(SuiteRunner.verdictWord(e)), \(result.crashPoints.count) crash points\(labels) -> \(e.runDirectory)/crashpoints.txt\(part.map { " (shard \($0): every \($0.count)th of them)" } ?? "")")
         print(CrashPointExplorer.table(result.findings))
-        let counts = Dictionary(grouping: result.findings, by: { $0.verdict }).mapValues { $0.count }
         let resumedNote = result.resumed > 0 ? " (\(result.resumed) decided before, \(result.findings.count - result.resumed) now)" : ""
         print("""
 
             \(result.findings.count) of \(result.crashPoints.count) crash points explored\(resumedNote) in \(String(format: "%.1f", result.wallSeconds)) s \
             (\(String(format: "%.1f", result.pointsPerMinute)) crash points per minute, the enumeration run included): \
-            \(counts[.held] ?? 0) held, \(counts[.violated] ?? 0) violated, \(counts[.notReached] ?? 0) not reached, \(counts[.undecided] ?? 0) undecided
+            \(CrashPointExplorer.counts(result.findings))
             """)
         print("record of every point's verdict: \(exploreDir)/\(ExploreRecord.fileName) (harness merge puts shards together from it)")
         if result.stoppedAtViolation && result.findings.count < result.chosen.count {
             print("stopped at a violation (--fail-fast): \(result.chosen.count - result.findings.count) point(s) not explored; go on with --resume \(exploreDir) and the same options (without --fail-fast: every remaining point)")
         }
-        for f in result.findings where f.verdict != .held {
-            print("── \(f.crashPoint): \(f.verdict.rawValue)\(f.detail.isEmpty ? "" : " — \(f.detail.joined(separator: ", "))")")
-            print("   rerun: \(f.rerunCommand)")
-            print("   history: \(f.runDirectory)/history.jsonl")
-        }
+        for line in CrashPointExplorer.notHeld(result.findings, history: true) { print(line) }
         if let junit {
             do {
                 try CrashPointExplorer.junit(result, scenario: sc.name, variant: v.rawValue, seed: seed).write(toPath: junit, what: "--junit")

@@ -79,15 +79,12 @@ struct MergeCommand: ParsableCommand {
         } catch { throw InputError(error.description) }
         var cases: [JUnitReport.TestCase] = []
         for m in merged {
-            let counts = Dictionary(grouping: m.findings, by: { $0.verdict }).mapValues { $0.count }
             print("\(m.scenario) [\(m.variant)] seed \(m.seed): \(m.findings.count) of \(m.crashPointCount) crash points from \(m.directories.count) shard\(m.directories.count == 1 ? "" : "s")")
             print(CrashPointExplorer.table(m.findings))
-            print("\n\(counts[.held] ?? 0) held, \(counts[.violated] ?? 0) violated, \(counts[.notReached] ?? 0) not reached, \(counts[.undecided] ?? 0) undecided")
+            print("\n" + CrashPointExplorer.counts(m.findings))
             for u in m.undecidedEnumerations { print("── \(u)") }
-            for f in m.findings where f.verdict != .held {
-                print("── \(f.crashPoint): \(f.verdict.rawValue)\(f.detail.isEmpty ? "" : " — \(f.detail.joined(separator: ", "))")")
-                print("   rerun: \(f.rerunCommand)")
-            }
+            // The shards' run directories stay where each shard ran: the rerun command is what travels.
+            for line in CrashPointExplorer.notHeld(m.findings, history: false) { print(line) }
             cases += CrashPointExplorer.junit(m.findings, scenario: m.scenario, variant: m.variant, seed: m.seed).testCases
         }
         if let junit {

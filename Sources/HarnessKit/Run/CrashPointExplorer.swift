@@ -82,11 +82,8 @@ public enum CrashPointExplorer {
         if let resuming, let difference = Resume.difference(recorded: resuming.crashPoints, now: points) {
             return Result(enumeration: enumeration, crashPoints: points, findings: [], wallSeconds: seconds(since: t0), mismatch: difference)
         }
-        // `eachLabelOnce`: only a label's first pass (`#1`) — one run per kind of point, a sample
-        // that reaches every label, not every pass. A shard takes its part of the first
-        // `maxPoints` of those: the shards' union is the unsharded work.
-        let candidates = eachLabelOnce ? firstPasses(points) : points
-        let first = Array(candidates.prefix(maxPoints ?? candidates.count))
+        // A shard takes its part of the selection: the shards' union is the unsharded work.
+        let first = selection(of: points, maxPoints: maxPoints, eachLabelOnce: eachLabelOnce)
         let chosen = shard?.part(of: first) ?? first
         onChosen(enumeration, chosen)
         // Resuming: the points the earlier exploration decided are not run again.
@@ -149,6 +146,29 @@ public enum CrashPointExplorer {
 
     /// Each label's first pass (`<label>#1`), in the run's order.
     public static func firstPasses(_ points: [String]) -> [String] { points.filter { $0.hasSuffix("#1") } }
+
+    /// The points an unsharded exploration takes: the first `maxPoints` (nil: all) of the run's
+    /// points, or with `eachLabelOnce` of each label's first pass (`#1`) — one run per kind of
+    /// point, a sample that reaches every label, not every pass.
+    public static func selection(of points: [String], maxPoints: Int?, eachLabelOnce: Bool) -> [String] {
+        let candidates = eachLabelOnce ? firstPasses(points) : points
+        return Array(candidates.prefix(maxPoints ?? candidates.count))
+    }
+
+    /// "N held, N violated, N not reached, N undecided".
+    public static func counts(_ findings: [Finding]) -> String {
+        let n = Dictionary(grouping: findings, by: { $0.verdict }).mapValues { $0.count }
+        return "\(n[.held] ?? 0) held, \(n[.violated] ?? 0) violated, \(n[.notReached] ?? 0) not reached, \(n[.undecided] ?? 0) undecided"
+    }
+
+    /// Each point that did not hold: its verdict and why, the command that reruns it, and (where
+    /// its run directory is at hand) its history.
+    public static func notHeld(_ findings: [Finding], history: Bool) -> [String] {
+        findings.filter { $0.verdict != .held }.flatMap { f in
+            ["── \(f.crashPoint): \(f.verdict.rawValue)\(f.detail.isEmpty ? "" : " — \(f.detail.joined(separator: ", "))")", "   rerun: \(f.rerunCommand)"]
+                + (history ? ["   history: \(f.runDirectory)/history.jsonl"] : [])
+        }
+    }
 
     /// The order the points are explored in (indices into `points`): every label's first pass,
     /// then every second pass, and so on, each round in the run's order. The set is the same and

@@ -24,6 +24,15 @@ public struct ExploreRecord: Codable, Sendable, Equatable {
                 rerunCommand: f.rerunCommand)
         }
 
+        /// The finding it records; nil when its verdict is not one this harness knows.
+        public var finding: CrashPointExplorer.Finding? {
+            CrashPointExplorer.Verdict(rawValue: verdict).map {
+                CrashPointExplorer.Finding(
+                    crashPoint: crashPoint, verdict: $0, detail: detail, runDirectory: runDirectory, wallSeconds: wallSeconds,
+                    rerunCommand: rerunCommand)
+            }
+        }
+
         public init(crashPoint: String, verdict: String, detail: [String], runDirectory: String, wallSeconds: Double, rerunCommand: String) {
             self.crashPoint = crashPoint
             self.verdict = verdict
@@ -60,10 +69,7 @@ public struct ExploreRecord: Codable, Sendable, Equatable {
     public var wallSeconds: Double
 
     /// The points an unsharded explore with this record's selection takes (what the shards split).
-    public var selection: [String] {
-        let candidates = eachLabelOnce ? CrashPointExplorer.firstPasses(crashPoints) : crashPoints
-        return Array(candidates.prefix(maxPoints ?? candidates.count))
-    }
+    public var selection: [String] { CrashPointExplorer.selection(of: crashPoints, maxPoints: maxPoints, eachLabelOnce: eachLabelOnce) }
 
     public var shard: Shard? {
         guard let k = shardIndex, let n = shardCount else { return nil }
@@ -116,12 +122,7 @@ public struct ExploreRecord: Codable, Sendable, Equatable {
                 if let p = try? JSONDecoder().decode(Point.self, from: Data(line)) { all.append(p) }
             }
         }
-        for p in all {
-            guard let verdict = CrashPointExplorer.Verdict(rawValue: p.verdict) else { continue }
-            out[p.crashPoint] = CrashPointExplorer.Finding(
-                crashPoint: p.crashPoint, verdict: verdict, detail: p.detail, runDirectory: p.runDirectory, wallSeconds: p.wallSeconds,
-                rerunCommand: p.rerunCommand)
-        }
+        for p in all { if let f = p.finding { out[p.crashPoint] = f } }
         return out
     }
 
@@ -167,20 +168,13 @@ public enum ExploreMerge {
         }
     }
 
-    static let maxDepth = 3
     static let maxRecords = 10_000
     static let maxRecordBytes = 256 << 20
 
-    /// Every `explore.json` under `directory` (it or up to `maxDepth` levels below), sorted.
-    public static func recordPaths(under directory: String, depth: Int = 0) -> [String] {
-        if FileManager.default.fileExists(atPath: directory + "/" + ExploreRecord.fileName) { return [directory + "/" + ExploreRecord.fileName] }
-        guard depth < maxDepth, let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
-        return names.sorted().flatMap { name -> [String] in
-            var isDir: ObjCBool = false
-            let path = directory + "/" + name
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue else { return [] }
-            return recordPaths(under: path, depth: depth + 1)
-        }
+    /// Every `explore.json` under `directory` (it or up to three levels below, as `harness merge`
+    /// looks for run directories), sorted.
+    public static func recordPaths(under directory: String) -> [String] {
+        RunMerge.findDirectories(under: directory, holding: ExploreRecord.fileName).map { $0 + "/" + ExploreRecord.fileName }
     }
 
     public static func load(_ path: String) throws(Failure) -> ExploreRecord {
@@ -202,6 +196,7 @@ public enum ExploreMerge {
     /// Groups `records` (with their paths) into explorations and merges each; records of
     /// different scenarios, variants or seeds are different explorations.
     public static func merge(_ records: [(path: String, record: ExploreRecord)]) throws(Failure) -> [Merged] {
+        guard records.count <= maxRecords else { throw Failure(description: "more than \(maxRecords) exploration records to merge") }
         var groups: [String: [(path: String, record: ExploreRecord)]] = [:]
         for r in records { groups["\(r.record.scenario)\u{0}\(r.record.variant)\u{0}\(r.record.seed)", default: []].append(r) }
         var out: [Merged] = []
@@ -252,19 +247,17 @@ public enum ExploreMerge {
                 undecided.append("\(path): the enumeration run could not be decided (\(r.enumerationRunDirectory))")
                 continue
             }
-            let part = n == 1 ? selection : Shard(index: k, count: n).part(of: selection)
+            // An unsharded exploration is shard 1/1, whose part is the whole selection.
+            let shard = Shard(index: k, count: n)
+            let part = shard.part(of: selection)
             guard r.chosen == part, r.points.map(\.crashPoint) == part else {
                 throw Failure(description: "\(name): \(path) did not explore exactly shard \(k)/\(n)'s part of the points (\(r.points.count) decided, \(part.count) expected)")
             }
-            let owned = selection.indices.filter { n == 1 || Shard(index: k, count: n).owns($0) }
-            for (i, point) in zip(owned, r.points) {
-                let p = point.crashPoint
-                guard let verdict = CrashPointExplorer.Verdict(rawValue: point.verdict) else {
-                    throw Failure(description: "\(name): \(path): \(p) has no verdict harness knows (\(Excerpt.quoted(point.verdict)))")
+            for (i, point) in zip(selection.indices.filter(shard.owns), r.points) {
+                guard let finding = point.finding else {
+                    throw Failure(description: "\(name): \(path): \(point.crashPoint) has no verdict harness knows (\(Excerpt.quoted(point.verdict)))")
                 }
-                findings[i] = CrashPointExplorer.Finding(
-                    crashPoint: p, verdict: verdict, detail: point.detail, runDirectory: point.runDirectory, wallSeconds: point.wallSeconds,
-                    rerunCommand: point.rerunCommand)
+                findings[i] = finding
             }
         }
         return Merged(

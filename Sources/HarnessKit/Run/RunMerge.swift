@@ -43,7 +43,7 @@ public enum RunMerge {
             guard FileManager.default.fileExists(atPath: top, isDirectory: &isDir), isDir.boolValue else {
                 throw Failure(description: "\(top): not a directory (pass the output directories of the shards, e.g. runs-1 runs-2)")
             }
-            let found = runDirectories(under: top, depth: 0)
+            let found = findDirectories(under: top, holding: "history.jsonl")
             guard !found.isEmpty else { throw Failure(description: "\(top): holds no run directory (no history.jsonl with run_started)") }
             for dir in found {
                 guard runs.count < maxRuns else { throw Failure(description: "more than \(maxRuns) runs to merge") }
@@ -53,8 +53,11 @@ public enum RunMerge {
         return runs.sorted { ($0.scenario, $0.variant, $0.seed, $0.directory) < ($1.scenario, $1.variant, $1.seed, $1.directory) }
     }
 
-    static func runDirectories(under dir: String, depth: Int) -> [String] {
-        if FileManager.default.fileExists(atPath: dir + "/history.jsonl") { return [dir] }
+    /// `dir` if it holds `file`, else the directories below it that do (up to `maxDepth` levels,
+    /// not below one that does), sorted: the shards' run directories (`history.jsonl`), and their
+    /// explorations (`explore.json`, `ExploreMerge`).
+    static func findDirectories(under dir: String, holding file: String, depth: Int = 0) -> [String] {
+        if FileManager.default.fileExists(atPath: dir + "/" + file) { return [dir] }
         guard depth < maxDepth, let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return [] }
         return names.sorted().flatMap { name -> [String] in
             var isDir: ObjCBool = false
@@ -62,7 +65,7 @@ public enum RunMerge {
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue else { return [] }
             // Symlinks are not followed: a run directory is a directory of its own.
             guard (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) == nil else { return [] }
-            return runDirectories(under: path, depth: depth + 1)
+            return findDirectories(under: path, holding: file, depth: depth + 1)
         }
     }
 
