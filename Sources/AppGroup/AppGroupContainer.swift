@@ -8,7 +8,7 @@ public struct Entitlements: Sendable, Equatable {
 
     public init(appGroups: Set<String>) { self.appGroups = appGroups }
 
-    public static func fromEnvironment(_ env: [String: String] = ProcessInfo.processInfo.environment) -> Entitlements {
+    public static func fromEnvironment(_ env: [String: String] = StandInEnvironment.current) -> Entitlements {
         let raw = env[environmentVariable] ?? ""
         return Entitlements(appGroups: Set(raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }))
     }

@@ -34,26 +34,93 @@ public enum CrashPoints {
         public var description: String { "failpoint \(label): injected error" }
     }
 
-    /// Set once by `configure` before any thread that passes a crash point starts.
-    nonisolated(unsafe) private static var enabled = false
-    nonisolated(unsafe) private static var process = ""
-    nonisolated(unsafe) private static var seed: UInt64 = 0
-    nonisolated(unsafe) private static var logFd: Int32 = -1
-    nonisolated(unsafe) private static var logged = 0
-    nonisolated(unsafe) private static var counts: [String: Int] = [:]
-    /// Armed failpoints by label (without process); each with its terms' counts left.
-    nonisolated(unsafe) private static var armed: [String: [(point: Failpoint, remaining: [Int?])]] = [:]
-    /// Called before an action is carried out (the stand-in traces it; for `kill` it is the last line).
-    nonisolated(unsafe) public static var onFire: (@Sendable (_ label: String, _ term: Failpoint.Term) -> Void)?
-    private static let lock = NSLock()
+    /// One process's crash points: its counts, log and armed failpoints. A process has one
+    /// (`shared`); a stand-in the harness runs inside its own process (a thread of its own, see
+    /// `installOnThisThread`) has its own, which wins on that thread.
+    public final class State: @unchecked Sendable {
+        var enabled = false
+        var process = ""
+        var seed: UInt64 = 0
+        var logFd: Int32 = -1
+        var logged = 0
+        var counts: [String: Int] = [:]
+        /// Armed failpoints by label (without process); each with its terms' counts left.
+        var armed: [String: [(point: Failpoint, remaining: [Int?])]] = [:]
+        /// Called before an action is carried out (the stand-in traces it; for `kill` it is the last line).
+        var onFire: (@Sendable (_ label: String, _ term: Failpoint.Term) -> Void)?
+        /// What `kill` does instead of SIGKILL to the process: an in-process stand-in ends only
+        /// its own thread (it never returns).
+        var onKill: (@Sendable () -> Never)?
+        /// The flocks this stand-in holds (`FileLock`), which its kill releases as the kernel
+        /// releases a killed process's (only kept for an in-process stand-in's state).
+        var heldFlocks: [Int32] = []
+        let lock = NSLock()
 
-    public static var isEnabled: Bool { enabled }
+        public init(onKill: (@Sendable () -> Never)? = nil) { self.onKill = onKill }
+
+        /// Closes the log (an in-process stand-in that ended; `shared` lives as long as the process).
+        public func close() {
+            lock.lock()
+            defer { lock.unlock() }
+            if logFd >= 0 { Glibc.close(logFd) }
+            logFd = -1
+            enabled = false
+        }
+    }
+
+    nonisolated(unsafe) static let shared = State()
+    /// True once crash points may be on in this process (`shared` configured, or a state installed
+    /// on some thread): off, a pass costs this one Bool load.
+    nonisolated(unsafe) private static var enabled = false
+    nonisolated(unsafe) private static var threadStates = false
+    private static let threadKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// The state of the calling thread: its own if one is installed, else the process's.
+    static var current: State {
+        if threadStates, let p = pthread_getspecific(threadKey) { return Unmanaged<State>.fromOpaque(p).takeUnretainedValue() }
+        return shared
+    }
+
+    /// Makes `state` the calling thread's (nil: the process's again). The caller keeps it alive
+    /// while it is installed. For stand-ins the harness runs in its own process, one per thread.
+    public static func installOnThisThread(_ state: State?) {
+        if state != nil {
+            threadStates = true
+            enabled = true
+        }
+        pthread_setspecific(threadKey, state.map { UnsafeRawPointer(Unmanaged.passUnretained($0).toOpaque()) })
+    }
+
+    /// The calling thread's own state, if one is installed (`installOnThisThread`).
+    static var threadState: State? {
+        guard threadStates, let p = pthread_getspecific(threadKey) else { return nil }
+        return Unmanaged<State>.fromOpaque(p).takeUnretainedValue()
+    }
+
+    /// `FileLock` took / released a flock: an in-process stand-in's kill releases what it held.
+    static func flockTaken(_ fd: Int32) { threadState?.heldFlocks.append(fd) }
+    static func flockReleased(_ fd: Int32) {
+        guard let st = threadState, let i = st.heldFlocks.lastIndex(of: fd) else { return }
+        st.heldFlocks.remove(at: i)
+    }
+
+    /// Called before a failpoint's action is carried out (the calling thread's state's).
+    public static var onFire: (@Sendable (_ label: String, _ term: Failpoint.Term) -> Void)? {
+        get { current.onFire }
+        set { current.onFire = newValue }
+    }
+
+    public static var isEnabled: Bool { enabled && current.enabled }
 
     /// Turns crash points on for `process` when the environment asks for it; reads back the passes
     /// of this process's earlier incarnations (`<dir>/<process>.log`) and arms its failpoints with
     /// their counts used up as far as those passes went. A failpoint that does not parse is
     /// thrown (the harness validated them; a hand-set variable may still be wrong).
-    public static func configure(process: String, environment env: [String: String] = ProcessInfo.processInfo.environment) throws {
+    public static func configure(process: String, environment env: [String: String] = StandInEnvironment.current) throws {
         guard let dir = env[directoryVariable], !dir.isEmpty else { return }
         var points: [Failpoint] = []
         for line in (env[failpointsVariable] ?? "").split(whereSeparator: \.isNewline) {
@@ -64,14 +131,15 @@ public enum CrashPoints {
                 throw InjectedError(label: "\(line): \(error)")
             }
         }
-        lock.lock()
-        defer { lock.unlock() }
-        self.process = process
-        seed = env[seedVariable].flatMap { UInt64($0) } ?? 0
+        let st = current
+        st.lock.lock()
+        defer { st.lock.unlock() }
+        st.process = process
+        st.seed = env[seedVariable].flatMap { UInt64($0) } ?? 0
         mkdir(dir, 0o700)
         let path = dir + "/" + process + ".log"
-        counts = [:]
-        logged = 0
+        var counts: [String: Int] = [:]
+        var logged = 0
         if let data = FileManager.default.contents(atPath: path), data.count <= maxLogBytes {
             // Lines: <mono>\t<process>:<label>#<n>; a torn last line (a kill mid-write) is skipped.
             for line in data.split(separator: UInt8(ascii: "\n")) {
@@ -86,14 +154,19 @@ public enum CrashPoints {
                 logged += 1
             }
         }
-        armed = [:]
+        var armed: [String: [(point: Failpoint, remaining: [Int?])]] = [:]
         for p in points {
             let label = String(p.label.dropFirst(process.count + 1))
             var remaining = p.initialCounts
-            for pass in stride(from: 1, through: counts[label] ?? 0, by: 1) { _ = p.evaluate(pass: pass, remaining: &remaining, seed: seed) }
+            for pass in stride(from: 1, through: counts[label] ?? 0, by: 1) { _ = p.evaluate(pass: pass, remaining: &remaining, seed: st.seed) }
             armed[label, default: []].append((p, remaining))
         }
-        logFd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        st.counts = counts
+        st.logged = logged
+        st.armed = armed
+        if st.logFd >= 0 { close(st.logFd) }
+        st.logFd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        st.enabled = true
         enabled = true
     }
 
@@ -116,21 +189,24 @@ public enum CrashPoints {
     /// Turns crash points off again and forgets every count and failpoint (tests that configure
     /// them in their own process end with it).
     public static func reset() {
-        lock.lock()
-        defer { lock.unlock() }
-        enabled = false
-        if logFd >= 0 { close(logFd) }
-        logFd = -1
-        counts = [:]
-        armed = [:]
-        logged = 0
+        let st = current
+        st.lock.lock()
+        defer { st.lock.unlock() }
+        st.enabled = false
+        if st.logFd >= 0 { close(st.logFd) }
+        st.logFd = -1
+        st.counts = [:]
+        st.armed = [:]
+        st.logged = 0
+        if st === shared && !threadStates { enabled = false }
     }
 
     /// The passes so far in this process (its own and its earlier incarnations').
     public static func count(_ label: String) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return counts[label] ?? 0
+        let st = current
+        st.lock.lock()
+        defer { st.lock.unlock() }
+        return st.counts[label] ?? 0
     }
 
     /// `label` with each UUID (8-4-4-4-12 hex digits, an app's `UUID().uuidString`) as `<uuid>`:
@@ -175,35 +251,49 @@ public enum CrashPoints {
 
     private static func passEnabled(_ rawLabel: String) throws {
         let label = stableLabel(rawLabel)
-        lock.lock()
-        let n = (counts[label] ?? 0) + 1
-        counts[label] = n
-        if logFd >= 0 && logged < maxLoggedPasses {
-            logged += 1
+        let st = current
+        st.lock.lock()
+        guard st.enabled else {
+            st.lock.unlock()
+            return
+        }
+        let n = (st.counts[label] ?? 0) + 1
+        st.counts[label] = n
+        if st.logFd >= 0 && st.logged < maxLoggedPasses {
+            st.logged += 1
             var ts = timespec()
             clock_gettime(CLOCK_MONOTONIC, &ts)
-            let line = "\(Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec))\t\(process):\(label)#\(n)\n"
-            _ = line.withCString { write(logFd, $0, strlen($0)) }
+            let line = "\(Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec))\t\(st.process):\(label)#\(n)\n"
+            _ = line.withCString { write(st.logFd, $0, strlen($0)) }
         }
         var action: Failpoint.Term?
-        if var entries = armed[label] {
+        if var entries = st.armed[label] {
             for i in entries.indices where action == nil {
-                action = entries[i].point.evaluate(pass: n, remaining: &entries[i].remaining, seed: seed)
+                action = entries[i].point.evaluate(pass: n, remaining: &entries[i].remaining, seed: st.seed)
             }
-            armed[label] = entries
+            st.armed[label] = entries
         }
-        lock.unlock()
+        let onFire = st.onFire, onKill = st.onKill
+        st.lock.unlock()
         guard let action else { return }
-        let full = "\(process):\(label)#\(n)"
+        let full = "\(st.process):\(label)#\(n)"
         onFire?(full, action)
         switch action.action {
         case .off: return
         case .kill:
+            if let onKill {
+                // What the kernel does for a killed process: its flocks are released.
+                for fd in st.heldFlocks { flock(fd, LOCK_UN) }
+                st.heldFlocks = []
+                onKill()
+            }
             kill(getpid(), SIGKILL)
             while true { pause() }
         case .term:
-            kill(getpid(), SIGTERM)
+            // An in-process stand-in is never signalled (the harness refuses these there).
+            if onKill == nil { kill(getpid(), SIGTERM) }
         case .stop:
+            if onKill != nil { return }
             stopSelf(milliseconds: action.milliseconds ?? 0)
         case .delay:
             usleep(useconds_t(min(action.milliseconds ?? 0, Failpoint.maxMilliseconds)) * 1000)

@@ -90,7 +90,7 @@ public struct DefaultsFaults: Sendable, Equatable {
 
     /// This process's faults, from its environment (read once).
     public static let current: DefaultsFaults? = {
-        guard let text = ProcessInfo.processInfo.environment[environmentVariable], !text.isEmpty else { return nil }
+        guard let text = StandInEnvironment.current[environmentVariable], !text.isEmpty else { return nil }
         guard let f = parse(text) else {
             FileHandle.standardError.write(Data("screentime: ignoring malformed \(environmentVariable)='\(text)'\n".utf8))
             return nil

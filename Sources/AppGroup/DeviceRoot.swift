@@ -16,7 +16,7 @@ public final class DeviceRoot: Sendable {
 
     /// `--device-root` flag, else `$SCREENTIME_DEVICE_ROOT`, else `/dev/shm/screentime-harness-<uid>/device`
     /// when /dev/shm exists (tmpfs: notify round trips ~4x faster than ext4), else the temp dir.
-    public static func resolvePath(flag: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func resolvePath(flag: String? = nil, environment: [String: String] = StandInEnvironment.current) -> String {
         if let flag, !flag.isEmpty { return flag }
         if let env = environment[environmentVariable], !env.isEmpty { return env }
         var st = stat()

@@ -41,6 +41,7 @@ public final class FileLock: @unchecked Sendable {
         }
         do {
             try lockFile(start: start, timeout: timeout)
+            CrashPoints.flockTaken(fd)
         } catch {
             threads.unlock()
             throw error
@@ -69,6 +70,7 @@ public final class FileLock: @unchecked Sendable {
     }
 
     public func unlock() {
+        CrashPoints.flockReleased(fd)
         flock(fd, LOCK_UN)
         threads.unlock()
     }

@@ -198,10 +198,10 @@ public enum FrameworkExtension {
         }
     }
 
-    /// One extension process: trace `callback_begin`, perform, trace the answer (`responded` with
+    /// One extension process (or an in-process stand-in, which unwinds instead of exiting): trace `callback_begin`, perform, trace the answer (`responded` with
     /// `response`, or `shield_configuration` with its labels), trace `callback_end`, exit —
     /// 0 when the call was answered, 1 when it was not (no completion, wrong extension).
-    public static func run(_ call: FrameworkCall, delivery: String, context: StandInContext, principal: ExtensionPrincipal) -> Never {
+    public static func run(_ call: FrameworkCall, delivery: String, context: StandInContext, principal: ExtensionPrincipal) throws -> Never {
         var begin = call.traceFields
         begin["callback"] = call.callbackName
         begin["delivery"] = delivery
@@ -228,7 +228,7 @@ public enum FrameworkExtension {
             code = 1
         }
         context.trace.log("callback_end", ["callback": call.callbackName, "delivery": delivery])
-        exit(code)
+        try InProcessStandIns.exit(code)
     }
 }
 

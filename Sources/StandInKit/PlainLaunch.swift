@@ -1,3 +1,4 @@
+import SystemKit
 import ArgumentParser
 
 /// A stand-in executable whose roles the harness starts with plain argument forms
@@ -17,5 +18,18 @@ extension PlainLaunchable {
             return
         }
         do { try command.run() } catch { exit(withError: error) }
+    }
+}
+
+extension PlainLaunchable {
+    /// The role's command for the harness to run inside its own process (`InProcessStandIns`):
+    /// the same command the executable runs, from the same plain arguments.
+    public static var inProcessEntry: InProcessStandIns.Entry {
+        { args in
+            guard var command = plainCommand(args) else {
+                throw InProcessExit(code: 64)  // not a plain form: only the executable's own parser takes it
+            }
+            try command.run()
+        }
     }
 }

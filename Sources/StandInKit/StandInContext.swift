@@ -3,6 +3,7 @@ import Foundation
 import History
 import Logging
 import ScreenTimeShims
+import SystemKit
 
 #if canImport(Glibc)
 import Glibc
@@ -36,7 +37,7 @@ public final class StandInContext: @unchecked Sendable {
     /// (`UserDefaults(suiteName:)`), by default the group id, as the seeds do.
     public init(
         process: String, appGroup: String, suite: String? = nil,
-        environment env: [String: String] = ProcessInfo.processInfo.environment
+        environment env: [String: String] = StandInEnvironment.current
     ) throws {
         self.process = process
         StandInLogging.bootstrap()
@@ -149,6 +150,8 @@ public final class StandInContext: @unchecked Sendable {
     public static func fail(_ process: String, _ message: String) -> Never {
         StandInLogging.bootstrap()
         Logger(label: process).critical("\(message)")
+        // A stand-in the harness runs in its own process ends its thread, not the harness.
+        if let inProcess = InProcessStandIns.current { inProcess.end(2) }
         exit(2)
     }
 }

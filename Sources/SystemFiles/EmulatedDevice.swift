@@ -33,18 +33,35 @@ public final class EmulatedDevice: @unchecked Sendable {
     }
 
     static func defaultProcessName() -> String {
-        let env = ProcessInfo.processInfo.environment[processVariable] ?? ""
+        let env = StandInEnvironment.current[processVariable] ?? ""
         return env.isEmpty ? ProcessInfo.processInfo.processName : env
     }
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var cached: Result<EmulatedDevice, SystemFileError>?
+    /// In-process stand-ins' devices, by root and process (bounded).
+    nonisolated(unsafe) private static var threadOwn: [String: EmulatedDevice] = [:]
 
     /// This process's device (`SCREENTIME_DEVICE_ROOT`, else the default root of PROTOCOL.md §1),
     /// opened once.
     public static func current() throws(SystemFileError) -> EmulatedDevice {
         lock.lock()
         defer { lock.unlock() }
+        if StandInEnvironment.isThreadOwn {
+            // A stand-in the harness runs in its own process: the device of its environment.
+            let key = DeviceRoot.resolvePath() + "\u{0}" + defaultProcessName()
+            if let d = threadOwn[key] { return d }
+            do {
+                let d = try EmulatedDevice(path: DeviceRoot.resolvePath())
+                if threadOwn.count >= 64 { threadOwn = [:] }
+                threadOwn[key] = d
+                return d
+            } catch let e as AppGroupError {
+                throw .io(e)
+            } catch {
+                throw .noDevice("\(error)")
+            }
+        }
         if cached == nil {
             do {
                 cached = .success(try EmulatedDevice(path: DeviceRoot.resolvePath()))

@@ -46,6 +46,7 @@ struct ExploreCommand: ParsableCommand {
     var eachLabelOnce = false
     @Option(help: "Runs at once, 1...\(Self.maxJobs) (default: the number of CPUs; each run is its own harness run and processes).")
     var jobs: String?
+    @Option(name: .customLong("in-process"), help: InProcessScope.help) var inProcess: String?
 
     static let maxJobs = 64
 
@@ -137,6 +138,8 @@ struct ExploreCommand: ParsableCommand {
             scenario: sc, scenarioPath: scenario, variant: v, seed: seed, durationOverride: durationOverride, outputDirectory: exploreDir,
             binDirectory: bin, progress: { _ in })
         options.cpu = cpu
+        options.inProcess = try InProcessScope.flag(inProcess)
+        if let why = options.inProcess.refusal(scenario: sc, failpoints: options.failpoints) { throw InputError(why) }
         let err = FileHandle.standardError
         let already = resuming.map { " (resuming: \($0.decided.count) point\($0.decided.count == 1 ? "" : "s") decided before)" } ?? ""
         err.write(Data("… \(sc.name) \(v.rawValue) seed \(seed): enumerating crash points (one run), then \(parallel) run\(parallel == 1 ? "" : "s") at once -> \(exploreDir)\(already)\n".utf8))

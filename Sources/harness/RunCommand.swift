@@ -45,6 +45,8 @@ struct RunCommand: ParsableCommand {
     var failpoint: [String] = []
     @Flag(name: .customLong("crash-points"), help: "Record every crash point the stand-ins pass (<run-dir>/crashpoints.txt).")
     var crashPoints = false
+    @Option(name: .customLong("in-process"), help: InProcessScope.help)
+    var inProcess: String?
     @Option(help: "Run only this runner's part: K/N (1-based) or auto/N (K = $JOB_COMPLETION_INDEX + 1); the N parts together are the whole run (harness merge joins them).")
     var shard: String?
 
@@ -134,6 +136,8 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let (cases, durationOverride, outDir, root, gate, failpoints) = try preflight()
+        let scope = try InProcessScope.flag(inProcess)
+        for c in cases { if let why = scope.refusal(scenario: c.scenario, failpoints: failpoints) { throw InputError(why) } }
         let cpu = try CPUPinning.fromEnvironment()
         RunInterruption.install()
         let printer = ProgressPrinter(total: cases.count, quiet: quiet)
@@ -142,7 +146,7 @@ struct RunCommand: ParsableCommand {
         let results = SuiteRunner.run(
             cases, durationOverride: durationOverride, outputDirectory: outDir, binDirectory: Executables.directory,
             progress: { printer.message("… \($0)") }, deviceRoot: root,
-            failpoints: failpoints, recordCrashPoints: crashPoints, cpu: cpu,
+            failpoints: failpoints, recordCrashPoints: crashPoints, cpu: cpu, inProcess: scope,
             onStart: { _, c in printer.started("\(c.scenario.name) \(c.variant.rawValue) seed \(c.seed)") },
             tick: { printer.tick($0) },
             onResult: { r in
@@ -274,4 +278,19 @@ enum Preflight {
         }
         return path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
+}
+
+extension InProcessScope {
+    /// `--in-process VALUE` (nil: not given), or a one-line error naming the values it takes.
+    static func flag(_ value: String?) throws -> InProcessScope {
+        guard let value else { return .none }
+        guard let scope = InProcessScope(rawValue: value) else {
+            throw InputError("--in-process \(value): takes \(InProcessScope.allCases.map(\.rawValue).joined(separator: " or "))")
+        }
+        return scope
+    }
+
+    static let help = ArgumentHelp(
+        "Run these roles inside the harness instead of as processes: extensions (a thread per call; same history, less CPU). Default: none.",
+        valueName: "roles")
 }

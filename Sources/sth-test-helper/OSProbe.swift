@@ -63,7 +63,9 @@ enum OSProbe {
             case .shieldAction: principal = .shieldAction(ProbeShieldAction(response: context.defaults.string(forKey: "shieldResponse") ?? "none"))
             case .shieldConfiguration: principal = .shieldConfiguration(ProbeShieldConfiguration())
             }
-            FrameworkExtension.run(call, delivery: options.delivery, context: context, principal: principal)
+            do { try FrameworkExtension.run(call, delivery: options.delivery, context: context, principal: principal) } catch {
+                StandInContext.fail(role, "\(error)")
+            }
         default:
             fail("osprobe: role must be host, monitor, shield or config, not \(role)")
         }

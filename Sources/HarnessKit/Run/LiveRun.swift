@@ -81,6 +81,7 @@ final class LiveRun {
         for role in pack.descriptor.roles where role.lifetime == .server {
             try FileManager.default.createDirectory(atPath: setup.paths.dataDirectory(role.name), withIntermediateDirectories: true)
         }
+        if let why = o.inProcess.refusal(scenario: o.scenario, failpoints: o.failpoints) { throw RunError(why) }
         let root = try DeviceRoot(path: setup.deviceRootPath)
         self.root = root
         let tornWritesPlanned = o.scenario.os.faults.contains { if case .tornWrite = $0.kind { return true } else { return false } }

@@ -19,10 +19,10 @@ import Glibc
 struct RunProcesses {
     var table: ProcessTable
     /// Every child not yet reaped, by pid.
-    var children: [Int32: ChildProcess] = [:]
+    var children: [Int32: any RunChild] = [:]
     /// Virtual time: children SIGKILLed at a quiescent instant whose exit is already recorded and
     /// which the kernel is still tearing down (reaped when it is done; see `killQuiescent`).
-    var dying: [Int32: ChildProcess] = [:]
+    var dying: [Int32: any RunChild] = [:]
     /// Their exits, recorded after the batch of commands that killed them.
     var killedQuiescent: [Int32] = []
     /// Virtual time: while a user action is performed, the processes it resumes (SIGCONT) are
@@ -41,12 +41,20 @@ extension LiveRun {
         open("\(runDir)/logs/\(name).log", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
     }
 
-    func start(_ role: ProcessRole, extra: [String]) throws -> ChildProcess {
-        let fd = logFd(role.name)
-        defer { if fd >= 0 { close(fd) } }
+    func start(_ role: ProcessRole, extra: [String]) throws -> any RunChild {
         var env = processes.environment
         if let spec = processes.defaultsFaults[role.name] { env[DefaultsFaults.environmentVariable] = spec }
         if role.tracesDefaultsWrites { env["SCREENTIME_TRACE_DEFAULTS"] = "1" }  // PROTOCOL.md §3, traced writes
+        if let entry = inProcessEntry(role) {
+            // The clock page is the harness's own descriptor: the stand-in reads the clock file.
+            env[ClockPage.environmentVariable] = nil
+            let child = InProcessChild(
+                role: role.name, arguments: role.arguments + extra, environment: env, entry: entry, logPath: "\(runDir)/logs/\(role.name).log")
+            processes.children[child.pid] = child
+            return child
+        }
+        let fd = logFd(role.name)
+        defer { if fd >= 0 { close(fd) } }
         let child = try ChildProcess.spawn(
             o.binDirectory + "/" + role.executable, role.arguments + extra, environment: env, captureStdout: false,
             stdoutTo: fd, stderrTo: fd, inheritFd: clock.page?.fd ?? -1)
@@ -132,6 +140,8 @@ extension LiveRun {
     /// Reaps exited children; true when any had exited.
     @discardableResult
     func reap() -> Bool {
+        // In-process extension calls run now, in the order they were made (InProcessChild).
+        for call in processes.table.extensions { (processes.children[call.pid] as? InProcessChild)?.runToEnd() }
         let order = processes.table.longLived.compactMap(\.pid) + processes.table.extensions.map(\.pid)
         var any = false
         for pid in order {
@@ -165,7 +175,7 @@ extension LiveRun {
     /// ~200 kills in a 24-hour run; `harness bench time`). A server's port is withdrawn first, so
     /// no request reaches a listening socket the kernel has not closed yet. False (nothing done)
     /// when these conditions do not hold; the caller then kills and reaps as usual.
-    func killQuiescent(_ pid: Int32, _ child: ChildProcess) -> Bool {
+    func killQuiescent(_ pid: Int32, _ child: any RunChild) -> Bool {
         guard stepped, nemesis.atQuiescentInstant, !virtualTime.lastQuiesceTimedOut,
             let entry = processes.table.longLived.first(where: { $0.pid == pid }), child.isRunningUserCode == true
         else { return false }

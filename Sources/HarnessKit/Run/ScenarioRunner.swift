@@ -48,6 +48,9 @@ public final class ScenarioRunner {
         /// Whether a stepped run keeps itself and its processes on one CPU (`CPUPinning`; the
         /// commands take `HARNESS_CPU`); off by default.
         public var cpu: CPUPinning.Choice = .off
+        /// Which roles the harness runs inside its own process instead of as child processes
+        /// (`--in-process`, InProcessChild.swift); `.none` by default.
+        public var inProcess: InProcessScope = .none
 
         /// The scenario's failpoints, then the command line's.
         public var allFailpoints: [Failpoint] { scenario.failpoints + failpoints }
@@ -207,8 +210,18 @@ struct RunSetup {
         if let d = options.durationOverride { c += " --duration \(d.components.seconds)s" }
         for f in options.failpoints { c += " --failpoint '\(f)'" }
         if options.recordCrashPoints { c += " --crash-points" }
+        if options.inProcess != .none { c += " --in-process \(options.inProcess.rawValue)" }
         return c
     }
+}
+
+/// Which roles a run carries inside the harness's own process (`--in-process`).
+public enum InProcessScope: String, Sendable, CaseIterable {
+    /// Every role is a process of its own (the default).
+    case none
+    /// The one-call extension roles run in the harness, a thread per call; apps and servers
+    /// stay processes.
+    case extensions
 }
 
 public struct RunError: Error, CustomStringConvertible {

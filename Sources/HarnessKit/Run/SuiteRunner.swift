@@ -26,7 +26,7 @@ public enum SuiteRunner {
     public static func run(
         _ cases: [Case], durationOverride: Duration?, outputDirectory: String, binDirectory: String,
         progress: @escaping @Sendable (String) -> Void, deviceRoot: String? = nil, failpoints: [Failpoint] = [],
-        recordCrashPoints: Bool = false, cpu: CPUPinning.Choice = .off, onStart: (Int, Case) -> Void = { _, _ in },
+        recordCrashPoints: Bool = false, cpu: CPUPinning.Choice = .off, inProcess: InProcessScope = .none, onStart: (Int, Case) -> Void = { _, _ in },
         tick: (@Sendable (RunProgress) -> Void)? = nil, onResult: (Result) -> Void
     ) -> [Result] {
         var out: [Result] = []
@@ -40,6 +40,7 @@ public enum SuiteRunner {
             options.failpoints = failpoints
             options.recordCrashPoints = recordCrashPoints
             options.cpu = cpu
+            options.inProcess = inProcess
             let runner = ScenarioRunner(options: options)
             onStart(i, c)
             progress("[\(i + 1)/\(cases.count)] \(c.scenario.name) \(c.variant.rawValue) seed \(c.seed) (device root \(runner.deviceRootPath)) ...")

@@ -74,7 +74,7 @@ struct MonitorCommand: FrameworkCallCommand {
     func run() throws {
         let c = try call.call(for: .deviceActivityMonitor)
         let ctx = context(EnforcementRoles.monitor)
-        FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .monitor(MonitorExtension(Environment(context: ctx, delivery: call.delivery))))
+        try FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .monitor(MonitorExtension(Environment(context: ctx, delivery: call.delivery))))
     }
 }
 
@@ -85,7 +85,7 @@ struct ShieldActionCommand: FrameworkCallCommand {
     func run() throws {
         let c = try call.call(for: .shieldAction)
         let ctx = context(EnforcementRoles.shieldAction)
-        FrameworkExtension.run(
+        try FrameworkExtension.run(
             c, delivery: call.delivery, context: ctx, principal: .shieldAction(ShieldActionExtension(Environment(context: ctx, delivery: call.delivery))))
     }
 }
@@ -98,7 +98,7 @@ struct ShieldConfigurationCommand: FrameworkCallCommand {
     func run() throws {
         let c = try call.call(for: .shieldConfiguration)
         let ctx = context(EnforcementRoles.shieldConfiguration)
-        FrameworkExtension.run(
+        try FrameworkExtension.run(
             c, delivery: call.delivery, context: ctx,
             principal: .shieldConfiguration(ShieldConfigurationExtension(Environment(context: ctx, delivery: call.delivery))))
     }

@@ -85,7 +85,7 @@ struct MonitorCommand: FrameworkCallCommand {
         let ctx = context(ExitRoles.monitor)
         let env = Environment(context: ctx, delivery: call.delivery)
         let principal: DeviceActivityMonitor = env.variant == .asWritten ? Seed004Principals.monitor() : HardenedMonitorExtension(env)
-        FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .monitor(principal))
+        try FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .monitor(principal))
     }
 }
 
@@ -98,7 +98,7 @@ struct ShieldActionCommand: FrameworkCallCommand {
         let ctx = context(ExitRoles.shieldAction)
         let env = Environment(context: ctx, delivery: call.delivery)
         let principal: ShieldActionDelegate = env.variant == .asWritten ? Seed004Principals.shieldAction() : HardenedShieldActionExtension(env)
-        FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .shieldAction(principal))
+        try FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .shieldAction(principal))
     }
 }
 
@@ -113,6 +113,6 @@ struct ShieldConfigurationCommand: FrameworkCallCommand {
         let env = Environment(context: ctx, delivery: call.delivery)
         let principal: ShieldConfigurationDataSource =
             env.variant == .asWritten ? Seed004Principals.shieldConfiguration() : HardenedShieldConfigurationExtension(env)
-        FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .shieldConfiguration(principal))
+        try FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .shieldConfiguration(principal))
     }
 }

@@ -60,7 +60,7 @@ struct MonitorExtensionCommand: FrameworkCallCommand {
         let c = try call.call(for: .deviceActivityMonitor)
         let ctx = context("monitor-extension")
         let env = ExtensionEnvironment(context: ctx, delivery: call.delivery)
-        FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .monitor(Principals.monitor(env)))
+        try FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .monitor(Principals.monitor(env)))
     }
 }
 
@@ -72,7 +72,7 @@ struct ShieldActionExtensionCommand: FrameworkCallCommand {
         let c = try call.call(for: .shieldAction)
         let ctx = context("shield-action-extension")
         let env = ExtensionEnvironment(context: ctx, delivery: call.delivery)
-        FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .shieldAction(Principals.shieldAction(env)))
+        try FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .shieldAction(Principals.shieldAction(env)))
     }
 }
 
@@ -85,6 +85,6 @@ struct ShieldConfigurationExtensionCommand: FrameworkCallCommand {
         let c = try call.call(for: .shieldConfiguration)
         let ctx = context("shield-configuration-extension")
         let env = ExtensionEnvironment(context: ctx, delivery: call.delivery)
-        FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .shieldConfiguration(ShieldConfigurationExtension(env)))
+        try FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .shieldConfiguration(ShieldConfigurationExtension(env)))
     }
 }

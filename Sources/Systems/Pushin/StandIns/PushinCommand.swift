@@ -77,6 +77,6 @@ struct ShieldActionExtensionCommand: FrameworkCallCommand {
         let c = try call.call(for: .shieldAction)
         let ctx = context("shield-action-extension")
         let env = ExtensionEnvironment<PushinVariant>(context: ctx, delivery: call.delivery)
-        FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .shieldAction(PushinShieldActionExtension(env)))
+        try FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .shieldAction(PushinShieldActionExtension(env)))
     }
 }

@@ -80,6 +80,6 @@ struct ReturnerCommand: FrameworkCallCommand {
         let c = try call.call(for: .shieldAction)
         let ctx = context("returner")
         let env = ExtensionEnvironment<RallyVariant>(context: ctx, delivery: call.delivery)
-        FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .shieldAction(ReturnerExtension(env)))
+        try FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .shieldAction(ReturnerExtension(env)))
     }
 }

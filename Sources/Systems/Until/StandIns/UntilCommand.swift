@@ -51,6 +51,6 @@ struct MonitorExtensionCommand: FrameworkCallCommand {
         case .asWritten: principal = makeUntilDeviceActivityMonitor()
         case .hardened: principal = HardenedMonitorExtension(ExtensionEnvironment<UntilVariant>(context: ctx, delivery: call.delivery))
         }
-        FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .monitor(principal))
+        try FrameworkExtension.run(c, delivery: call.delivery, context: ctx, principal: .monitor(principal))
     }
 }

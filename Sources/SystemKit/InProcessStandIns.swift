@@ -1,0 +1,70 @@
+import AppGroup
+import Foundation
+
+/// Stand-ins the harness can run inside its own process, a thread each, instead of as a child
+/// process: the role's own command, unchanged, with its environment, its crash points and its
+/// end kept to that thread (`harness run --in-process`). A pack's executable registers its entry
+/// here (`register`); the harness looks roles up by executable name.
+///
+/// What differs from a process, and how it is kept the same: the environment is the thread's
+/// (`environment`), not the harness's; crash points count and log per stand-in
+/// (`CrashPoints.State`); `exit` unwinds the command (`InProcessExit`) instead of ending the
+/// process; a failpoint's `kill` ends the thread where it is, after releasing its flocks as the
+/// kernel releases a killed process's; the stand-in's memory dies with it.
+public enum InProcessStandIns {
+    /// Runs the role's command with `arguments` (what the process would get after its name). It
+    /// ends by returning (exit 0) or throwing `InProcessExit`; any other error is exit 1.
+    public typealias Entry = @Sendable (_ arguments: [String]) throws -> Void
+
+    nonisolated(unsafe) private static var entries: [String: Entry] = [:]
+    private static let lock = NSLock()
+
+    /// Registers the in-process entry of `executable` (the pack's stand-in binary's name).
+    public static func register(executable: String, _ entry: @escaping Entry) {
+        lock.lock()
+        defer { lock.unlock() }
+        entries[executable] = entry
+    }
+
+    public static func entry(for executable: String) -> Entry? {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries[executable]
+    }
+
+    /// The stand-in the calling thread runs, if it is one.
+    public final class Current: @unchecked Sendable {
+        public let environment: [String: String]
+        /// Ends the stand-in where it stands (a stand-in that cannot go on, `StandInContext.fail`):
+        /// records `code` and never returns.
+        public let end: @Sendable (Int32) -> Never
+
+        public init(environment: [String: String], end: @escaping @Sendable (Int32) -> Never) {
+            self.environment = environment
+            self.end = end
+        }
+    }
+
+    private static let key = "sth.in-process.stand-in"
+
+    /// The calling thread's stand-in (nil in a stand-in process of its own, and in the harness).
+    public static var current: Current? { Thread.current.threadDictionary[key] as? Current }
+
+    public static func setCurrent(_ c: Current?) { Thread.current.threadDictionary[key] = c }
+
+    /// The environment a stand-in reads: its thread's when it runs in the harness, else the process's.
+    public static var environment: [String: String] { current?.environment ?? ProcessInfo.processInfo.environment }
+
+    /// A stand-in's `exit(code)`: in its own process, the process ends; in the harness, the
+    /// command unwinds to its entry (`InProcessExit`).
+    public static func exit(_ code: Int32) throws -> Never {
+        if current != nil { throw InProcessExit(code: code) }
+        Foundation.exit(code)
+    }
+}
+
+/// An in-process stand-in's `exit(code)` on its way out of the command.
+public struct InProcessExit: Error, Sendable {
+    public let code: Int32
+    public init(code: Int32) { self.code = code }
+}
