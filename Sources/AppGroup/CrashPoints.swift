@@ -79,10 +79,26 @@ public enum CrashPoints {
         return key
     }()
 
-    /// The state of the calling thread: its own if one is installed, else the process's.
+    /// The state of the calling thread: its own if one is installed, else the turn holder's (a
+    /// thread the in-process stand-in's own code started), else the process's.
     static var current: State {
-        if threadStates, let p = pthread_getspecific(threadKey) { return Unmanaged<State>.fromOpaque(p).takeUnretainedValue() }
+        if threadStates {
+            if let p = pthread_getspecific(threadKey) { return Unmanaged<State>.fromOpaque(p).takeUnretainedValue() }
+            holderLock.lock()
+            defer { holderLock.unlock() }
+            if let h = holder { return h }
+        }
         return shared
+    }
+
+    nonisolated(unsafe) private static var holder: State?
+    private static let holderLock = NSLock()
+
+    /// The in-process stand-in whose turn it is lends its state to threads without their own.
+    public static func setTurnHolder(_ state: State?) {
+        holderLock.lock()
+        holder = state
+        holderLock.unlock()
     }
 
     /// Makes `state` the calling thread's (nil: the process's again). The caller keeps it alive

@@ -131,6 +131,7 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
 
     /// Runs until SIGTERM; then exits 0.
     public func run() -> Never {
+        if let inProcess = InProcessStandIns.current { runInProcess(inProcess) }
         // SIGTERM is taken by this loop alone, at a point of its choosing: blocked here (and so
         // in every thread started from now on), it stays pending until the process exits, and
         // the loop asks `sigpending` before it acts. A thread waits on a signalfd — readable while
@@ -409,6 +410,12 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
             enqueue(.httpReply(requestId: requestId, .transportError("\(error)")))
             return
         }
+        if inProcess != nil {
+            httpInFlight[requestId] = (call.service, nil)
+            httpLabels[requestId] = label
+            pendingHTTP.append((requestId, call))
+            return
+        }
         cond.lock()
         let busy = inFlight
         cond.unlock()
@@ -437,6 +444,77 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
             self.adjustInFlight(-1)
             if stepped, case .transportError(let message) = reply, message.hasSuffix(LoopbackHTTPClient.gaveUpMessage) { return }
             self.enqueue(.httpReply(requestId: requestId, reply))
+        }
+    }
+
+    // MARK: In the harness's process
+
+    /// Set when the harness runs this app inside its own process (`InProcessStandIns`).
+    var inProcess: InProcessStandIns.Current?
+    /// In-process: requests sent, performed in order once the app has nothing else to do.
+    var pendingHTTP: [(id: Int, call: HTTPCall)] = []
+
+    /// The run loop of an app the harness runs inside its own process, a thread of its own that
+    /// runs only while the harness lets it (`InProcessStandIns.Current.idle`). The same inputs in
+    /// the same order as `run` under virtual time: a notification posted before now before the
+    /// timers that came due, the answer to a request after the work at hand (its own thread's
+    /// answer, which the loop takes once it is done); no thread of its own watches anything — it
+    /// looks at the generations of the names it observes whenever it runs. HTTP goes to the
+    /// server's port as from a process, synchronously.
+    func runInProcess(_ p: InProcessStandIns.Current) -> Never {
+        inProcess = p
+        context.trace.log("launched", ["variant": context.variant])
+        let inboxName = EmulatedOSPaths.inboxPosted(context.process)
+        observedNames = [inboxName] + adapter.observedNotifications
+        let atLaunch = context.center.generationSnapshot()
+        for name in observedNames { consumed[name] = atLaunch(name) }
+        if let heartbeat {
+            heartbeat.onError = { [context] e in context.trace.log("heartbeat_error", ["error": "\(e)"]) }
+            try? heartbeat.beat()
+            startTimer(Self.heartbeatTimer, .every(seconds: heartbeat.intervalSeconds))
+        }
+        feed(.launched)
+        for m in takeInbox() { receive(m) }
+        while true {
+            if p.terminateRequested() {
+                context.trace.log("terminated", ["signal": "TERM"])
+                p.end(0)
+            }
+            // Notifications posted since it last looked, in the order it began to observe them.
+            let generation = context.center.generationSnapshot()
+            var notified = false
+            for name in observedNames {
+                let g = generation(name)
+                guard g > (consumed[name] ?? 0) else { continue }
+                consumed[name] = g
+                notified = true
+                if name == inboxName {
+                    for i in takeInbox() { enqueue(i) }
+                } else {
+                    enqueue(.notification(name))
+                }
+            }
+            cond.lock()
+            let pending = inputs
+            inputs.removeAll()
+            cond.unlock()
+            for q in pending {
+                if let input = q.input { receive(input) }
+            }
+            if notified || !pending.isEmpty { continue }
+            fireDueTimers()
+            cond.lock()
+            let queued = !inputs.isEmpty
+            cond.unlock()
+            if queued { continue }
+            if !pendingHTTP.isEmpty {
+                let (id, call) = pendingHTTP.removeFirst()
+                let portFile = StandInContext.portFile(runDirectory: context.runDirectory, service: call.service)
+                let reply = LoopbackHTTPClient.perform(call, portFile: portFile, timeout: Self.httpSteppedWallCap, giveUp: { false })
+                enqueue(.httpReply(requestId: id, reply))
+                continue
+            }
+            p.idle(InProcessStandIns.IdleReport(next: timers.values.map(\.next).min(), consumed: consumed))
         }
     }
 

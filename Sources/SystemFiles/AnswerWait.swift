@@ -25,7 +25,12 @@ public enum AnswerWait {
             if deviceElapsed >= deviceSeconds || wallElapsed() >= wallCapSeconds {
                 throw .noAnswer(what: what, waitedDeviceSeconds: deviceElapsed, waitedWallSeconds: wallElapsed())
             }
-            _ = woken.wait(timeout: .now() + sliceSeconds)
+            if let yield = StandInEnvironment.waitForPost {
+                // Inside the harness: its turn goes back until the answer's post (InProcessStandIns).
+                yield(notification, (try? device.center.generation(notification)) ?? 0)
+            } else {
+                _ = woken.wait(timeout: .now() + sliceSeconds)
+            }
         }
     }
 }

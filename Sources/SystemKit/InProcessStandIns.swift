@@ -35,13 +35,41 @@ public enum InProcessStandIns {
     /// The stand-in the calling thread runs, if it is one.
     public final class Current: @unchecked Sendable {
         public let environment: [String: String]
-        /// Ends the stand-in where it stands (a stand-in that cannot go on, `StandInContext.fail`):
-        /// records `code` and never returns.
+        /// Ends the stand-in where it stands (a stand-in that cannot go on, `StandInContext.fail`,
+        /// or a long-lived one at its SIGTERM): records `code` and never returns.
         public let end: @Sendable (Int32) -> Never
+        /// A long-lived stand-in (an app) hands control back to the harness with what it waits
+        /// for, and returns when the harness runs it again (virtual time, PROTOCOL.md §9: what a
+        /// process reports through the scheduler FIFO).
+        public let idle: @Sendable (IdleReport) -> Void
+        /// True once the harness sent this stand-in SIGTERM (it acts on it when it next looks).
+        public let terminateRequested: @Sendable () -> Bool
 
-        public init(environment: [String: String], end: @escaping @Sendable (Int32) -> Never) {
+        public init(
+            environment: [String: String], end: @escaping @Sendable (Int32) -> Never,
+            idle: @escaping @Sendable (IdleReport) -> Void = { _ in }, terminateRequested: @escaping @Sendable () -> Bool = { false }
+        ) {
             self.environment = environment
             self.end = end
+            self.idle = idle
+            self.terminateRequested = terminateRequested
+        }
+    }
+
+    /// What an idle long-lived stand-in waits for: its earliest deadline (device unix seconds)
+    /// and, per Darwin name it observes, the generation it has taken in. The harness runs it again
+    /// when the deadline comes or a name moves past what it took in.
+    public struct IdleReport: Sendable, Equatable {
+        public var next: Double?
+        public var consumed: [String: UInt64]
+        /// It waits for an answer in the middle of its work (a prompt): it holds device time, as a
+        /// process blocked in it does (it reports nothing until answered).
+        public var holdsTime: Bool
+
+        public init(next: Double?, consumed: [String: UInt64], holdsTime: Bool = false) {
+            self.next = next
+            self.consumed = consumed
+            self.holdsTime = holdsTime
         }
     }
 

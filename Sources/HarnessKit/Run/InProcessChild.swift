@@ -29,20 +29,24 @@ extension RunChild {
 
 extension ChildProcess: RunChild {}
 
-/// A one-call extension stand-in run inside the harness (`harness run --in-process`): the role's
-/// own command on a thread of its own, started when the run next looks at its children (so its
-/// `callback_delivered` is recorded first, as for a process), run to its end before the run goes
-/// on. Its pid is a number no process can have (above the kernel's `pid_max` limit), so the
-/// history and the process table tell the two apart and nothing is ever signalled by mistake.
+/// A stand-in run inside the harness (`harness run --in-process`): the role's own command on a
+/// thread of its own that runs only while the harness lets it — one of the two threads runs at a
+/// time, so the run is as deterministic as with processes under virtual time.
 ///
-/// Only what an extension process meets is supported: it runs once and ends (exit status), or a
-/// failpoint's `kill` ends it where it stands (`signal 9`). A signal from the run (a reboot's
-/// kill while it has not run yet) ends it before it starts.
+/// An extension call is started when the run next looks at its children (so its
+/// `callback_delivered` is recorded first, as for a process) and runs to its end. An app runs
+/// until it is idle (`InProcessStandIns.Current.idle`, what a process reports through the
+/// scheduler FIFO), and again whenever `wantsToRun` says so. Its pid is a number no process can
+/// have (above the kernel's `pid_max` limit), so the history tells the two apart and nothing is
+/// ever signalled by mistake. Signals: KILL ends it (an idle thread is never run again), TERM is
+/// taken when it next runs, STOP and CONT are the process table's (a stopped one is not run).
 final class InProcessChild: RunChild, @unchecked Sendable {
     /// Above Linux's largest `pid_max` (2^22): never a real process.
     static let firstPid: Int32 = 1 << 23
     nonisolated(unsafe) private static var nextPid = firstPid
     private static let pidLock = NSLock()
+    /// The longest one turn of a stand-in may take (wall): past it, it is recorded as killed.
+    static let turnBound: Duration = .seconds(30)
 
     let pid: Int32
     let role: String
@@ -51,9 +55,22 @@ final class InProcessChild: RunChild, @unchecked Sendable {
     let entry: InProcessStandIns.Entry
     /// The process's stderr (its log); the command's own error lines go there.
     let logPath: String
+
+    private enum State {
+        case notStarted
+        /// Its thread has the turn.
+        case running
+        case idle(InProcessStandIns.IdleReport)
+        case ended(ChildProcess.ExitStatus)
+    }
     private let lock = NSLock()
-    private var status: ChildProcess.ExitStatus?
-    private var started = false
+    private var state = State.notStarted
+    private var terminate = false
+    /// The stand-in's thread waits on `go` for its turn; the harness waits on `back` for it to end.
+    private let go = DispatchSemaphore(value: 0)
+    private let back = DispatchSemaphore(value: 0)
+    /// Lends (true) or takes back (false) this stand-in's context to threads its code starts.
+    private var holds: @Sendable (Bool) -> Void = { _ in }
 
     var exitFd: Int32 { -1 }
 
@@ -69,32 +86,82 @@ final class InProcessChild: RunChild, @unchecked Sendable {
         self.logPath = logPath
     }
 
-    /// Runs the stand-in to its end (once; later calls return at once), bounded: a stand-in that
-    /// does not end within `bound` is recorded as killed and left (its thread stays blocked).
-    func runToEnd(bound: Duration = .seconds(30)) {
+    /// What it waits for, while it is idle.
+    var idleReport: InProcessStandIns.IdleReport? {
         lock.lock()
-        guard !started, status == nil else {
+        defer { lock.unlock() }
+        if case .idle(let r) = state { return r }
+        return nil
+    }
+
+    /// True when a turn now would do something: it has not started, it was told to end, its
+    /// deadline came, or a name it observes moved past what it took in.
+    func wantsToRun(now: Double, generation: (String) -> UInt64) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        switch state {
+        case .notStarted: return true
+        case .running, .ended: return false
+        case .idle(let r):
+            if terminate { return true }
+            if let next = r.next, next <= now { return true }
+            return r.consumed.contains { generation($0.key) > $0.value }
+        }
+    }
+
+    /// Gives the stand-in one turn: until it is idle or has ended (bounded by `turnBound`).
+    func runTurn() {
+        lock.lock()
+        switch state {
+        case .running, .ended:
             lock.unlock()
             return
+        case .notStarted:
+            state = .running
+            lock.unlock()
+            startThread()
+        case .idle:
+            state = .running
+            lock.unlock()
+            go.signal()
         }
-        started = true
-        lock.unlock()
-        let done = DispatchSemaphore(value: 0)
+        let nanos = Int(Self.turnBound.components.seconds) * 1_000_000_000
+        if back.wait(timeout: .now() + .nanoseconds(nanos)) == .timedOut {
+            finish(.signalled(SIGKILL))
+            log("\(role): its turn did not end within \(Self.turnBound); recorded as killed")
+        }
+    }
+
+    /// An extension call: started and run to its end (a few turns at most: one, for a call).
+    func runToEnd(turns: Int = 4) {
+        for _ in 0..<turns where poll() == nil {
+            lock.lock()
+            let startable: Bool
+            if case .notStarted = state { startable = true } else if case .idle = state { startable = true } else { startable = false }
+            lock.unlock()
+            guard startable else { return }
+            runTurn()
+        }
+    }
+
+    private func startThread() {
         let box = self
         let thread = Thread {
-            let end: @Sendable (ChildProcess.ExitStatus) -> Void = { s in
-                box.finish(s)
-                done.signal()
+            let crashPoints = CrashPoints.State(onKill: { box.endHere(.signalled(SIGKILL)) })
+            let wait: @Sendable (String, UInt64) -> Void = { name, generation in
+                box.yieldIdle(.init(next: nil, consumed: [name: generation], holdsTime: true))
             }
-            let park: @Sendable (ChildProcess.ExitStatus) -> Never = { s in
-                end(s)
-                // This stand-in is dead: its thread never runs again (its memory is let go).
-                while true { pause() }
+            box.holds = { holding in
+                CrashPoints.setTurnHolder(holding ? crashPoints : nil)
+                StandInEnvironment.setTurnHolder(holding ? box.environment : nil, wait: holding ? wait : nil)
             }
-            let crashPoints = CrashPoints.State(onKill: { park(.signalled(SIGKILL)) })
+            box.holds(true)
             CrashPoints.installOnThisThread(crashPoints)
             StandInEnvironment.setForThisThread(box.environment)
-            InProcessStandIns.setCurrent(.init(environment: box.environment, end: { park(.exited($0)) }))
+            StandInEnvironment.setWaitForPost(wait)
+            InProcessStandIns.setCurrent(.init(
+                environment: box.environment, end: { box.endHere(.exited($0)) }, idle: { box.yieldIdle($0) },
+                terminateRequested: { box.terminateRequested }))
             let s: ChildProcess.ExitStatus
             do {
                 try box.entry(box.arguments)
@@ -108,21 +175,58 @@ final class InProcessChild: RunChild, @unchecked Sendable {
             crashPoints.close()
             InProcessStandIns.setCurrent(nil)
             StandInEnvironment.setForThisThread(nil)
+            StandInEnvironment.setWaitForPost(nil)
             CrashPoints.installOnThisThread(nil)
-            end(s)
+            box.finish(s)
+            box.holds(false)
+            box.back.signal()
         }
         thread.name = "in-process \(role)"
         thread.stackSize = 8 << 20
         thread.start()
-        if done.wait(timeout: .now() + .nanoseconds(Int(bound.components.seconds * 1_000_000_000))) == .timedOut {
-            finish(.signalled(SIGKILL))
-            log("\(role): did not end within \(bound); recorded as killed")
-        }
+    }
+
+    private var terminateRequested: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return terminate
+    }
+
+    /// On the stand-in's thread: idle until its next turn.
+    private func yieldIdle(_ report: InProcessStandIns.IdleReport) {
+        lock.lock()
+        if case .running = state { state = .idle(report) }
+        lock.unlock()
+        holds(false)
+        back.signal()
+        go.wait()
+        holds(true)
+        lock.lock()
+        let ended: Bool
+        if case .ended = state { ended = true } else { ended = false }
+        lock.unlock()
+        // Killed while idle: it never runs again.
+        if ended { Self.parkForever() }
+    }
+
+    /// On the stand-in's thread: it ends here (a kill, its exit); it never runs again.
+    private func endHere(_ s: ChildProcess.ExitStatus) -> Never {
+        finish(s)
+        holds(false)
+        back.signal()
+        Self.parkForever()
+    }
+
+    /// The thread of a stand-in that ended where it stood: blocked for the life of the harness
+    /// (what it held in memory goes with the harness; its flocks were released, CrashPoints).
+    private static func parkForever() -> Never {
+        let never = DispatchSemaphore(value: 0)
+        while true { never.wait() }
     }
 
     private func finish(_ s: ChildProcess.ExitStatus) {
         lock.lock()
-        if status == nil { status = s }
+        if case .ended = state {} else { state = .ended(s) }
         lock.unlock()
     }
 
@@ -133,34 +237,36 @@ final class InProcessChild: RunChild, @unchecked Sendable {
         close(fd)
     }
 
-    var isRunningUserCode: Bool? {
-        lock.lock()
-        defer { lock.unlock() }
-        return status == nil
-    }
+    var isRunningUserCode: Bool? { poll() == nil }
 
-    /// Only a kill before it ran can end it from outside (it runs to its end once started).
     func signal(_ sig: Int32, group: Bool) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        guard status == nil else { return false }
-        if sig == SIGKILL && !started {
-            status = .signalled(SIGKILL)
+        switch state {
+        case .ended: return false
+        case .running: return false  // never: the harness signals only between turns
+        case .notStarted, .idle:
+            if sig == SIGKILL {
+                state = .ended(.signalled(SIGKILL))
+                return true
+            }
+            if sig == SIGTERM { terminate = true }
             return true
         }
-        return sig == 0
     }
 
-    func stopAndWait(timeoutMillis: Int) -> Bool { poll() != nil }
+    func stopAndWait(timeoutMillis: Int) -> Bool { true }
 
     func poll() -> ChildProcess.ExitStatus? {
         lock.lock()
         defer { lock.unlock() }
-        return status
+        if case .ended(let s) = state { return s }
+        return nil
     }
 
+    /// Gives a stand-in told to end its turn to end (the harness's shutdown), then its status.
     func wait(timeout: Duration) -> ChildProcess.ExitStatus? {
-        runToEnd()
+        if poll() == nil, terminateRequested || idleReport == nil { runToEnd() }
         return poll()
     }
 
@@ -173,19 +279,81 @@ final class InProcessChild: RunChild, @unchecked Sendable {
 extension LiveRun {
     /// The in-process entry of `role` when this run carries it inside the harness (`--in-process`).
     func inProcessEntry(_ role: ProcessRole) -> InProcessStandIns.Entry? {
-        guard o.inProcess == .extensions, case .extension = role.lifetime else { return nil }
+        guard o.inProcess.carries(role) else { return nil }
         return InProcessStandIns.entry(for: role.executable)
+    }
+
+    /// Gives every in-process app that has something to do its turn, until none has (bounded,
+    /// like `settle`); true when any ran. Their order is the process table's.
+    @discardableResult
+    func runInProcessApps() -> Bool {
+        var ran = false
+        for _ in 0..<Self.settleRoundsMax {
+            let generation = center.generationSnapshot()
+            var any = false
+            for entry in processes.table.longLived where !entry.isStopped && !entry.osSuspended {
+                guard let pid = entry.pid, let child = processes.children[pid] as? InProcessChild,
+                    child.wantsToRun(now: virtualTime.now, generation: generation)
+                else { continue }
+                child.runTurn()
+                any = true
+            }
+            if !any { break }
+            ran = true
+        }
+        return ran
+    }
+
+    /// In-process apps that hold device time — waiting for an answer in the middle of their
+    /// work, or with something to do at this instant (a post they have not taken in) — as the
+    /// quiescence wait names its blockers.
+    var inProcessHolders: [String] {
+        let generation = center.generationSnapshot()
+        return processes.table.longLived.compactMap { entry in
+            guard let pid = entry.pid, let child = processes.children[pid] as? InProcessChild else { return nil }
+            if child.idleReport?.holdsTime == true { return "\(entry.role) (in the harness) waits for an answer" }
+            if !entry.isStopped, !entry.osSuspended, child.wantsToRun(now: virtualTime.now, generation: generation) {
+                return "\(entry.role) (in the harness) has something to do"
+            }
+            return nil
+        }
+    }
+
+    /// True when an in-process app would do something if given a turn now.
+    var inProcessAppWantsToRun: Bool {
+        let generation = center.generationSnapshot()
+        return processes.table.longLived.contains { entry in
+            guard !entry.isStopped, !entry.osSuspended, let pid = entry.pid, let child = processes.children[pid] as? InProcessChild else { return false }
+            return child.wantsToRun(now: virtualTime.now, generation: generation)
+        }
+    }
+
+    /// The earliest deadline of the in-process apps that may run (a stopped one waits).
+    var inProcessNextDeadline: Double? {
+        processes.table.longLived.filter { !$0.isStopped && !$0.osSuspended }.compactMap { entry in
+            entry.pid.flatMap { (processes.children[$0] as? InProcessChild)?.idleReport?.next }
+        }.min()
     }
 }
 
 extension InProcessScope {
+    /// Whether this scope carries `role` inside the harness.
+    public func carries(_ role: ProcessRole) -> Bool {
+        switch (self, role.lifetime) {
+        case (.none, _): false
+        case (_, .extension): true
+        case (.device, .app): true
+        default: false
+        }
+    }
+
     /// Why a run of `scenario` cannot carry its roles in the harness as this scope asks (nil: it
     /// can). What a stand-in reads once per process (App Group faults, data protection) cannot
     /// differ per thread, and a stand-in in the harness must never signal it (`term`, `stop`).
     public func refusal(scenario: Scenario, failpoints: [Failpoint]) -> String? {
         guard self != .none else { return nil }
         let pack = scenario.system
-        let roles = pack.descriptor.roles.filter { if case .extension = $0.lifetime { true } else { false } }
+        let roles = pack.descriptor.roles.filter(carries)
         if let missing = roles.first(where: { InProcessStandIns.entry(for: $0.executable) == nil }) {
             return "--in-process \(rawValue): \(pack.id)'s \(missing.name) (\(missing.executable)) cannot run inside the harness; run without --in-process"
         }

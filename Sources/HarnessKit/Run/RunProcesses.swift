@@ -82,7 +82,8 @@ extension LiveRun {
         let began = Self.now()
         let child = try start(role, extra: pack.launchArguments(for: role, configuration: o.scenario.configuration, run: paths))
         processes.table.spawned(role: name, pid: child.pid)
-        if stepped { virtualTime.scheduler.spawned(pid: child.pid, role: name) }
+        // An in-process app reports to the run directly (`runInProcessApps`), not through the scheduler.
+        if stepped && !(child is InProcessChild) { virtualTime.scheduler.spawned(pid: child.pid, role: name) }
         rec.record("spawn", ["target": name, "childPid": String(child.pid), "spawnMono": String(began)])
         if name == hostRole { osApply(.hostLaunched) }
     }
@@ -140,10 +141,10 @@ extension LiveRun {
     /// Reaps exited children; true when any had exited.
     @discardableResult
     func reap() -> Bool {
-        // In-process extension calls run now, in the order they were made (InProcessChild).
+        // In-process apps take their turns, then extension calls run, in the order they were made (InProcessChild).
+        var any = runInProcessApps()
         for call in processes.table.extensions { (processes.children[call.pid] as? InProcessChild)?.runToEnd() }
         let order = processes.table.longLived.compactMap(\.pid) + processes.table.extensions.map(\.pid)
-        var any = false
         for pid in order {
             guard let child = processes.children[pid], let status = child.poll() else { continue }
             any = true

@@ -222,6 +222,9 @@ public enum InProcessScope: String, Sendable, CaseIterable {
     /// The one-call extension roles run in the harness, a thread per call; apps and servers
     /// stay processes.
     case extensions
+    /// Every process on the device — the apps and their extensions — runs in the harness;
+    /// servers stay processes (off the device, as on a phone).
+    case device
 }
 
 public struct RunError: Error, CustomStringConvertible {

@@ -106,6 +106,7 @@ extension LiveRun {
             if let t = processes.table.nextDueTicks { candidates.append(Double(t) / 1000) }
             if let t = nemesis.deferredCalls.map(\.ticks).min() { candidates.append(Double(t) / 1000) }
             if let t = emulated.deadline { candidates.append(t) }
+            if let t = inProcessNextDeadline { candidates.append(t) }
             if !quiescing, let t = nextReboot { candidates.append(t) }
             if let t = nextScheduledOSEvent { candidates.append(t) }
             let next = candidates.filter { $0 > virtualTime.now }.min() ?? (virtualTime.now + 0.001)
@@ -201,17 +202,22 @@ extension LiveRun {
                 // once: a participant waiting for any answer holds time.
                 blockers = virtualTime.scheduler.blockers(
                     now: virtualTime.now, generation: generation, stopped: stopped.pids, stoppedServices: [],
-                    runningCalls: running, exiting: exiting)
+                    runningCalls: running, exiting: exiting) + inProcessHolders
                 if blockers.isEmpty { return }
             }
             if Self.now() > deadline { break }
+            // An in-process app with something to do takes its turn at the top of the loop (reap).
+            if inProcessAppWantsToRun {
+                changed = true
+                continue
+            }
             // Participants answer through the FIFO, which wakes us at once; so does the exit of a
             // process whose end we wait for (a running call, an expected exit), through its pidfd.
             // Without one (a kernel before 5.3) we look again within a millisecond.
             var exitFds: [Int32] = []
             var exitUnwatched = false
             let awaited = runningCalls.map(\.pid) + processes.table.longLived.filter({ $0.expectedExit }).compactMap(\.pid)
-            for pid in awaited {
+            for pid in awaited where !(processes.children[pid] is InProcessChild) {
                 if let fd = processes.children[pid]?.exitFd, fd >= 0 { exitFds.append(fd) } else { exitUnwatched = true }
             }
             // And the exit of any other long-lived process, which nobody expects (a crash, a
