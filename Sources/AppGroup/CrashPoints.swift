@@ -58,6 +58,15 @@ public enum CrashPoints {
 
         public init(onKill: (@Sendable () -> Never)? = nil) { self.onKill = onKill }
 
+        /// Releases every flock this stand-in holds: it was killed (and will never run again).
+        public func releaseFlocks() {
+            lock.lock()
+            let held = heldFlocks
+            heldFlocks = []
+            lock.unlock()
+            for fd in held { flock(fd, LOCK_UN) }
+        }
+
         /// Closes the log (an in-process stand-in that ended; `shared` lives as long as the process).
         public func close() {
             lock.lock()
@@ -117,11 +126,20 @@ public enum CrashPoints {
         return Unmanaged<State>.fromOpaque(p).takeUnretainedValue()
     }
 
-    /// `FileLock` took / released a flock: an in-process stand-in's kill releases what it held.
-    static func flockTaken(_ fd: Int32) { threadState?.heldFlocks.append(fd) }
-    static func flockReleased(_ fd: Int32) {
-        guard let st = threadState, let i = st.heldFlocks.lastIndex(of: fd) else { return }
-        st.heldFlocks.remove(at: i)
+    /// A flock was taken / released (`FileLock`, a server's journal): an in-process stand-in's
+    /// kill releases what it held, as the kernel does for a killed process.
+    public static func flockTaken(_ fd: Int32) {
+        guard let st = threadState else { return }
+        st.lock.lock()
+        st.heldFlocks.append(fd)
+        st.lock.unlock()
+    }
+
+    public static func flockReleased(_ fd: Int32) {
+        guard let st = threadState else { return }
+        st.lock.lock()
+        if let i = st.heldFlocks.lastIndex(of: fd) { st.heldFlocks.remove(at: i) }
+        st.lock.unlock()
     }
 
     /// Called before a failpoint's action is carried out (the calling thread's state's).
@@ -299,8 +317,7 @@ public enum CrashPoints {
         case .kill:
             if let onKill {
                 // What the kernel does for a killed process: its flocks are released.
-                for fd in st.heldFlocks { flock(fd, LOCK_UN) }
-                st.heldFlocks = []
+                st.releaseFlocks()
                 onKill()
             }
             kill(getpid(), SIGKILL)

@@ -44,15 +44,23 @@ public enum InProcessStandIns {
         public let idle: @Sendable (IdleReport) -> Void
         /// True once the harness sent this stand-in SIGTERM (it acts on it when it next looks).
         public let terminateRequested: @Sendable () -> Bool
+        /// False once the stand-in has ended (killed while idle included).
+        public let alive: @Sendable () -> Bool
+        /// What an idle stand-in waits for changed while another one had the turn (a server's
+        /// deadline after a request an app made): a process would send a new report.
+        public let report: @Sendable (IdleReport) -> Void
 
         public init(
             environment: [String: String], end: @escaping @Sendable (Int32) -> Never,
-            idle: @escaping @Sendable (IdleReport) -> Void = { _ in }, terminateRequested: @escaping @Sendable () -> Bool = { false }
+            idle: @escaping @Sendable (IdleReport) -> Void = { _ in }, terminateRequested: @escaping @Sendable () -> Bool = { false },
+            alive: @escaping @Sendable () -> Bool = { true }, report: @escaping @Sendable (IdleReport) -> Void = { _ in }
         ) {
+            self.report = report
             self.environment = environment
             self.end = end
             self.idle = idle
             self.terminateRequested = terminateRequested
+            self.alive = alive
         }
     }
 
@@ -74,6 +82,38 @@ public enum InProcessStandIns {
     }
 
     private static let key = "sth.in-process.stand-in"
+
+    // MARK: Servers inside the harness
+
+    /// How an in-process server answers one request (what its HTTP stack would hand its routes).
+    public typealias ServerHandler = @Sendable (HTTPCall) -> HTTPReply
+
+    nonisolated(unsafe) private static var servers: [UInt16: (handler: ServerHandler, alive: @Sendable () -> Bool)] = [:]
+    nonisolated(unsafe) private static var nextPort: UInt16 = 1
+
+    /// Registers an in-process server: the number it publishes in its port file instead of a
+    /// bound port (never a port anything listens on here: the registry answers for it). Apps in
+    /// the harness that read it call `handler` while `alive` holds; anything else that connects
+    /// to it is refused.
+    public static func registerServer(alive: @escaping @Sendable () -> Bool, _ handler: @escaping ServerHandler) -> UInt16 {
+        lock.lock()
+        defer { lock.unlock() }
+        // Ports 1... are privileged and this registry owns the numbers it hands out; a bounded table.
+        servers = servers.filter { $0.value.alive() }
+        var port = nextPort
+        while servers[port] != nil { port = port == 1023 ? 1 : port + 1 }
+        nextPort = port == 1023 ? 1 : port + 1
+        servers[port] = (handler, alive)
+        return port
+    }
+
+    /// The handler of the in-process server published as `port`, while it is alive.
+    public static func server(port: UInt16) -> ServerHandler? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let s = servers[port], s.alive() else { return nil }
+        return s.handler
+    }
 
     /// The calling thread's stand-in (nil in a stand-in process of its own, and in the harness).
     public static var current: Current? { Thread.current.threadDictionary[key] as? Current }

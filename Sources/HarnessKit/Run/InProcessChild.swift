@@ -69,6 +69,8 @@ final class InProcessChild: RunChild, @unchecked Sendable {
     /// The stand-in's thread waits on `go` for its turn; the harness waits on `back` for it to end.
     private let go = DispatchSemaphore(value: 0)
     private let back = DispatchSemaphore(value: 0)
+    /// Its crash points, and the flocks it holds (released when it is killed).
+    private lazy var crashPoints = CrashPoints.State(onKill: { [unowned self] in self.endHere(.signalled(SIGKILL)) })
     /// Lends (true) or takes back (false) this stand-in's context to threads its code starts.
     private var holds: @Sendable (Bool) -> Void = { _ in }
 
@@ -146,8 +148,8 @@ final class InProcessChild: RunChild, @unchecked Sendable {
 
     private func startThread() {
         let box = self
+        let crashPoints = self.crashPoints
         let thread = Thread {
-            let crashPoints = CrashPoints.State(onKill: { box.endHere(.signalled(SIGKILL)) })
             let wait: @Sendable (String, UInt64) -> Void = { name, generation in
                 box.yieldIdle(.init(next: nil, consumed: [name: generation], holdsTime: true))
             }
@@ -161,7 +163,7 @@ final class InProcessChild: RunChild, @unchecked Sendable {
             StandInEnvironment.setWaitForPost(wait)
             InProcessStandIns.setCurrent(.init(
                 environment: box.environment, end: { box.endHere(.exited($0)) }, idle: { box.yieldIdle($0) },
-                terminateRequested: { box.terminateRequested }))
+                terminateRequested: { box.terminateRequested }, alive: { box.poll() == nil }, report: { box.updateIdle($0) }))
             let s: ChildProcess.ExitStatus
             do {
                 try box.entry(box.arguments)
@@ -172,6 +174,7 @@ final class InProcessChild: RunChild, @unchecked Sendable {
                 box.log("\(box.role): \(error)")
                 s = .exited(1)
             }
+            crashPoints.releaseFlocks()
             crashPoints.close()
             InProcessStandIns.setCurrent(nil)
             StandInEnvironment.setForThisThread(nil)
@@ -190,6 +193,13 @@ final class InProcessChild: RunChild, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return terminate
+    }
+
+    /// A new report of an idle stand-in, made while another had the turn.
+    private func updateIdle(_ report: InProcessStandIns.IdleReport) {
+        lock.lock()
+        if case .idle = state { state = .idle(report) }
+        lock.unlock()
     }
 
     /// On the stand-in's thread: idle until its next turn.
@@ -211,6 +221,8 @@ final class InProcessChild: RunChild, @unchecked Sendable {
 
     /// On the stand-in's thread: it ends here (a kill, its exit); it never runs again.
     private func endHere(_ s: ChildProcess.ExitStatus) -> Never {
+        // A process that ends, however, gives up its flocks (a server's journal, a suite's lock).
+        crashPoints.releaseFlocks()
         finish(s)
         holds(false)
         back.signal()
@@ -248,6 +260,8 @@ final class InProcessChild: RunChild, @unchecked Sendable {
         case .notStarted, .idle:
             if sig == SIGKILL {
                 state = .ended(.signalled(SIGKILL))
+                // The kernel releases a killed process's flocks (a server's journal, a suite's lock).
+                crashPoints.releaseFlocks()
                 return true
             }
             if sig == SIGTERM { terminate = true }
@@ -343,6 +357,7 @@ extension InProcessScope {
         case (.none, _): false
         case (_, .extension): true
         case (.device, .app): true
+        case (.all, _): true
         default: false
         }
     }

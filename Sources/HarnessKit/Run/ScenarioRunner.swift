@@ -225,6 +225,8 @@ public enum InProcessScope: String, Sendable, CaseIterable {
     /// Every process on the device — the apps and their extensions — runs in the harness;
     /// servers stay processes (off the device, as on a phone).
     case device
+    /// Every role, servers included: the whole run is one process.
+    case all
 }
 
 public struct RunError: Error, CustomStringConvertible {

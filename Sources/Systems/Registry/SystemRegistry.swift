@@ -1,6 +1,7 @@
 import EnforcementPack
 import ExitPack
 import FocusPledgePack
+import FocusPledgeServer
 import FocusPledgeStandIns
 import HarnessKit
 import StandInKit
@@ -27,5 +28,6 @@ public enum SystemRegistry {
     /// The stand-ins the harness can run inside its own process (`harness run --in-process`).
     static func registerInProcessStandIns() {
         InProcessStandIns.register(executable: "sth-focuspledge", FocusPledgeCommand.inProcessEntry)
+        InProcessStandIns.register(executable: "sth-focuspledge-server", SettlementInProcessServer.entry)
     }
 }

@@ -1,3 +1,4 @@
+import AppGroup
 import FocusPledge
 import Foundation
 
@@ -89,6 +90,9 @@ public final class LedgerJournal {
     private init(path: String, fd: Int32, sizeBytes: Int, maxJournalBytes: Int) {
         self.path = path
         self.fd = fd
+        // Held for the journal's life; a server the harness runs in its own process and kills
+        // gives it up as a killed process does (CrashPoints.flockTaken).
+        CrashPoints.flockTaken(fd)
         self.sizeBytes = sizeBytes
         self.maxJournalBytes = maxJournalBytes
         let encoder = JSONEncoder()
@@ -96,7 +100,10 @@ public final class LedgerJournal {
         self.encoder = encoder
     }
 
-    deinit { close(fd) }
+    deinit {
+        CrashPoints.flockReleased(fd)
+        close(fd)
+    }
 
     /// False = each record is written whole (one `write`) but not fsynced: it survives a SIGKILL of
     /// the server (the page cache keeps it), not a crash of the machine — all the harness ever

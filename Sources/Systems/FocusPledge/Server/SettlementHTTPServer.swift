@@ -74,7 +74,7 @@ public enum SettlementHTTPServer {
         stepped: SteppedTime?,
         onFatal: @escaping @Sendable (String) -> Void
     ) async throws {
-        if let pledges = configuration.pledges { await store.preCreate(pledges, origin: configuration.pledgesOrigin) }
+        if let pledges = configuration.pledges { store.preCreate(pledges, origin: configuration.pledgesOrigin) }
 
         // Hummingbird's HTTP/1 server and router, run without its `Application`: that one, at every
         // start, builds a date cache through Foundation's Calendar and names its services by
@@ -133,7 +133,7 @@ public enum SettlementHTTPServer {
             try await group.next()
             group.cancelAll()
         }
-        await store.traceStopped()
+        store.traceStopped()
     }
 
     static let serverName = "settlement-server"
@@ -174,13 +174,13 @@ public enum SettlementHTTPServer {
         // Woken through its own FIFO (its reader thread keeps it for the process's life); or else
         // by the harness's post of its wake name.
         let fifo = WakeReceiver(deviceRoot: center.deviceRoot) { generation in
-            Task(executorPreference: executor) { await store.clockMoved(clockGeneration: generation) }
+            Task(executorPreference: executor) { store.clockMoved(clockGeneration: generation) }
         }
         if fifo == nil {
             do {
                 try center.addObserver(name) { _ in
                     let generation = center.lastDelivered(name) ?? 0
-                    Task(executorPreference: executor) { await store.clockMoved(clockGeneration: generation) }
+                    Task(executorPreference: executor) { store.clockMoved(clockGeneration: generation) }
                 }
             } catch {
                 FileHandle.standardError.write(Data("settlement-server: cannot observe \(name): \(error)\n".utf8))
@@ -188,7 +188,7 @@ public enum SettlementHTTPServer {
             }
         }
         let channel = stepped.channel
-        await store.participate(
+        store.participate(
             staleAfterSeconds: staleAfterSeconds, clockGeneration: fifo?.lastGeneration ?? center.lastDelivered(name) ?? 0,
             report: { next, generation in
                 channel.reportIdle(nextUnixSeconds: next?.timeIntervalSince1970, http: [:], consumed: [name: generation])
@@ -200,7 +200,7 @@ public enum SettlementHTTPServer {
         while !Task.isCancelled {
             do { try await Task.sleep(for: .milliseconds(intervalMillis)) } catch { return }
             // A failed journal already reported itself through onFatal; keep the loop cheap.
-            await store.expireStale(staleAfterSeconds: staleAfterSeconds)
+            store.expireStale(staleAfterSeconds: staleAfterSeconds)
         }
     }
 
@@ -222,7 +222,7 @@ public enum SettlementHTTPServer {
             } else {
                 body = nil
             }
-            return response(await store.handle(method: request.method.rawValue, path: request.uri.path, body: body))
+            return response(store.handle(method: request.method.rawValue, path: request.uri.path, body: body))
         }
         for path in ["health", "settlements", "sessions/:id"] { router.get(RouterPath(path), use: handler) }
         for path in ["sessions", "sessions/:id/heartbeat", "resolveSession"] { router.post(RouterPath(path), use: handler) }

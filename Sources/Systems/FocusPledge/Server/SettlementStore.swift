@@ -2,13 +2,16 @@ import FocusPledge
 import Foundation
 import History
 
-/// The imperative shell around `SettlementService`: serialises every request (it is an actor),
-/// makes each decision durable in the `LedgerJournal` BEFORE answering it, then traces it.
+/// The imperative shell around `SettlementService`: serialises every request (under one lock — a
+/// class rather than an actor, so the harness can also call it synchronously when it runs the
+/// server inside its own process, `SettlementInProcessServer`), makes each decision durable in the `LedgerJournal` BEFORE answering it, then traces it.
 ///
 /// A journal or trace write that fails leaves the server unable to promise anything: the store
 /// refuses every later call (HTTP 503) and calls `onFatal`, which in the executable prints one line
 /// and exits 2; a restart replays whatever reached the journal.
-public actor SettlementStore {
+public final class SettlementStore: @unchecked Sendable {
+    /// Every public operation holds it (they call one another: recursive).
+    private let serial = NSRecursiveLock()
     private var ledger: SettlementLedger
     private let journal: LedgerJournal
     private let trace: TraceLog?
@@ -73,6 +76,8 @@ public actor SettlementStore {
 
     /// One HTTP request: routed by `SettlementService`, journaled, traced, answered.
     public func handle(method: String, path: String, body: Data?) -> SettlementService.Reply {
+        serial.lock()
+        defer { serial.unlock() }
         if let failure { return Self.unavailable(failure) }
         let t = now()
         let step = SettlementService.handle(method: method, path: path, body: body, ledger: &ledger, now: t)
@@ -83,6 +88,8 @@ public actor SettlementStore {
 
     /// Takes part in stepped virtual time (PROTOCOL.md §9); reports at once.
     public func participate(staleAfterSeconds: Double, clockGeneration: UInt64, report: @escaping @Sendable (Date?, UInt64) -> Void) {
+        serial.lock()
+        defer { serial.unlock() }
         stepped = (staleAfterSeconds, report)
         self.clockGeneration = clockGeneration
         // A participant never reports a deadline that has passed: a restarted server catches up
@@ -93,6 +100,8 @@ public actor SettlementStore {
 
     /// The stepped clock moved (generation `clockGeneration`): run the stale job at the new time.
     public func clockMoved(clockGeneration: UInt64) {
+        serial.lock()
+        defer { serial.unlock() }
         if let stepped, failure == nil { expireStale(staleAfterSeconds: stepped.staleAfterSeconds) }
         self.clockGeneration = max(self.clockGeneration, clockGeneration)
         reportIdle()
@@ -106,6 +115,8 @@ public actor SettlementStore {
     /// One tick of the seed's server-side scheduled job; returns how many sessions it settled.
     @discardableResult
     public func expireStale(staleAfterSeconds: Double) -> Int {
+        serial.lock()
+        defer { serial.unlock() }
         guard failure == nil else { return 0 }
         let t = now()
         let step = SettlementService.expireStale(ledger: &ledger, now: t, staleAfterSeconds: staleAfterSeconds)
@@ -118,6 +129,8 @@ public actor SettlementStore {
     /// the plan starts; returns how many it created. Journaled before anyone can ask.
     @discardableResult
     public func preCreate(_ plan: PlannedPledges, origin: Date? = nil) -> Int {
+        serial.lock()
+        defer { serial.unlock() }
         guard failure == nil else { return 0 }
         let t = now()
         let base = plan.clockStart(ledger: ledger, now: origin ?? t)
@@ -139,6 +152,8 @@ public actor SettlementStore {
 
     /// Traces the server's clean stop (SIGTERM).
     public func traceStopped() {
+        serial.lock()
+        defer { serial.unlock() }
         guard failure == nil, let trace else { return }
         try? trace.append("stopped", [:], deviceTime: now().timeIntervalSince1970)
     }
@@ -151,6 +166,8 @@ public actor SettlementStore {
 
     /// Journals, then traces; the first failure is fatal for this process. Nil on success.
     private func persist(_ records: [JournalRecord], _ events: [ServerTraceEvent], at t: Date) -> String? {
+        serial.lock()
+        defer { serial.unlock() }
         do {
             if !records.isEmpty { try journal.append(records) }
         } catch { return fail(error.description) }
