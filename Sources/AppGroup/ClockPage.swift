@@ -96,6 +96,25 @@ public final class ClockPage: @unchecked Sendable {
         return reading(fd: fd)
     }()
 
+    /// For a stand-in the harness runs in its own process (`StandInEnvironment`): a mapping of the
+    /// harness's page its environment names (the descriptor is the harness's own).
+    static func givenToThisThread() -> ClockPage? {
+        guard StandInEnvironment.isThreadOwn, let raw = StandInEnvironment.current[environmentVariable], let fd = Int32(raw), fd > 2 else { return nil }
+        // One mapping per page (by the descriptor's inode: a number may name another page later).
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        let ino = UInt64(st.st_ino)
+        givenLock.lock()
+        defer { givenLock.unlock() }
+        if let (known, page) = given[fd], known == ino { return page }
+        guard let page = reading(fd: fd) else { return nil }
+        given[fd] = (ino, page)
+        return page
+    }
+
+    nonisolated(unsafe) private static var given: [Int32: (ino: UInt64, page: ClockPage)] = [:]
+    private static let givenLock = NSLock()
+
     /// A read-only mapping of the page behind `fd`, or nil when `fd` is not one (a sealed memfd of
     /// one page nobody else can write).
     public static func reading(fd: Int32) -> ClockPage? {

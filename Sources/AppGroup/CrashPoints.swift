@@ -77,7 +77,7 @@ public enum CrashPoints {
         }
     }
 
-    nonisolated(unsafe) static let shared = State()
+    static let shared = State()
     /// True once crash points may be on in this process (`shared` configured, or a state installed
     /// on some thread): off, a pass costs this one Bool load.
     nonisolated(unsafe) private static var enabled = false
@@ -172,22 +172,7 @@ public enum CrashPoints {
         st.seed = env[seedVariable].flatMap { UInt64($0) } ?? 0
         mkdir(dir, 0o700)
         let path = dir + "/" + process + ".log"
-        var counts: [String: Int] = [:]
-        var logged = 0
-        if let data = FileManager.default.contents(atPath: path), data.count <= maxLogBytes {
-            // Lines: <mono>\t<process>:<label>#<n>; a torn last line (a kill mid-write) is skipped.
-            for line in data.split(separator: UInt8(ascii: "\n")) {
-                guard let tab = line.firstIndex(of: UInt8(ascii: "\t")),
-                    let text = String(bytes: line[(tab + 1)...], encoding: .utf8), let hash = text.lastIndex(of: "#"),
-                    let n = Int(text[text.index(after: hash)...])
-                else { continue }
-                let full = String(text[..<hash])
-                guard full.hasPrefix(process + ":") else { continue }
-                let label = String(full.dropFirst(process.count + 1))
-                counts[label] = max(counts[label] ?? 0, n)
-                logged += 1
-            }
-        }
+        let (counts, logged) = readBack(path: path, process: process)
         var armed: [String: [(point: Failpoint, remaining: [Int?])]] = [:]
         for p in points {
             let label = String(p.label.dropFirst(process.count + 1))
@@ -203,6 +188,55 @@ public enum CrashPoints {
         st.enabled = true
         enabled = true
     }
+
+    /// What the log at `path` holds of `process`'s passes: the count per label and the lines.
+    /// Lines: <mono>\t<process>:<label>#<n>. A relaunch reads it all; in a harness that runs its
+    /// stand-ins inside itself (one relaunch after another of the same log) the whole lines read
+    /// before are kept (`logCache`) and only what was appended since is read.
+    static func readBack(path: String, process: String) -> (counts: [String: Int], logged: Int) {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return ([:], 0) }
+        defer { try? handle.close() }
+        guard let size = try? handle.seekToEnd(), size <= UInt64(maxLogBytes) else { return ([:], 0) }
+        logCacheLock.lock()
+        var entry = logCache[path] ?? LogRead()
+        logCacheLock.unlock()
+        if entry.process != process || entry.offset > Int(size) { entry = LogRead(process: process) }
+        try? handle.seek(toOffset: UInt64(entry.offset))
+        let data = (try? handle.readToEnd()) ?? Data()
+        func parse(_ line: Data.SubSequence, into counts: inout [String: Int], logged: inout Int) {
+            guard let tab = line.firstIndex(of: UInt8(ascii: "\t")),
+                let text = String(bytes: line[(tab + 1)...], encoding: .utf8), let hash = text.lastIndex(of: "#"),
+                let n = Int(text[text.index(after: hash)...])
+            else { return }
+            let full = String(text[..<hash])
+            guard full.hasPrefix(process + ":") else { return }
+            let label = String(full.dropFirst(process.count + 1))
+            counts[label] = max(counts[label] ?? 0, n)
+            logged += 1
+        }
+        // Whole lines are kept; a last line without its newline (a kill mid-write) is read as it is,
+        // and again next time.
+        let whole = data.lastIndex(of: UInt8(ascii: "\n")).map { data.index(after: $0) } ?? data.startIndex
+        for line in data[data.startIndex..<whole].split(separator: UInt8(ascii: "\n")) { parse(line, into: &entry.counts, logged: &entry.logged) }
+        entry.offset += whole - data.startIndex
+        logCacheLock.lock()
+        if logCache.count >= 256 { logCache = [:] }
+        logCache[path] = entry
+        logCacheLock.unlock()
+        var counts = entry.counts, logged = entry.logged
+        if whole < data.endIndex { parse(data[whole...], into: &counts, logged: &logged) }
+        return (counts, logged)
+    }
+
+    struct LogRead {
+        var process = ""
+        var offset = 0
+        var counts: [String: Int] = [:]
+        var logged = 0
+    }
+
+    nonisolated(unsafe) private static var logCache: [String: LogRead] = [:]
+    private static let logCacheLock = NSLock()
 
     /// A crash point: call it right before the operation `label` names. Returns at once when crash
     /// points are off. A failpoint armed here acts now: `kill` never returns, `error` throws

@@ -117,7 +117,9 @@ public final class DeviceClock: @unchecked Sendable {
     private func inheritedPage() -> (page: ClockPage, root: (dev: UInt64, ino: UInt64))? {
         if let page { return page }
         var found: (page: ClockPage, root: (dev: UInt64, ino: UInt64))?
-        if let p = ClockPage.inherited, let root = deviceRoot, let identity = ClockPage.identity(of: root) { found = (p, identity) }
+        if let p = ClockPage.inherited ?? ClockPage.givenToThisThread(), let root = deviceRoot, let identity = ClockPage.identity(of: root) {
+            found = (p, identity)
+        }
         page = .some(found)
         return found
     }

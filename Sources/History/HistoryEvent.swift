@@ -82,6 +82,8 @@ public struct HistoryEvent: Codable, Equatable, Sendable {
     }
 
     public static func quote(_ s: String) -> String {
+        // Most values need no escape: one pass over the bytes, then one concatenation.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) { return "\"" + s + "\"" }
         var out = "\""
         for u in s.unicodeScalars {
             switch u {

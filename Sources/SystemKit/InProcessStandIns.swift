@@ -1,6 +1,10 @@
 import AppGroup
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Stand-ins the harness can run inside its own process, a thread each, instead of as a child
 /// process: the role's own command, unchanged, with its environment, its crash points and its
 /// end kept to that thread (`harness run --in-process`). A pack's executable registers its entry
@@ -81,8 +85,6 @@ public enum InProcessStandIns {
         }
     }
 
-    private static let key = "sth.in-process.stand-in"
-
     // MARK: Servers inside the harness
 
     /// How an in-process server answers one request (what its HTTP stack would hand its routes).
@@ -107,6 +109,31 @@ public enum InProcessStandIns {
         return port
     }
 
+    nonisolated(unsafe) private static var published: [String: (inode: UInt64, port: UInt16)] = [:]
+
+    /// The in-process server registered as `port` published it in `portFile` (its inode now).
+    public static func published(portFile: String, port: UInt16) {
+        var st = stat()
+        guard stat(portFile, &st) == 0 else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        if published.count >= 256 { published = [:] }
+        published[portFile] = (UInt64(st.st_ino), port)
+    }
+
+    /// The handler behind `portFile` when it is still the file an in-process server published
+    /// (same inode: the harness withdraws and restores a stopped server's file by renaming it)
+    /// and that server is alive: one `stat` instead of reading the file. Nil: read it.
+    public static func server(portFile: String) -> ServerHandler? {
+        lock.lock()
+        let entry = published[portFile]
+        lock.unlock()
+        guard let entry else { return nil }
+        var st = stat()
+        guard stat(portFile, &st) == 0, UInt64(st.st_ino) == entry.inode else { return nil }
+        return server(port: entry.port)
+    }
+
     /// The handler of the in-process server published as `port`, while it is alive.
     public static func server(port: UInt16) -> ServerHandler? {
         lock.lock()
@@ -116,9 +143,9 @@ public enum InProcessStandIns {
     }
 
     /// The calling thread's stand-in (nil in a stand-in process of its own, and in the harness).
-    public static var current: Current? { Thread.current.threadDictionary[key] as? Current }
+    public static var current: Current? { StandInEnvironment.threadObject as? Current }
 
-    public static func setCurrent(_ c: Current?) { Thread.current.threadDictionary[key] = c }
+    public static func setCurrent(_ c: Current?) { StandInEnvironment.setThreadObject(c) }
 
     /// The environment a stand-in reads: its thread's when it runs in the harness, else the process's.
     public static var environment: [String: String] { current?.environment ?? ProcessInfo.processInfo.environment }

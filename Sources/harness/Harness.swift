@@ -20,7 +20,7 @@ struct Harness: ParsableCommand {
         subcommands: [
             RunCommand.self, ExploreCommand.self, ReplayCommand.self, ShrinkCommand.self, MergeCommand.self, CheckCommand.self, ReportCommand.self, PlanCommand.self, NormalizeCommand.self, SystemsCommand.self, DoctorCommand.self,
             BenchCommand.self, NotifyCommand.self, DefaultsCommand.self, CleanCommand.self, BenchPongCommand.self,
-            HeartbeatsCommand.self,
+            HeartbeatsCommand.self, ExplorePointCommand.self,
         ],
         defaultSubcommand: RunCommand.self)
 

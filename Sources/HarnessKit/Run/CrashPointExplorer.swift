@@ -1,6 +1,7 @@
 import AppGroup
 import Foundation
 import RunReport
+import Supervision
 
 /// `harness explore`: runs a scenario × variant × seed once with its crash points recorded, then
 /// once per crash point (up to a bound) with a failpoint that SIGKILLs that process exactly at
@@ -181,8 +182,15 @@ public enum CrashPointExplorer {
         return points.indices.sorted { (pass(points[$0]), $0) < (pass(points[$1]), $1) }
     }
 
-    /// One run killed at `point` (nil: the label has no `#n`, nothing to aim at).
-    static func explore(point: String, index i: Int, base: ScenarioRunner.Options, keepPassingRuns: Bool) -> Finding? {
+    /// Set in a `harness explore-point` process: it runs its point in itself.
+    nonisolated(unsafe) public static var pointsRunHere = false
+
+    /// One run killed at `point` (nil: the label has no `#n`, nothing to aim at). With stand-ins
+    /// inside the harness (`--in-process`) each point is a `harness explore-point` process of its
+    /// own: a run's stand-ins lend their context to the threads their code starts (one run per
+    /// process), and what the stand-ins it kills held in memory goes with that process.
+    public static func explore(point: String, index i: Int, base: ScenarioRunner.Options, keepPassingRuns: Bool) -> Finding? {
+        if base.inProcess != .none && !pointsRunHere { return exploreInChild(point: point, index: i, base: base, keepPassingRuns: keepPassingRuns) }
         guard let hash = point.lastIndex(of: "#"), let n = Int(point[point.index(after: hash)...]) else { return nil }
         var options = base
         options.failpoints = [Failpoint(label: String(point[..<hash]), occurrence: n, terms: [.init(action: .kill)])]
@@ -314,5 +322,64 @@ public enum CrashPointExplorer {
                 failure: failure, systemOut: "rerun: \(f.rerunCommand)")
         }
         return JUnitReport(suiteName: junitSuiteName, testCases: cases)
+    }
+}
+
+extension CrashPointExplorer {
+    /// The longest one point's `harness explore-point` process may take (wall): a run is bounded
+    /// by its own limits well inside it.
+    static let pointProcessBound: Duration = .seconds(600)
+
+    /// `explore(point:…)` in a `harness explore-point` process of its own; its finding comes back
+    /// as one JSON line on its stdout.
+    static func exploreInChild(point: String, index i: Int, base: ScenarioRunner.Options, keepPassingRuns: Bool) -> Finding? {
+        var args = [
+            "explore-point", base.scenarioPath, "--variant", base.variant.rawValue, "--seed", String(base.seed), "--out", base.outputDirectory,
+            "--index", String(i), "--point", point, "--in-process", base.inProcess.rawValue,
+        ]
+        if let d = base.durationOverride { args += ["--duration", "\(d.components.seconds)s"] }
+        if keepPassingRuns { args.append("--keep-runs") }
+        // The worker's CPU: its run and every stand-in thread in it stay there (a turn passes
+        // between two threads on one CPU without waking another).
+        if case .cpu(let c) = base.cpu { args += ["--cpu", String(c)] }
+        func undecided(_ why: String) -> Finding {
+            Finding(crashPoint: point, verdict: .undecided, detail: [why], runDirectory: base.outputDirectory + "/\(i + 1)", wallSeconds: 0, rerunCommand: "")
+        }
+        let child: ChildProcess
+        do { child = try ChildProcess.spawn(base.binDirectory + "/harness", args) } catch {
+            return undecided("cannot start harness explore-point: \(error)")
+        }
+        let line = child.readLine(timeout: pointProcessBound)
+        if let line, let finding = Finding(jsonLine: line) {
+            // The verdict is in: the process is reaped in the background (its exit is the kernel's
+            // teardown of the threads of the stand-ins it ended), bounded.
+            let reaper = Thread { _ = child.wait(timeout: .seconds(30)) ?? child.killAndReap() }
+            reaper.stackSize = 1 << 16
+            reaper.start()
+            return finding
+        }
+        let status = child.wait(timeout: .seconds(30)) ?? child.killAndReap()
+        return undecided("harness explore-point ended (\(status.map { "\($0)" } ?? "killed")) without a verdict")
+    }
+}
+
+extension CrashPointExplorer.Finding {
+    /// One JSON line (what `harness explore-point` prints).
+    public var jsonLine: String {
+        let obj: [String: Any] = [
+            "crashPoint": crashPoint, "verdict": verdict.rawValue, "detail": detail, "runDirectory": runDirectory,
+            "wallSeconds": wallSeconds, "rerunCommand": rerunCommand,
+        ]
+        let data = (try? JSONSerialization.data(withJSONObject: obj, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    init?(jsonLine: String) {
+        guard let obj = (try? JSONSerialization.jsonObject(with: Data(jsonLine.utf8))) as? [String: Any],
+            let point = obj["crashPoint"] as? String, let v = (obj["verdict"] as? String).flatMap(CrashPointExplorer.Verdict.init(rawValue:)),
+            let detail = obj["detail"] as? [String], let dir = obj["runDirectory"] as? String, let wall = obj["wallSeconds"] as? Double,
+            let rerun = obj["rerunCommand"] as? String
+        else { return nil }
+        self.init(crashPoint: point, verdict: v, detail: detail, runDirectory: dir, wallSeconds: wall, rerunCommand: rerun)
     }
 }

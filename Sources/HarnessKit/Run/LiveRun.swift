@@ -216,6 +216,10 @@ final class LiveRun {
     /// Stops everything, adds the pack's evidence and the quarantine records, merges the history.
     func finish() throws -> HistoryMerge.Merged {
         shutdownAll()
+        // The file catches up with the page (`writePageOnly`), and is looked at for tampering.
+        if clock.fileBehind, let current = clock.current {
+            do { try clock.write(current, to: root) } catch { rec.record("clock_error", ["error": "\(error)"]) }
+        }
         recordTamperAtTheEnd()
         for e in pack.evidence(run: paths) { rec.record(e.event, e.fields) }
         for line in root.quarantineRecords() {

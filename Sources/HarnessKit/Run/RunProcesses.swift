@@ -46,8 +46,7 @@ extension LiveRun {
         if let spec = processes.defaultsFaults[role.name] { env[DefaultsFaults.environmentVariable] = spec }
         if role.tracesDefaultsWrites { env["SCREENTIME_TRACE_DEFAULTS"] = "1" }  // PROTOCOL.md §3, traced writes
         if let entry = inProcessEntry(role) {
-            // The clock page is the harness's own descriptor: the stand-in reads the clock file.
-            env[ClockPage.environmentVariable] = nil
+            // The clock page's descriptor is the harness's own: the stand-in maps it as a child would.
             let child = InProcessChild(
                 role: role.name, arguments: role.arguments + extra, environment: env, entry: entry, logPath: "\(runDir)/logs/\(role.name).log")
             processes.children[child.pid] = child

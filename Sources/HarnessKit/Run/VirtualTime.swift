@@ -242,7 +242,9 @@ extension LiveRun {
         virtualTime.now = t
         virtualTime.steps += 1
         do {
-            try clock.write(.stepped(at: t, timeZone: emulated.timeZone), to: root)
+            // Every reader inside the harness reads the page: the file is written at the end.
+            let pageOnly = try o.inProcess == .all && clock.writePageOnly(.stepped(at: t, timeZone: emulated.timeZone))
+            if !pageOnly { try clock.write(.stepped(at: t, timeZone: emulated.timeZone), to: root) }
         } catch {
             rec.record("clock_error", ["error": "\(error)"])
         }

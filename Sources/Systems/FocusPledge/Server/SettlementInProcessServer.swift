@@ -55,7 +55,10 @@ public enum SettlementInProcessServer {
             let r = store.handle(method: call.method, path: call.path, body: call.method == "POST" ? (call.body ?? Data()) : nil)
             return .response(status: r.status, body: Data(r.body))
         }
-        if let portFile = configuration.portFilePath { try PortFile.write(port: Int(port), to: portFile) }
+        if let portFile = configuration.portFilePath {
+            try PortFile.write(port: Int(port), to: portFile)
+            InProcessStandIns.published(portFile: portFile, port: port)
+        }
         let next = Deadline()
         // Told after every change (a request an app made while this server was idle among them).
         store.participate(staleAfterSeconds: configuration.staleAfterSeconds, clockGeneration: 0) { at, _ in
