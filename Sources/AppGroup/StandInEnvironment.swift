@@ -19,6 +19,8 @@ public enum StandInEnvironment {
         var wait: (@Sendable (String, UInt64) -> Void)?
         /// Anything else a layer above keeps per thread (`InProcessStandIns.current`).
         var other: AnyObject?
+        /// The stand-in's incarnation (one per launch: what a process's own memory is).
+        var incarnation: AnyObject?
     }
 
     private static let slotKey: pthread_key_t = {
@@ -37,20 +39,20 @@ public enum StandInEnvironment {
     }
 
     /// What the stand-in holding the turn gave its thread (nil: none holds it).
-    nonisolated(unsafe) private static var holder: (env: [String: String], wait: (@Sendable (String, UInt64) -> Void)?)?
+    nonisolated(unsafe) private static var holder: (env: [String: String], wait: (@Sendable (String, UInt64) -> Void)?, incarnation: AnyObject?)?
     nonisolated(unsafe) private static var holding = false
     private static let holderLock = NSLock()
 
     /// The stand-in whose turn it is now lends its environment and wait to threads without their
     /// own (nil when its turn ends).
-    public static func setTurnHolder(_ env: [String: String]?, wait: (@Sendable (String, UInt64) -> Void)?) {
+    public static func setTurnHolder(_ env: [String: String]?, wait: (@Sendable (String, UInt64) -> Void)?, incarnation: AnyObject? = nil) {
         holderLock.lock()
-        holder = env.map { ($0, wait) }
+        holder = env.map { ($0, wait, incarnation) }
         holding = holder != nil
         holderLock.unlock()
     }
 
-    private static var turnHolder: (env: [String: String], wait: (@Sendable (String, UInt64) -> Void)?)? {
+    private static var turnHolder: (env: [String: String], wait: (@Sendable (String, UInt64) -> Void)?, incarnation: AnyObject?)? {
         guard holding else { return nil }
         holderLock.lock()
         defer { holderLock.unlock() }
@@ -76,6 +78,36 @@ public enum StandInEnvironment {
     }
 
     public static func setWaitForPost(_ body: (@Sendable (String, UInt64) -> Void)?) { slot(create: true)?.wait = body }
+
+    /// The in-process stand-in's incarnation the calling thread belongs to (its own, or the turn
+    /// holder's); nil in a process of its own. What a process keeps once in its memory (a
+    /// framework's `shared` instance) is kept once per incarnation inside the harness.
+    public static var incarnation: ObjectIdentifier? {
+        if let i = slot(create: false)?.incarnation { return ObjectIdentifier(i) }
+        return turnHolder?.incarnation.map(ObjectIdentifier.init)
+    }
+
+    public static func setIncarnationForThisThread(_ i: AnyObject?) { slot(create: true)?.incarnation = i }
+
+    /// One instance per in-process incarnation (`incarnation`), else nil: the caller keeps its
+    /// process-wide one. Kept for the harness's life (a launch's worth of objects each).
+    public static func perIncarnation<T: AnyObject>(_ make: () -> T) -> T? {
+        guard let id = incarnation else { return nil }
+        instancesLock.lock()
+        defer { instancesLock.unlock() }
+        let key = "\(T.self)#\(id.hashValue)"
+        if let o = instances[key]?.instance as? T { return o }
+        let o = make()
+        // The incarnation is kept with it: its address never names a later one.
+        instances[key] = (incarnationObject, o)
+        return o
+    }
+
+    /// The incarnation object itself (kept alive with what was made for it).
+    private static var incarnationObject: AnyObject? { slot(create: false)?.incarnation ?? turnHolder?.incarnation }
+
+    nonisolated(unsafe) private static var instances: [String: (incarnation: AnyObject?, instance: AnyObject)] = [:]
+    private static let instancesLock = NSLock()
 
     /// A layer above keeps one object per thread here (nil: none).
     public static var threadObject: AnyObject? { slot(create: false)?.other }

@@ -7,7 +7,9 @@ import SystemFiles
 /// `system/authorization/familycontrols.json` (absent = `notDetermined`); a request is a file the
 /// scripted user answers (PROTOCOL.md §7.4).
 public final class AuthorizationCenter: @unchecked Sendable {
-    public static let shared = AuthorizationCenter()
+    /// The process's one center (inside the harness, one per stand-in launch: StandInEnvironment).
+    public static var shared: AuthorizationCenter { StandInEnvironment.perIncarnation { AuthorizationCenter() } ?? processShared }
+    private static let processShared = AuthorizationCenter()
 
     private let device: Result<EmulatedDevice, SystemFileError>
 

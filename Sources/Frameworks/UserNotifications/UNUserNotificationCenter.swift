@@ -26,6 +26,10 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
 
     /// Apple's `current()`: the process's one center, on `SCREENTIME_DEVICE_ROOT`.
     open class func current() -> UNUserNotificationCenter {
+        // Inside the harness: one per stand-in launch (a process's own memory).
+        if let mine = StandInEnvironment.perIncarnation({
+            UNUserNotificationCenter(device: Result(catching: { () throws(SystemFileError) -> EmulatedDevice in try EmulatedDevice.current() }))
+        }) { return mine }
         sharedLock.lock()
         defer { sharedLock.unlock() }
         if let shared { return shared }

@@ -76,6 +76,23 @@ final class InProcessChild: RunChild, @unchecked Sendable {
 
     var exitFd: Int32 { -1 }
 
+    nonisolated(unsafe) private static var runsUnderWay = 0
+
+    /// A run that carries stand-ins begins: false when one is under way in this process already.
+    static func beginRun() -> Bool {
+        pidLock.lock()
+        defer { pidLock.unlock() }
+        guard runsUnderWay == 0 else { return false }
+        runsUnderWay += 1
+        return true
+    }
+
+    static func endRun() {
+        pidLock.lock()
+        runsUnderWay = max(0, runsUnderWay - 1)
+        pidLock.unlock()
+    }
+
     init(role: String, arguments: [String], environment: [String: String], entry: @escaping InProcessStandIns.Entry, logPath: String) {
         Self.pidLock.lock()
         pid = Self.nextPid
@@ -155,12 +172,13 @@ final class InProcessChild: RunChild, @unchecked Sendable {
             }
             box.holds = { holding in
                 CrashPoints.setTurnHolder(holding ? crashPoints : nil)
-                StandInEnvironment.setTurnHolder(holding ? box.environment : nil, wait: holding ? wait : nil)
+                StandInEnvironment.setTurnHolder(holding ? box.environment : nil, wait: holding ? wait : nil, incarnation: holding ? box : nil)
             }
             box.holds(true)
             CrashPoints.installOnThisThread(crashPoints)
             StandInEnvironment.setForThisThread(box.environment)
             StandInEnvironment.setWaitForPost(wait)
+            StandInEnvironment.setIncarnationForThisThread(box)
             InProcessStandIns.setCurrent(.init(
                 environment: box.environment, end: { box.endHere(.exited($0)) }, idle: { box.yieldIdle($0) },
                 terminateRequested: { box.terminateRequested }, alive: { box.poll() == nil }, report: { box.updateIdle($0) }))
@@ -179,6 +197,7 @@ final class InProcessChild: RunChild, @unchecked Sendable {
             InProcessStandIns.setCurrent(nil)
             StandInEnvironment.setForThisThread(nil)
             StandInEnvironment.setWaitForPost(nil)
+            StandInEnvironment.setIncarnationForThisThread(nil)
             CrashPoints.installOnThisThread(nil)
             box.finish(s)
             box.holds(false)

@@ -54,6 +54,7 @@ final class LiveRun {
     /// The crash points the stand-ins passed (`<process>:<label>#<n>`, in order), read at the end.
     var crashPoints: [String] = []
 
+
     var o: ScenarioRunner.Options { setup.options }
     var pack: AnySystemPack { setup.pack }
     var runDir: String { setup.runDir }
@@ -82,6 +83,10 @@ final class LiveRun {
             try FileManager.default.createDirectory(atPath: setup.paths.dataDirectory(role.name), withIntermediateDirectories: true)
         }
         if let why = o.inProcess.refusal(scenario: o.scenario, failpoints: o.failpoints) { throw RunError(why) }
+        // Threads a stand-in's own code starts take the turn holder's context: one run's.
+        if o.inProcess != .none && !setup.holdsInProcessSlot {
+            throw RunError("--in-process: another run with stand-ins inside this harness is under way; one at a time per harness process")
+        }
         let root = try DeviceRoot(path: setup.deviceRootPath)
         self.root = root
         let tornWritesPlanned = o.scenario.os.faults.contains { if case .tornWrite = $0.kind { return true } else { return false } }

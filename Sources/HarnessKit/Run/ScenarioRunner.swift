@@ -99,7 +99,7 @@ public final class ScenarioRunner {
         public var killsAndStops: Int { (faultCounts["kill"] ?? 0) + (faultCounts["term"] ?? 0) + (faultCounts["stop"] ?? 0) }
     }
 
-    let setup: RunSetup
+    private(set) var setup: RunSetup
     var o: Options { setup.options }
     /// The device root this run uses (a fresh one unless `Options.deviceRoot` names one).
     var deviceRootPath: String { setup.deviceRootPath }
@@ -109,8 +109,13 @@ public final class ScenarioRunner {
     }
 
     public func run() -> Outcome {
+        // One run with stand-ins inside the harness at a time in this process (InProcessChild).
+        if o.inProcess != .none {
+            setup.holdsInProcessSlot = InProcessChild.beginRun()
+        }
+        defer { if setup.holdsInProcessSlot { InProcessChild.endRun() } }
         // A stepped run on one CPU; the thread's own mask again afterwards (CPUPinning).
-        CPUPinning.pinned(to: setup.stepped ? CPUPinning.cpu(for: o.cpu) : nil) { runHere() }
+        return CPUPinning.pinned(to: setup.stepped ? CPUPinning.cpu(for: o.cpu) : nil) { runHere() }
     }
 
     private func runHere() -> Outcome {
@@ -178,6 +183,8 @@ public final class ScenarioRunner {
 /// What a run is before anything starts: the scenario × variant × seed, the pack, where its files
 /// go and whether its clock is virtual.
 struct RunSetup {
+    /// This run holds the harness's one slot for a run with stand-ins inside it.
+    var holdsInProcessSlot = false
     let options: ScenarioRunner.Options
     let pack: AnySystemPack
     /// The run directory: history, traces, schedule, report.
