@@ -29,11 +29,14 @@ struct ExploreBench: ParsableCommand {
     @Option(help: "Directory for the runs (removed as explore removes them: only points that did not hold are kept).")
     var out = "runs/bench-explore"
     @Flag(help: "Print JSON instead of a table.") var json = false
+    @Option(name: .customLong("in-process"), help: InProcessScope.help) var inProcess: String?
 
     /// The 2-CPU target of issue 18, in crash points per minute.
     static let targetPointsPerMinute = 1000.0
 
     struct Result: Encodable {
+        /// `--in-process` (none: every stand-in a process of its own).
+        var inProcess: String
         var scenario: String
         var variant: String
         var seed: UInt64
@@ -88,17 +91,33 @@ struct ExploreBench: ParsableCommand {
             binDirectory: Executables.directory, progress: { _ in })
         options.cpu = try CPUPinning.fromEnvironment()
         options.writeReportPage = false
+        options.inProcess = try InProcessScope.flag(inProcess)
+        if let why = options.inProcess.refusal(scenario: sc, failpoints: []) { throw InputError(why) }
 
         // The baseline: one run as explore makes them (crash points counted), alone on the machine.
         progress("baseline: one run of \(sc.name) [\(v.rawValue)] seed \(seed), its CPU time measured ...")
         var alone = options
         alone.recordCrashPoints = true
+        alone.pagesForKeptRuns = false
         let cpu0 = Self.cpuSeconds()
-        let baseline = ScenarioRunner(options: alone).run()
-        let baselineCPU = Self.cpuSeconds() - cpu0
-        guard baseline.exitCode != 2 else {
-            throw InputError("the baseline run could not be decided: \(baseline.setupError ?? baseline.report?.undecidedReason ?? "undecided") (\(baseline.runDirectory))")
+        let baselineWall: Double
+        if options.inProcess == .none {
+            let baseline = ScenarioRunner(options: alone).run()
+            guard baseline.exitCode != 2 else {
+                throw InputError("the baseline run could not be decided: \(baseline.setupError ?? baseline.report?.undecidedReason ?? "undecided") (\(baseline.runDirectory))")
+            }
+            baselineWall = baseline.wallSeconds
+        } else {
+            // As explore runs its points with stand-ins inside: a `harness explore-point` process of
+            // its own (this one keeps its one such run for the enumeration), aimed at a step no
+            // stand-in has — the whole run, nothing killed.
+            guard let finding = CrashPointExplorer.explore(point: "host-app:step:harness-bench-baseline#1", index: 0, base: alone, keepPassingRuns: false),
+                finding.verdict == .notReached
+            else { throw InputError("the baseline run could not be decided (\(alone.outputDirectory))") }
+            baselineWall = finding.wallSeconds
+            CrashPointExplorer.waitForPointProcesses()  // its CPU time counts once it is reaped
         }
+        let baselineCPU = Self.cpuSeconds() - cpu0
         try? FileManager.default.removeItem(atPath: outDir + "/baseline")
 
         progress("explore: the first \(points) crash points, \(parallel) run\(parallel == 1 ? "" : "s") at once ...")
@@ -114,11 +133,11 @@ struct ExploreBench: ParsableCommand {
         let notHeld = result.findings.filter { $0.verdict != .held }.map { "\($0.crashPoint): \($0.verdict.rawValue) (\($0.runDirectory))" }
         let ideal = Double(cpus) * 60 / max(baselineCPU, 1e-9)
         let r = Result(
-            scenario: sc.name, variant: v.rawValue, seed: seed, cpus: cpus, jobs: parallel, crashPoints: result.crashPoints.count,
+            inProcess: options.inProcess.rawValue, scenario: sc.name, variant: v.rawValue, seed: seed, cpus: cpus, jobs: parallel, crashPoints: result.crashPoints.count,
             explored: result.findings.count, held: result.findings.count - notHeld.count, notHeld: notHeld,
             wallSeconds: result.wallSeconds, pointsPerMinute: result.pointsPerMinute,
             cpuSecondsPerPoint: exploreCPU / Double(result.findings.count + 1),
-            baselineRunCPUSeconds: baselineCPU, baselineRunWallSeconds: baseline.wallSeconds,
+            baselineRunCPUSeconds: baselineCPU, baselineRunWallSeconds: baselineWall,
             idealPointsPerMinute: ideal, efficiency: result.pointsPerMinute / ideal,
             targetCPUSecondsPerRun: Double(cpus) * 60 / Self.targetPointsPerMinute)
         if json {
@@ -132,7 +151,8 @@ struct ExploreBench: ParsableCommand {
     static func table(_ r: Result) -> String {
         func f(_ x: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", x) }
         var lines = [
-            "\(r.scenario) [\(r.variant)] seed \(r.seed): the first \(r.explored) of \(r.crashPoints) crash points, \(r.jobs) run\(r.jobs == 1 ? "" : "s") at once on \(r.cpus) CPU\(r.cpus == 1 ? "" : "s")",
+            "\(r.scenario) [\(r.variant)] seed \(r.seed): the first \(r.explored) of \(r.crashPoints) crash points, \(r.jobs) run\(r.jobs == 1 ? "" : "s") at once on \(r.cpus) CPU\(r.cpus == 1 ? "" : "s")"
+                + (r.inProcess == "none" ? "" : ", stand-ins inside the harness (--in-process \(r.inProcess))"),
             "explore                      \(f(r.pointsPerMinute)) crash points per minute (\(f(r.wallSeconds)) s, the enumeration run included; \(f(r.cpuSecondsPerPoint, 3)) CPU-s per run)",
             "baseline: one run, alone     \(f(r.baselineRunCPUSeconds, 3)) CPU-s, \(f(r.baselineRunWallSeconds, 2)) s wall -> at most \(f(r.idealPointsPerMinute)) points per minute on \(r.cpus) CPUs",
             "explore / that bound         \(f(r.efficiency, 2))",

@@ -46,7 +46,10 @@ struct ExploreCommand: ParsableCommand {
     var eachLabelOnce = false
     @Option(help: "Runs at once, 1...\(Self.maxJobs) (default: the number of CPUs; each run is its own harness run and processes).")
     var jobs: String?
-    @Option(name: .customLong("in-process"), help: InProcessScope.help) var inProcess: String?
+    @Option(name: .customLong("in-process"), help: ArgumentHelp(
+        "Where the points' stand-ins run: auto (the default: all, where the pack and scenario allow it and the un-killed run inside the harness is the same run as with processes, else none), none, extensions, device or all.",
+        valueName: "roles"))
+    var inProcess = "auto"
 
     static let maxJobs = 64
 
@@ -138,8 +141,15 @@ struct ExploreCommand: ParsableCommand {
             scenario: sc, scenarioPath: scenario, variant: v, seed: seed, durationOverride: durationOverride, outputDirectory: exploreDir,
             binDirectory: bin, progress: { _ in })
         options.cpu = cpu
-        options.inProcess = try InProcessScope.flag(inProcess)
-        if let why = options.inProcess.refusal(scenario: sc, failpoints: options.failpoints) { throw InputError(why) }
+        if inProcess == "auto" {
+            options.inProcess = InProcessScope.all.refusal(scenario: sc, failpoints: options.failpoints) == nil ? .all : .none
+        } else {
+            guard let scope = InProcessScope(rawValue: inProcess) else {
+                throw InputError("--in-process \(inProcess): takes auto, \(InProcessScope.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            options.inProcess = scope
+            if let why = scope.refusal(scenario: sc, failpoints: options.failpoints) { throw InputError(why) }
+        }
         let err = FileHandle.standardError
         let already = resuming.map { " (resuming: \($0.decided.count) point\($0.decided.count == 1 ? "" : "s") decided before)" } ?? ""
         err.write(Data("… \(sc.name) \(v.rawValue) seed \(seed): enumerating crash points (one run), then \(parallel) run\(parallel == 1 ? "" : "s") at once -> \(exploreDir)\(already)\n".utf8))
@@ -183,6 +193,7 @@ struct ExploreCommand: ParsableCommand {
         }
         let labels = eachLabelOnce ? " (each label's first pass: \(CrashPointExplorer.firstPasses(result.crashPoints).count) of them)" : ""
         print("enumeration run: \(SuiteRunner.verdictWord(e)), \(result.crashPoints.count) crash points\(labels) -> \(e.runDirectory)/crashpoints.txt\(part.map { " (shard \($0): every \($0.count)th of them)" } ?? "")")
+        if let check = result.inProcessCheck { print("points run \(check)") }
         print(CrashPointExplorer.table(result.findings))
         let resumedNote = result.resumed > 0 ? " (\(result.resumed) decided before, \(result.findings.count - result.resumed) now)" : ""
         print("""

@@ -25,6 +25,7 @@ struct ExplorePointCommand: ParsableCommand {
     @Option(name: .customLong("in-process")) var inProcess: String
     @Flag(name: .customLong("keep-runs")) var keepRuns = false
     @Option var cpu: Int32?
+    @Flag(name: .customLong("no-pages")) var noPages = false
 
     func run() throws {
         Executables.dieWithParent()
@@ -40,6 +41,7 @@ struct ExplorePointCommand: ParsableCommand {
             binDirectory: Executables.directory, progress: { _ in })
         options.inProcess = try InProcessScope.flag(inProcess)
         if let cpu { options.cpu = .cpu(cpu) }
+        options.pagesForKeptRuns = !noPages
         CrashPointExplorer.pointsRunHere = true
         guard let finding = CrashPointExplorer.explore(point: point, index: index, base: options, keepPassingRuns: keepRuns) else {
             throw InputError("--point \(point): no #n to aim at")

@@ -138,6 +138,10 @@ struct RunCommand: ParsableCommand {
         let (cases, durationOverride, outDir, root, gate, failpoints) = try preflight()
         let scope = try InProcessScope.flag(inProcess)
         for c in cases { if let why = scope.refusal(scenario: c.scenario, failpoints: failpoints) { throw InputError(why) } }
+        if scope != .none && cases.count > 1 {
+            // A seed's own code keeps process-wide state: one run with stand-ins inside per harness.
+            throw InputError("--in-process runs one scenario × variant × seed per harness (\(cases.count) asked): a seed's own code keeps process-wide state; run them one at a time, or explore them")
+        }
         let cpu = try CPUPinning.fromEnvironment()
         RunInterruption.install()
         let printer = ProgressPrinter(total: cases.count, quiet: quiet)

@@ -48,6 +48,10 @@ public enum CrashPointExplorer {
         public var mismatch: String?
         /// `--fail-fast`: a point violated and no new point was started after it.
         public var stoppedAtViolation = false
+        /// With stand-ins inside the harness (`--in-process`): how the points ran — inside, the
+        /// un-killed run having been the same run as with processes, or with processes because
+        /// it was not (the first difference). Nil: with processes, as asked.
+        public var inProcessCheck: String?
 
         /// Crash points explored per wall minute (by this exploration), the enumeration run's time included.
         public var pointsPerMinute: Double { wallSeconds > 0 ? Double(findings.count - resumed) * 60 / wallSeconds : 0 }
@@ -72,11 +76,32 @@ public enum CrashPointExplorer {
         onFinding: @escaping @Sendable (_ done: Int, _ total: Int, Finding) -> Void = { _, _, _ in }
     ) -> Result {
         let t0 = LiveRun.now()
+        var base = base
         var recording = base
         recording.recordCrashPoints = true
         recording.outputDirectory = base.outputDirectory + "/enumeration"
+        recording.inProcess = .none
         let enumeration = ScenarioRunner(options: recording).run()
         let points = enumeration.crashPoints
+        // Stand-ins inside the harness only where the run is the same run: the enumeration, with
+        // processes, is made again inside the harness and the two compared — crash points,
+        // verdict, normalized history. Any difference, and the points run with processes.
+        var inProcessCheck: String?
+        if base.inProcess != .none && enumeration.exitCode != 2 {
+            var inside = recording
+            inside.inProcess = base.inProcess
+            inside.outputDirectory = base.outputDirectory + "/enumeration-in-process"
+            let twin = ScenarioRunner(options: inside).run()
+            if let difference = sameRun(enumeration, twin) {
+                inProcessCheck = "not the same run inside the harness (\(difference)): every point runs with processes"
+                base.inProcess = .none
+            } else {
+                inProcessCheck = "inside the harness (--in-process \(base.inProcess.rawValue)): its un-killed run is the same run as with processes"
+                try? FileManager.default.removeItem(atPath: twin.runDirectory)
+                try? FileManager.default.removeItem(atPath: inside.outputDirectory)
+            }
+            progress("points run " + inProcessCheck!)
+        }
         guard enumeration.exitCode != 2 else {
             return Result(enumeration: enumeration, crashPoints: points, findings: [], wallSeconds: seconds(since: t0))
         }
@@ -111,10 +136,32 @@ public enum CrashPointExplorer {
             thread.start()
         }
         workers.wait()
+        waitForPointProcesses()
         let findings = work.findings
-        return Result(
+        var result = Result(
             enumeration: enumeration, crashPoints: points, chosen: chosen, findings: findings, wallSeconds: seconds(since: t0),
             resumed: findings.filter { earlier[$0.crashPoint] != nil }.count, stoppedAtViolation: work.stopped)
+        result.inProcessCheck = inProcessCheck
+        return result
+    }
+
+    /// Nil when two runs of one scenario are the same run — the same exit code, crash points and
+    /// normalized history (but the command line) — else the first difference, in a few words.
+    static func sameRun(_ a: ScenarioRunner.Outcome, _ b: ScenarioRunner.Outcome) -> String? {
+        guard a.exitCode == b.exitCode else { return "exit \(a.exitCode) with processes, \(b.exitCode) inside" }
+        if a.crashPoints != b.crashPoints {
+            let i = a.crashPoints.indices.first { $0 >= b.crashPoints.count || a.crashPoints[$0] != b.crashPoints[$0] } ?? a.crashPoints.count
+            return "crash point \(i + 1) differs"
+        }
+        func history(_ o: ScenarioRunner.Outcome) -> [String]? {
+            (try? HistoryNormalizer.normalize(runDirectory: o.runDirectory))?.filter { !$0.contains("\"event\":\"run_started\"") }
+        }
+        guard let ha = history(a), let hb = history(b) else { return "a history could not be read" }
+        if ha != hb {
+            let i = ha.indices.first { $0 >= hb.count || ha[$0] != hb[$0] } ?? ha.count
+            return "history line \(i + 1) differs"
+        }
+        return nil
     }
 
     /// What `--resume` carries over from an earlier exploration of the same run: its crash points
@@ -213,7 +260,7 @@ public enum CrashPointExplorer {
         }
         if verdict == .held && !keepPassingRuns {
             try? FileManager.default.removeItem(atPath: options.outputDirectory)
-        } else if FileManager.default.fileExists(atPath: outcome.runDirectory + "/history.jsonl") {
+        } else if base.pagesForKeptRuns, FileManager.default.fileExists(atPath: outcome.runDirectory + "/history.jsonl") {
             // A run that is kept (a finding, a point not reached, --keep-runs) gets its page: a person reads it.
             _ = try? RunReportPage.write(runDirectory: outcome.runDirectory)
         }
@@ -330,6 +377,12 @@ extension CrashPointExplorer {
     /// by its own limits well inside it.
     static let pointProcessBound: Duration = .seconds(600)
 
+    /// The point processes still being reaped (`exploreInChild`).
+    static let reapers = DispatchGroup()
+
+    /// Waits (bounded) until every point process is reaped: an exploration's end, a CPU count.
+    public static func waitForPointProcesses() { _ = reapers.wait(timeout: .now() + 35) }
+
     /// `explore(point:…)` in a `harness explore-point` process of its own; its finding comes back
     /// as one JSON line on its stdout.
     static func exploreInChild(point: String, index i: Int, base: ScenarioRunner.Options, keepPassingRuns: Bool) -> Finding? {
@@ -339,6 +392,7 @@ extension CrashPointExplorer {
         ]
         if let d = base.durationOverride { args += ["--duration", "\(d.components.seconds)s"] }
         if keepPassingRuns { args.append("--keep-runs") }
+        if !base.pagesForKeptRuns { args.append("--no-pages") }
         // The worker's CPU: its run and every stand-in thread in it stay there (a turn passes
         // between two threads on one CPU without waking another).
         if case .cpu(let c) = base.cpu { args += ["--cpu", String(c)] }
@@ -353,7 +407,11 @@ extension CrashPointExplorer {
         if let line, let finding = Finding(jsonLine: line) {
             // The verdict is in: the process is reaped in the background (its exit is the kernel's
             // teardown of the threads of the stand-ins it ended), bounded.
-            let reaper = Thread { _ = child.wait(timeout: .seconds(30)) ?? child.killAndReap() }
+            reapers.enter()
+            let reaper = Thread {
+                _ = child.wait(timeout: .seconds(30)) ?? child.killAndReap()
+                reapers.leave()
+            }
             reaper.stackSize = 1 << 16
             reaper.start()
             return finding

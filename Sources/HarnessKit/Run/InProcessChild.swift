@@ -76,22 +76,19 @@ final class InProcessChild: RunChild, @unchecked Sendable {
 
     var exitFd: Int32 { -1 }
 
-    nonisolated(unsafe) private static var runsUnderWay = 0
+    nonisolated(unsafe) private static var runsBegun = 0
 
-    /// A run that carries stand-ins begins: false when one is under way in this process already.
+    /// A run that carries stand-ins begins: false when this process carried one already. One per
+    /// process, ever: a seed's own code keeps process-wide state (Seed000's `AppGroupStorage.shared`
+    /// holds the suite of the device it first saw), which a second run would find in place.
     static func beginRun() -> Bool {
         pidLock.lock()
         defer { pidLock.unlock() }
-        guard runsUnderWay == 0 else { return false }
-        runsUnderWay += 1
+        guard runsBegun == 0 else { return false }
+        runsBegun += 1
         return true
     }
 
-    static func endRun() {
-        pidLock.lock()
-        runsUnderWay = max(0, runsUnderWay - 1)
-        pidLock.unlock()
-    }
 
     init(role: String, arguments: [String], environment: [String: String], entry: @escaping InProcessStandIns.Entry, logPath: String) {
         Self.pidLock.lock()

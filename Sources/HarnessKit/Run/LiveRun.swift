@@ -85,7 +85,7 @@ final class LiveRun {
         if let why = o.inProcess.refusal(scenario: o.scenario, failpoints: o.failpoints) { throw RunError(why) }
         // Threads a stand-in's own code starts take the turn holder's context: one run's.
         if o.inProcess != .none && !setup.holdsInProcessSlot {
-            throw RunError("--in-process: another run with stand-ins inside this harness is under way; one at a time per harness process")
+            throw RunError("--in-process: this harness ran stand-ins inside itself already; one run per harness process (a seed's own code keeps process-wide state) — run the cases one at a time")
         }
         let root = try DeviceRoot(path: setup.deviceRootPath)
         self.root = root

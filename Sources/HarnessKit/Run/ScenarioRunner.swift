@@ -51,6 +51,9 @@ public final class ScenarioRunner {
         /// Which roles the harness runs inside its own process instead of as child processes
         /// (`--in-process`, InProcessChild.swift); `.none` by default.
         public var inProcess: InProcessScope = .none
+        /// `harness explore` writes report.html for the point runs it keeps (off: the benchmark's
+        /// baseline run, which is measured, not read).
+        public var pagesForKeptRuns = true
 
         /// The scenario's failpoints, then the command line's.
         public var allFailpoints: [Failpoint] { scenario.failpoints + failpoints }
@@ -109,11 +112,8 @@ public final class ScenarioRunner {
     }
 
     public func run() -> Outcome {
-        // One run with stand-ins inside the harness at a time in this process (InProcessChild).
-        if o.inProcess != .none {
-            setup.holdsInProcessSlot = InProcessChild.beginRun()
-        }
-        defer { if setup.holdsInProcessSlot { InProcessChild.endRun() } }
+        // One run with stand-ins inside the harness per process (InProcessChild.beginRun).
+        if o.inProcess != .none { setup.holdsInProcessSlot = InProcessChild.beginRun() }
         // A stepped run on one CPU; the thread's own mask again afterwards (CPUPinning).
         return CPUPinning.pinned(to: setup.stepped ? CPUPinning.cpu(for: o.cpu) : nil) { runHere() }
     }
@@ -183,7 +183,7 @@ public final class ScenarioRunner {
 /// What a run is before anything starts: the scenario × variant × seed, the pack, where its files
 /// go and whether its clock is virtual.
 struct RunSetup {
-    /// This run holds the harness's one slot for a run with stand-ins inside it.
+    /// This run is the harness's one run with stand-ins inside it.
     var holdsInProcessSlot = false
     let options: ScenarioRunner.Options
     let pack: AnySystemPack
