@@ -174,19 +174,10 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
         } catch {
             StandInContext.fail(context.process, "cannot observe notifications: \(error)")
         }
-        if let heartbeat {
-            heartbeat.onError = { [context] e in context.trace.log("heartbeat_error", ["error": "\(e)"]) }
-            try? heartbeat.beat()
-            startTimer(Self.heartbeatTimer, .every(seconds: heartbeat.intervalSeconds))
-        }
-        feed(.launched)
-        for m in takeInbox() { receive(m) }  // taps that arrived while we were not running
+        launch()
         var heldSince: UInt64?
         while !Self.terminationPending() {
-            cond.lock()
-            let pending = inputs
-            inputs.removeAll()
-            cond.unlock()
+            let pending = takeQueued()
             for q in pending {
                 if let input = q.input { receive(input) }
                 if let (name, gen) = q.consumed { consumed[name] = max(consumed[name] ?? 0, gen) }
@@ -227,6 +218,27 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
         }
         context.trace.log("terminated", ["signal": "TERM"])
         exit(0)
+    }
+
+    /// The first heartbeat and its timer, `launched`, and the taps that arrived while the app was
+    /// not running: what either loop does before it takes its first input.
+    func launch() {
+        if let heartbeat {
+            heartbeat.onError = { [context] e in context.trace.log("heartbeat_error", ["error": "\(e)"]) }
+            try? heartbeat.beat()
+            startTimer(Self.heartbeatTimer, .every(seconds: heartbeat.intervalSeconds))
+        }
+        feed(.launched)
+        for m in takeInbox() { receive(m) }  // taps that arrived while we were not running
+    }
+
+    /// The inputs queued so far (taken out of the queue).
+    private func takeQueued() -> [Queued] {
+        cond.lock()
+        defer { cond.unlock() }
+        let pending = inputs
+        inputs.removeAll()
+        return pending
     }
 
     /// True once SIGTERM is pending (blocked, it stays so) or its handler ran on a thread started
@@ -468,13 +480,7 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
         observedNames = [inboxName] + adapter.observedNotifications
         let atLaunch = context.center.generationSnapshot()
         for name in observedNames { consumed[name] = atLaunch(name) }
-        if let heartbeat {
-            heartbeat.onError = { [context] e in context.trace.log("heartbeat_error", ["error": "\(e)"]) }
-            try? heartbeat.beat()
-            startTimer(Self.heartbeatTimer, .every(seconds: heartbeat.intervalSeconds))
-        }
-        feed(.launched)
-        for m in takeInbox() { receive(m) }
+        launch()
         while true {
             if p.terminateRequested() {
                 context.trace.log("terminated", ["signal": "TERM"])
@@ -494,10 +500,7 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
                     enqueue(.notification(name))
                 }
             }
-            cond.lock()
-            let pending = inputs
-            inputs.removeAll()
-            cond.unlock()
+            let pending = takeQueued()
             for q in pending {
                 if let input = q.input { receive(input) }
             }
