@@ -54,7 +54,6 @@ final class LiveRun {
     /// The crash points the stand-ins passed (`<process>:<label>#<n>`, in order), read at the end.
     var crashPoints: [String] = []
 
-
     var o: ScenarioRunner.Options { setup.options }
     var pack: AnySystemPack { setup.pack }
     var runDir: String { setup.runDir }

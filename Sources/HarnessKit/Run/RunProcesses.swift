@@ -137,7 +137,8 @@ extension LiveRun {
         while !processes.killedQuiescent.isEmpty { exited(processes.killedQuiescent.removeFirst(), .signalled(SIGKILL)) }
     }
 
-    /// Reaps exited children; true when any had exited.
+    /// Gives the stand-ins inside the harness their turns (apps with work, extension calls not run
+    /// yet), then reaps exited children; true when any ran or had exited.
     @discardableResult
     func reap() -> Bool {
         // In-process apps take their turns, then extension calls run, in the order they were made (InProcessChild).
