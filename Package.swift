@@ -228,7 +228,7 @@ let package = Package(
 
         // MARK: Systems — the registry
         .target(
-            name: "SystemRegistry", dependencies: ["HarnessKit", "StandInKit", "SystemKit", "FocusPledgePack", "FocusPledgeStandIns", "FocusPledgeServer", "RallyPack", "UntilPack", "ExitPack", "PushinPack", "EnforcementPack"],
+            name: "SystemRegistry", dependencies: ["HarnessKit", "StandInKit", "SystemKit", "FocusPledgePack", "FocusPledgeStandIns", "FocusPledgeServer", "ExitStandIns", "RallyPack", "UntilPack", "ExitPack", "PushinPack", "EnforcementPack"],
             path: "Sources/Systems/Registry"),
 
         // MARK: Seed code — the seeds' Swift blocks compiled against the frameworks (Tests/SeedCode, EDITS.md)

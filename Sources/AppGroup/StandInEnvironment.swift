@@ -21,6 +21,8 @@ public enum StandInEnvironment {
         var other: AnyObject?
         /// The stand-in's incarnation (one per launch: what a process's own memory is).
         var incarnation: AnyObject?
+        /// The pid the stand-in is known by (the harness gives it one no process can have).
+        var pid: Int32?
     }
 
     private static let slotKey: pthread_key_t = {
@@ -40,14 +42,16 @@ public enum StandInEnvironment {
 
     /// What the stand-in holding the turn gave its thread (nil: none holds it).
     nonisolated(unsafe) private static var holder: (env: [String: String], wait: (@Sendable (String, UInt64) -> Void)?, incarnation: AnyObject?)?
+    nonisolated(unsafe) private static var holderPid: Int32?
     nonisolated(unsafe) private static var holding = false
     private static let holderLock = NSLock()
 
     /// The stand-in whose turn it is now lends its environment and wait to threads without their
     /// own (nil when its turn ends).
-    public static func setTurnHolder(_ env: [String: String]?, wait: (@Sendable (String, UInt64) -> Void)?, incarnation: AnyObject? = nil) {
+    public static func setTurnHolder(_ env: [String: String]?, wait: (@Sendable (String, UInt64) -> Void)?, incarnation: AnyObject? = nil, pid: Int32? = nil) {
         holderLock.lock()
         holder = env.map { ($0, wait, incarnation) }
+        holderPid = env == nil ? nil : pid
         holding = holder != nil
         holderLock.unlock()
     }
@@ -108,6 +112,20 @@ public enum StandInEnvironment {
 
     nonisolated(unsafe) private static var instances: [String: (incarnation: AnyObject?, instance: AnyObject)] = [:]
     private static let instancesLock = NSLock()
+
+    /// The pid of the process asking: the stand-in's the harness gave it (its own thread's, or the
+    /// turn holder's) inside the harness, else this process's — what records of who wrote carry.
+    public static var processID: Int32 {
+        if let p = slot(create: false)?.pid { return p }
+        if holding {
+            holderLock.lock()
+            defer { holderLock.unlock() }
+            if let p = holderPid { return p }
+        }
+        return getpid()
+    }
+
+    public static func setProcessIDForThisThread(_ pid: Int32?) { slot(create: true)?.pid = pid }
 
     /// A layer above keeps one object per thread here (nil: none).
     public static var threadObject: AnyObject? { slot(create: false)?.other }

@@ -31,7 +31,15 @@ public final class TraceLog: @unchecked Sendable {
     }
 
     /// Appends to `path` (created 0600, never through a symlink; its directory is created).
+    /// The process id its lines carry: this process's, or — for a stand-in the harness runs
+    /// inside itself — that stand-in's (`processID`, read when the log is opened).
+    let pid: Int32
+
+    /// Who is asking, as a pid (set by the harness when it runs stand-ins inside itself).
+    nonisolated(unsafe) public static var processID: @Sendable () -> Int32 = { getpid() }
+
     public init(path: String, process: String, deviceTime: @escaping @Sendable () -> Double) throws {
+        pid = Self.processID()
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty { try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
         self.process = process
@@ -75,7 +83,7 @@ public final class TraceLog: @unchecked Sendable {
     }
 
     private func line(_ event: String, _ fields: [String: String], deviceTime t: Double) -> HistoryEvent {
-        HistoryEvent(mono: Self.monotonicNanos(), t: t, process: process, pid: getpid(), event: event, fields: fields)
+        HistoryEvent(mono: Self.monotonicNanos(), t: t, process: process, pid: pid, event: event, fields: fields)
     }
 
     private func write(_ e: HistoryEvent) throws {

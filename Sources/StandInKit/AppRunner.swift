@@ -483,6 +483,10 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
         launch()
         while true {
             if p.terminateRequested() {
+                // A process continued with its TERM pending has its watcher thread take the inbox
+                // that was posted to meanwhile before its loop sees the TERM: those taps are lost
+                // with it, not read by the next launch.
+                if context.center.generationSnapshot()(inboxName) > (consumed[inboxName] ?? 0) { _ = takeInbox() }
                 context.trace.log("terminated", ["signal": "TERM"])
                 p.end(0)
             }

@@ -74,7 +74,7 @@ public final class EmulatedDevice: @unchecked Sendable {
         return try cached!.get()
     }
 
-    public var writer: WriterIdentity { WriterIdentity(pid: getpid(), process: process) }
+    public var writer: WriterIdentity { WriterIdentity(pid: StandInEnvironment.processID, process: process) }
 
     /// Device time now.
     public func now() -> Date { clock.now() }

@@ -35,7 +35,7 @@ public final class HeartbeatWriter: @unchecked Sendable {
         sequence += 1
         mutex.unlock()
         let r = HeartbeatRecord(
-            writer: writer, pid: getpid(), launchId: launchId, sequence: seq,
+            writer: writer, pid: StandInEnvironment.processID, launchId: launchId, sequence: seq,
             wallTime: clock.nowUnixSeconds(), monotonicTime: clock.monotonicSeconds(), intervalSeconds: intervalSeconds)
         let enc = JSONEncoder()
         enc.outputFormatting = [.sortedKeys]

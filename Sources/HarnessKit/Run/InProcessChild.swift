@@ -1,5 +1,6 @@
 import AppGroup
 import Foundation
+import History
 import Supervision
 import SystemKit
 
@@ -66,6 +67,9 @@ final class InProcessChild: RunChild, @unchecked Sendable {
     private let lock = NSLock()
     private var state = State.notStarted
     private var terminate = false
+    /// SIGSTOP'd and not continued since (by the nemesis or by iOS): it gets no turn, as a stopped
+    /// process does not run — whatever signals came meanwhile (a TERM waits for the CONT).
+    private var stopped = false
     /// The stand-in's thread waits on `go` for its turn; the harness waits on `back` for it to end.
     private let go = DispatchSemaphore(value: 0)
     private let back = DispatchSemaphore(value: 0)
@@ -86,6 +90,8 @@ final class InProcessChild: RunChild, @unchecked Sendable {
         defer { pidLock.unlock() }
         guard runsBegun == 0 else { return false }
         runsBegun += 1
+        // Trace lines carry the pid of the stand-in that writes them.
+        TraceLog.processID = { StandInEnvironment.processID }
         return true
     }
 
@@ -115,6 +121,7 @@ final class InProcessChild: RunChild, @unchecked Sendable {
     func wantsToRun(now: Double, generation: (String) -> UInt64) -> Bool {
         lock.lock()
         defer { lock.unlock() }
+        if stopped { return false }
         switch state {
         case .notStarted: return true
         case .running, .ended: return false
@@ -169,13 +176,15 @@ final class InProcessChild: RunChild, @unchecked Sendable {
             }
             box.holds = { holding in
                 CrashPoints.setTurnHolder(holding ? crashPoints : nil)
-                StandInEnvironment.setTurnHolder(holding ? box.environment : nil, wait: holding ? wait : nil, incarnation: holding ? box : nil)
+                StandInEnvironment.setTurnHolder(
+                    holding ? box.environment : nil, wait: holding ? wait : nil, incarnation: holding ? box : nil, pid: holding ? box.pid : nil)
             }
             box.holds(true)
             CrashPoints.installOnThisThread(crashPoints)
             StandInEnvironment.setForThisThread(box.environment)
             StandInEnvironment.setWaitForPost(wait)
             StandInEnvironment.setIncarnationForThisThread(box)
+            StandInEnvironment.setProcessIDForThisThread(box.pid)
             InProcessStandIns.setCurrent(.init(
                 environment: box.environment, end: { box.endHere(.exited($0)) }, idle: { box.yieldIdle($0) },
                 terminateRequested: { box.terminateRequested }, alive: { box.poll() == nil }, report: { box.updateIdle($0) }))
@@ -195,6 +204,7 @@ final class InProcessChild: RunChild, @unchecked Sendable {
             StandInEnvironment.setForThisThread(nil)
             StandInEnvironment.setWaitForPost(nil)
             StandInEnvironment.setIncarnationForThisThread(nil)
+            StandInEnvironment.setProcessIDForThisThread(nil)
             CrashPoints.installOnThisThread(nil)
             box.finish(s)
             box.holds(false)
@@ -281,11 +291,23 @@ final class InProcessChild: RunChild, @unchecked Sendable {
                 return true
             }
             if sig == SIGTERM { terminate = true }
+            if sig == SIGSTOP { stopped = true }
+            if sig == SIGCONT { stopped = false }
             return true
         }
     }
 
-    func stopAndWait(timeoutMillis: Int) -> Bool { true }
+    func stopAndWait(timeoutMillis: Int) -> Bool {
+        _ = signal(SIGSTOP, group: false)
+        return true
+    }
+
+    /// SIGSTOP'd and not continued since.
+    var isStopped: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopped
+    }
 
     func poll() -> ChildProcess.ExitStatus? {
         lock.lock()
@@ -321,7 +343,7 @@ extension LiveRun {
         for _ in 0..<Self.settleRoundsMax {
             let generation = center.generationSnapshot()
             var any = false
-            for entry in processes.table.longLived where !entry.isStopped && !entry.osSuspended {
+            for entry in processes.table.longLived {
                 guard let pid = entry.pid, let child = processes.children[pid] as? InProcessChild,
                     child.wantsToRun(now: virtualTime.now, generation: generation)
                 else { continue }
@@ -341,8 +363,9 @@ extension LiveRun {
         let generation = center.generationSnapshot()
         return processes.table.longLived.compactMap { entry in
             guard let pid = entry.pid, let child = processes.children[pid] as? InProcessChild else { return nil }
-            if child.idleReport?.holdsTime == true { return "\(entry.role) (in the harness) waits for an answer" }
-            if !entry.isStopped, !entry.osSuspended, child.wantsToRun(now: virtualTime.now, generation: generation) {
+            // A stopped one holds nothing (as a stopped process is no blocker).
+            if !child.isStopped, child.idleReport?.holdsTime == true { return "\(entry.role) (in the harness) waits for an answer" }
+            if child.wantsToRun(now: virtualTime.now, generation: generation) {
                 return "\(entry.role) (in the harness) has something to do"
             }
             return nil
@@ -353,15 +376,15 @@ extension LiveRun {
     var inProcessAppWantsToRun: Bool {
         let generation = center.generationSnapshot()
         return processes.table.longLived.contains { entry in
-            guard !entry.isStopped, !entry.osSuspended, let pid = entry.pid, let child = processes.children[pid] as? InProcessChild else { return false }
+            guard let pid = entry.pid, let child = processes.children[pid] as? InProcessChild else { return false }
             return child.wantsToRun(now: virtualTime.now, generation: generation)
         }
     }
 
     /// The earliest deadline of the in-process apps that may run (a stopped one waits).
     var inProcessNextDeadline: Double? {
-        processes.table.longLived.filter { !$0.isStopped && !$0.osSuspended }.compactMap { entry in
-            entry.pid.flatMap { (processes.children[$0] as? InProcessChild)?.idleReport?.next }
+        processes.table.longLived.compactMap { entry in
+            entry.pid.flatMap { processes.children[$0] as? InProcessChild }.flatMap { $0.isStopped ? nil : $0.idleReport?.next }
         }.min()
     }
 }

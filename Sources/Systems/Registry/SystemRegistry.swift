@@ -1,5 +1,6 @@
 import EnforcementPack
 import ExitPack
+import ExitStandIns
 import FocusPledgePack
 import FocusPledgeServer
 import FocusPledgeStandIns
@@ -29,5 +30,6 @@ public enum SystemRegistry {
     static func registerInProcessStandIns() {
         InProcessStandIns.register(executable: "sth-focuspledge", FocusPledgeCommand.inProcessEntry)
         InProcessStandIns.register(executable: "sth-focuspledge-server", SettlementInProcessServer.entry)
+        InProcessStandIns.register(executable: "sth-exit", ExitCommand.inProcessEntry)
     }
 }

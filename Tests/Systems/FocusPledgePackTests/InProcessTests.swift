@@ -99,6 +99,21 @@ import Testing
         #expect(try normalized(d.path + "/inproc") == history)
     }
 
+    /// Exit (seed 001) inside the harness too: its checker judges who wrote the registry by pid —
+    /// an in-process stand-in's records and trace lines carry its own, not the harness's — and
+    /// exit-midnight's host is TERMed after a stop with an iOS message in its inbox, which a process
+    /// takes (and loses) on its way out.
+    @Test(arguments: [("Sources/Systems/Exit/scenarios/exit.yaml", "hardened"), ("Sources/Systems/Exit/scenarios/exit-midnight.yaml", "hardened"),
+        ("Sources/Systems/Exit/scenarios/exit-midnight.yaml", "as-written")])
+    func exitInsideTheHarnessIsTheSameRun(scenario: String, variant: String) throws {
+        let d = try Dir()
+        let real = try run(d, scenario, "real", variant: variant, ["--crash-points"])
+        let inProcess = try run(d, scenario, "inproc", variant: variant, ["--crash-points", "--in-process", "all"])
+        #expect(real.status == inProcess.status, "\(real.stdout)\n\(inProcess.stdout)")
+        #expect(try crashPoints(d.path + "/inproc") == crashPoints(d.path + "/real"))
+        #expect(try normalized(d.path + "/inproc") == normalized(d.path + "/real"))
+    }
+
     /// Killed where it holds a lock — an extension inside the suite's flock, the host between the
     /// server's commit and its reading of the answer — an in-process stand-in ends as a process
     /// does: its flocks released, its relaunch the same.
