@@ -517,9 +517,7 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
             if !pendingHTTP.isEmpty {
                 let (id, call) = pendingHTTP.removeFirst()
                 let portFile = StandInContext.portFile(runDirectory: context.runDirectory, service: call.service)
-                let reply =
-                    InProcessStandIns.server(portFile: portFile)?(call)
-                    ?? LoopbackHTTPClient.perform(call, portFile: portFile, timeout: Self.httpSteppedWallCap, giveUp: { false })
+                let reply = LoopbackHTTPClient.perform(call, portFile: portFile, timeout: Self.httpSteppedWallCap, giveUp: { false })
                 enqueue(.httpReply(requestId: id, reply))
                 continue
             }

@@ -79,10 +79,12 @@ public enum LoopbackHTTPClient {
     /// Sends `call` to the port published in `portFile` (re-read on every call: a restarted server
     /// binds a new port). Never throws: every failure is a transport error.
     public static func perform(_ call: HTTPCall, portFile: String, timeout: Duration, giveUp: () -> Bool = { false }) -> HTTPReply {
+        // A server the harness runs inside itself, still published in `portFile`: one `stat`.
+        if let inProcess = InProcessStandIns.server(portFile: portFile) { return inProcess(call) }
         guard let text = try? String(contentsOfFile: portFile, encoding: .utf8),
             let port = UInt16(text.trimmingCharacters(in: .whitespacesAndNewlines))
         else { return .transportError("\(call.service): no port published in \(portFile)") }
-        // A server the harness runs inside its own process, called from an app it runs there too.
+        // Or published under a port number the registry answers for (read from the file).
         if let inProcess = InProcessStandIns.server(port: port) { return inProcess(call) }
         do {
             let r = try request(method: call.method, port: port, path: call.path, json: call.body, timeout: timeout, giveUp: giveUp)

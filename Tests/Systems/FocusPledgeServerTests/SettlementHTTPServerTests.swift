@@ -40,6 +40,17 @@ final class ManualClock: @unchecked Sendable {
         }
     }
 
+    /// The server inside the harness answers exactly the router's routes (one list for both):
+    /// `:id` is one component, anything else is not found.
+    @Test func theInProcessServerAnswersTheRoutersRoutes() {
+        for (method, paths) in [("GET", ["/health", "/settlements", "/sessions/s-1"]), ("POST", ["/sessions", "/sessions/s-1/heartbeat", "/resolveSession"])] {
+            for path in paths { #expect(SettlementHTTPServer.routed(method, path), "\(method) \(path)") }
+        }
+        for (method, path) in [("POST", "/health"), ("GET", "/resolveSession"), ("GET", "/sessions/a/b"), ("POST", "/sessions/s-1/heartbeats"), ("DELETE", "/sessions")] {
+            #expect(!SettlementHTTPServer.routed(method, path), "\(method) \(path)")
+        }
+    }
+
     @Test func resolveSessionFollowsTheSeedsRulesOverHTTP() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }

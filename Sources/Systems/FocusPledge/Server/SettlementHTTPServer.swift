@@ -206,6 +206,22 @@ public enum SettlementHTTPServer {
 
     // MARK: - Routes
 
+    /// Every route, by method (`:id` is one path component): the router's, and what the server
+    /// inside the harness answers (`SettlementInProcessServer`) — one list for both.
+    public static let routes: [String: [String]] = [
+        "GET": ["health", "settlements", "sessions/:id"],
+        "POST": ["sessions", "sessions/:id/heartbeat", "resolveSession"],
+    ]
+
+    /// Whether `method` `path` is one of `routes`.
+    static func routed(_ method: String, _ path: String) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        return (routes[method] ?? []).contains { route in
+            let pattern = route.split(separator: "/")
+            return pattern.count == parts.count && zip(pattern, parts).allSatisfy { $0.hasPrefix(":") || $0 == $1 }
+        }
+    }
+
     /// Every route of `SettlementService`, each handed to the store as method + path + body.
     public static func buildRouter(
         store: SettlementStore,
@@ -224,8 +240,8 @@ public enum SettlementHTTPServer {
             }
             return response(store.handle(method: request.method.rawValue, path: request.uri.path, body: body))
         }
-        for path in ["health", "settlements", "sessions/:id"] { router.get(RouterPath(path), use: handler) }
-        for path in ["sessions", "sessions/:id/heartbeat", "resolveSession"] { router.post(RouterPath(path), use: handler) }
+        for path in routes["GET"] ?? [] { router.get(RouterPath(path), use: handler) }
+        for path in routes["POST"] ?? [] { router.post(RouterPath(path), use: handler) }
         return router
     }
 

@@ -17,19 +17,6 @@ public enum SettlementInProcessServer {
         try run(a, current)
     }
 
-    /// The routes of `SettlementHTTPServer.buildRouter`, by method and path pattern.
-    static func routed(_ method: String, _ path: String) -> Bool {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
-        switch method {
-        case "GET":
-            return parts == ["health"] || parts == ["settlements"] || (parts.count == 2 && parts[0] == "sessions")
-        case "POST":
-            return parts == ["sessions"] || parts == ["resolveSession"] || (parts.count == 3 && parts[0] == "sessions" && parts[2] == "heartbeat")
-        default:
-            return false
-        }
-    }
-
     static func run(_ a: SettlementServerArguments, _ current: InProcessStandIns.Current) throws -> Never {
         guard a.staleAfterSeconds.isFinite, a.staleAfterSeconds > 0, let deviceRoot = a.deviceRoot else { throw InProcessExit(code: 2) }
         let root = try DeviceRoot(path: deviceRoot, create: false)
@@ -47,7 +34,7 @@ public enum SettlementInProcessServer {
         if let pledges = configuration.pledges { store.preCreate(pledges, origin: configuration.pledgesOrigin) }
         let maxBody = configuration.maxRequestBodyBytes
         let port = InProcessStandIns.registerServer(alive: current.alive) { call in
-            guard routed(call.method, call.path) else { return .response(status: 404, body: Data()) }
+            guard SettlementHTTPServer.routed(call.method, call.path) else { return .response(status: 404, body: Data()) }
             if let body = call.body, body.count > maxBody {
                 let r = SettlementService.error(413, "invalid", "request body is larger than \(maxBody) bytes or unreadable")
                 return .response(status: r.status, body: Data(r.body))
