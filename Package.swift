@@ -33,7 +33,12 @@ let package = Package(
         .library(name: "AppGroup", targets: ["AppGroup"]),
         .library(
             name: "ScreenTimeFrameworks",
-            targets: ["FamilyControls", "ManagedSettings", "ManagedSettingsUI", "DeviceActivity", "UserNotifications", "UIKitSubset", "CFDarwinNotify"]),
+            targets: ["FamilyControls", "ManagedSettings", "ManagedSettingsUI", "DeviceActivity", "UserNotifications", "UIKit", "OSLog", "AppGroupFoundation", "CFDarwinNotify"]),
+        // A team's own harness executable: `HarnessCLI.main(systems:)` and its packs (the pack API:
+        // SystemPack, roles, invariants, the checker kit, scenario sections).
+        .library(name: "ScreenTimeHarness", targets: ["HarnessCLI", "HarnessKit", "SystemKit", "History", "ScreenTimeShims"]),
+        // A team's stand-in executables: the app run loop, extensions in one call.
+        .library(name: "ScreenTimeStandIns", targets: ["StandInKit", "SystemKit"]),
         .executable(name: "harness", targets: ["harness"]),
     ],
     // Every dependency pinned to one exact version (a determinism tool builds the same code every
@@ -79,7 +84,7 @@ let package = Package(
             name: "StandInKit",
             dependencies: [
                 "AppGroup", "History", "ScreenTimeModel", "ScreenTimeShims", "SystemKit", "CSystemShims", "CDeviceTime",
-                "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "SystemFiles", "UserNotifications",
+                "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "OSLog", "SystemFiles", "UserNotifications",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -95,14 +100,17 @@ let package = Package(
             ],
             path: "Sources/HarnessKit"
         ),
-        .executableTarget(
-            name: "harness",
+        // Every verb of the CLI, as a library: `HarnessCLI.main(systems:)` in a team's own executable.
+        .target(
+            name: "HarnessCLI",
             dependencies: [
-                "AppGroup", "Supervision", "HarnessKit", "History", "RunReport", "SystemRegistry",
+                "AppGroup", "Supervision", "HarnessKit", "History", "RunReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Sources/harness"
+            path: "Sources/HarnessCLI"
         ),
+        // This package's own harness: HarnessCLI with the bundled seed packs.
+        .executableTarget(name: "harness", dependencies: ["HarnessCLI", "SystemRegistry"], path: "Sources/harness"),
         // The baseline the notify benchmark is measured against: raw temp+rename+inotify in C.
         .executableTarget(name: "notify-pingpong-c", path: "Sources/notify-pingpong-c"),
         // Small executable the tests spawn as a separate process (writers, observers, heartbeats,
@@ -111,20 +119,33 @@ let package = Package(
             name: "sth-test-helper",
             dependencies: [
                 "AppGroup", "Supervision", "ScreenTimeShims", "StandInKit", "SystemKit", "DeviceActivity", "FamilyControls", "ManagedSettings",
-                "ManagedSettingsUI", "UIKitSubset", "UserNotifications",
+                "ManagedSettingsUI", "UIKit", "UserNotifications",
             ],
             path: "Sources/sth-test-helper"),
 
         // MARK: Emulated iOS — the shared model, the system/ files, the Apple-named frameworks, the harness side
         .target(name: "ScreenTimeModel", path: "Sources/ScreenTimeModel"),
         .target(name: "SystemFiles", dependencies: ["AppGroup", "ScreenTimeModel"], path: "Sources/SystemFiles"),
-        .target(name: "UIKitSubset", path: "Sources/Frameworks/UIKitSubset"),
+        // Foundation as an app in an App Group sees it: `UserDefaults(suiteName: "group.…")` is the
+        // App Group. Every Apple-named module re-exports it (and Foundation, as Apple's do).
+        .target(name: "AppGroupFoundation", dependencies: ["AppGroup", "CFDarwinNotify"], path: "Sources/Frameworks/AppGroupFoundation"),
+        .target(name: "UIKit", dependencies: ["AppGroupFoundation"], path: "Sources/Frameworks/UIKit"),
+        // Apple's unified logging: `Logger` and `os_log` lines land in the process's trace.
+        .target(name: "OSLog", dependencies: ["AppGroupFoundation"], path: "Sources/Frameworks/OSLog"),
         .target(name: "CFDarwinNotify", dependencies: ["AppGroup"], path: "Sources/Frameworks/CFDarwinNotify"),
-        .target(name: "ManagedSettings", dependencies: ["AppGroup", "ScreenTimeModel", "SystemFiles"], path: "Sources/Frameworks/ManagedSettings"),
-        .target(name: "ManagedSettingsUI", dependencies: ["ManagedSettings", "UIKitSubset"], path: "Sources/Frameworks/ManagedSettingsUI"),
-        .target(name: "FamilyControls", dependencies: ["AppGroup", "ManagedSettings", "ScreenTimeModel", "SystemFiles"], path: "Sources/Frameworks/FamilyControls"),
-        .target(name: "DeviceActivity", dependencies: ["AppGroup", "ManagedSettings", "ScreenTimeModel", "SystemFiles"], path: "Sources/Frameworks/DeviceActivity"),
-        .target(name: "UserNotifications", dependencies: ["AppGroup", "ScreenTimeModel", "SystemFiles"], path: "Sources/Frameworks/UserNotifications"),
+        .target(
+            name: "ManagedSettings", dependencies: ["AppGroup", "AppGroupFoundation", "ScreenTimeModel", "SystemFiles"],
+            path: "Sources/Frameworks/ManagedSettings"),
+        .target(name: "ManagedSettingsUI", dependencies: ["ManagedSettings", "UIKit"], path: "Sources/Frameworks/ManagedSettingsUI"),
+        .target(
+            name: "FamilyControls", dependencies: ["AppGroup", "AppGroupFoundation", "ManagedSettings", "ScreenTimeModel", "SystemFiles"],
+            path: "Sources/Frameworks/FamilyControls"),
+        .target(
+            name: "DeviceActivity", dependencies: ["AppGroup", "AppGroupFoundation", "ManagedSettings", "ScreenTimeModel", "SystemFiles"],
+            path: "Sources/Frameworks/DeviceActivity"),
+        .target(
+            name: "UserNotifications", dependencies: ["AppGroup", "AppGroupFoundation", "ScreenTimeModel", "SystemFiles"],
+            path: "Sources/Frameworks/UserNotifications"),
         .target(name: "ScreenTimeOS", dependencies: ["AppGroup", "ScreenTimeModel", "SystemFiles"], path: "Sources/ScreenTimeOS"),
 
         // MARK: Systems — FocusPledge (seed 000); its as-written extensions and authorization run the seed's Swift (Seed000)

@@ -57,6 +57,7 @@ public final class StandInContext: @unchecked Sendable {
         defaults = try SharedDefaults(container: container, suiteName: suite ?? appGroup)
         let trace = try TraceLog(runDirectory: run, process: process, deviceTime: { clock.nowUnixSeconds() })
         self.trace = trace
+        OSLogTrace.install(trace)
         // A harness-armed defaults fault (PROTOCOL.md §3, §10.5) shows in the history where it acted.
         defaults.onFault = { kind, fields in trace.log("defaults_fault", fields.merging(["kind": kind]) { a, _ in a }) }
         SharedDefaults.faultObserver = { kind, fields in trace.log("defaults_fault", fields.merging(["kind": kind]) { a, _ in a }) }

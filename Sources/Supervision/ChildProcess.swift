@@ -307,12 +307,24 @@ final class Spawner: @unchecked Sendable {
 
 /// Finds the package's sibling executables (next to the running binary, e.g. `.build/debug/`).
 public enum Executables {
-    public static var directory: String {
+    /// The running executable's path (`/proc/self/exe`), or nil where it cannot be read.
+    public static var current: String? {
         var buf = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &buf, buf.count - 1)
-        guard n > 0 else { return "." }
-        let path = String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard n > 0 else { return nil }
+        return String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    public static var directory: String {
+        guard let path = current else { return "." }
         return (path as NSString).deletingLastPathComponent
+    }
+
+    /// The running executable's file name: `harness`, or a team's own harness executable
+    /// (`HarnessCLI.main(systems:)`), which starts itself again for `explore-point`.
+    public static var currentName: String {
+        guard let path = current else { return "harness" }
+        return (path as NSString).lastPathComponent
     }
 
     /// Path of `name` beside the running executable; throws a one-line error when missing.

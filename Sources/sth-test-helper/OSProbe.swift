@@ -21,7 +21,7 @@ import ManagedSettingsUI
 import ScreenTimeShims
 import StandInKit
 import SystemKit
-import UIKitSubset
+import UIKit
 @_spi(ScreenTimeHarness) import UserNotifications
 
 enum OSProbe {

@@ -1,5 +1,5 @@
 @_exported import ManagedSettings
-@_exported import UIKitSubset
+@_exported import UIKit
 
 /// Apple's `ShieldConfiguration`: how the shield over a blocked app or site looks. Every
 /// property is optional; nil means the system's default.

@@ -9,7 +9,7 @@ public enum BuildIdentity {
     /// without a build id (or missing) is `name=?`.
     public static func of(binDirectory: String, executables: [String]) -> String {
         Set(executables).sorted().map { name in
-            "\(name)=\(elfBuildId(path: binDirectory + "/" + name) ?? "?")"
+            "\(name)=\(elfBuildId(path: name.hasPrefix("/") ? name : binDirectory + "/" + name) ?? "?")"
         }.joined(separator: ",")
     }
 

@@ -400,7 +400,7 @@ extension CrashPointExplorer {
             Finding(crashPoint: point, verdict: .undecided, detail: [why], runDirectory: base.outputDirectory + "/\(i + 1)", wallSeconds: 0, rerunCommand: "")
         }
         let child: ChildProcess
-        do { child = try ChildProcess.spawn(base.binDirectory + "/harness", args) } catch {
+        do { child = try ChildProcess.spawn(base.binDirectory + "/" + Executables.currentName, args) } catch {
             return undecided("cannot start harness explore-point: \(error)")
         }
         let line = child.readLine(timeout: pointProcessBound)

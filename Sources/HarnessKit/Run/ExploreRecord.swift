@@ -1,5 +1,6 @@
 import AppGroup
 import Foundation
+import Supervision
 
 /// What one `harness explore` did, kept in its directory as `explore.json`: the run it explored
 /// (scenario, variant, seed, build), every crash point of that run, which of them this explore
@@ -87,7 +88,7 @@ public struct ExploreRecord: Codable, Sendable, Equatable {
         variant = options.variant.rawValue
         seed = options.seed
         build = BuildIdentity.of(
-            binDirectory: options.binDirectory, executables: ["harness"] + options.scenario.system.descriptor.roles.map(\.executable))
+            binDirectory: options.binDirectory, executables: [Executables.currentName] + options.scenario.system.descriptor.roles.map(\.executable))
         self.maxPoints = maxPoints
         self.eachLabelOnce = eachLabelOnce
         shardIndex = shard?.index

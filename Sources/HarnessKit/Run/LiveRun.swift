@@ -178,7 +178,7 @@ final class LiveRun {
         // What `harness replay` needs beyond the scenario's copy: the command line's part and the build.
         if !o.failpoints.isEmpty { started["extraFailpoints"] = o.failpoints.map(\.description).joined(separator: "\n") }
         if let d = o.durationOverride { started["durationSeconds"] = String(d.components.seconds) }
-        started["build"] = BuildIdentity.of(binDirectory: o.binDirectory, executables: ["harness"] + pack.descriptor.roles.map(\.executable))
+        started["build"] = BuildIdentity.of(binDirectory: o.binDirectory, executables: [Executables.currentName] + pack.descriptor.roles.map(\.executable))
         if o.crashPointsOn { started["crashPoints"] = "recorded" }
         // Pinned (CPUPinning): the CPU the kernel says this thread, and so the run, may use.
         if stepped && o.cpu != .off {

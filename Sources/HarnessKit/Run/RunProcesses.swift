@@ -43,6 +43,8 @@ extension LiveRun {
 
     func start(_ role: ProcessRole, extra: [String]) throws -> any RunChild {
         var env = processes.environment
+        // The role it is (PROTOCOL.md §7): a team's stand-in reads it (`ScreenTimeProcess`).
+        env["SCREENTIME_PROCESS"] = role.name
         if let spec = processes.defaultsFaults[role.name] { env[DefaultsFaults.environmentVariable] = spec }
         if role.tracesDefaultsWrites { env["SCREENTIME_TRACE_DEFAULTS"] = "1" }  // PROTOCOL.md §3, traced writes
         if let entry = inProcessEntry(role) {
@@ -55,7 +57,7 @@ extension LiveRun {
         let fd = logFd(role.name)
         defer { if fd >= 0 { close(fd) } }
         let child = try ChildProcess.spawn(
-            o.binDirectory + "/" + role.executable, role.arguments + extra, environment: env, captureStdout: false,
+            role.executablePath(binDirectory: o.binDirectory), role.arguments + extra, environment: env, captureStdout: false,
             stdoutTo: fd, stderrTo: fd, inheritFd: clock.page?.fd ?? -1)
         processes.children[child.pid] = child
         return child

@@ -92,9 +92,16 @@ public struct ProcessRole: Sendable, Codable, Equatable {
         case none
     }
 
+    /// Where `executable` is, for a harness whose executables are in `binDirectory`.
+    public func executablePath(binDirectory: String) -> String {
+        executable.hasPrefix("/") ? executable : binDirectory + "/" + executable
+    }
+
     public var name: String
     public var lifetime: Lifetime
-    /// The stand-in executable, next to `harness`.
+    /// The role's executable: a name, found beside the harness executable (this package's
+    /// `harness`, or a team's own harness built in the same package), or an absolute path — any
+    /// program that speaks docs/PROTOCOL.md.
     public var executable: String
     /// Arguments before the pack's own launch arguments (e.g. the subcommand `host-app`).
     public var arguments: [String]

@@ -32,7 +32,11 @@ import Testing
 }
 
 @Suite(.timeLimit(.minutes(3))) struct Seed002Code {
-    let manager = Seed002NotificationManager(store: Foundation.UserDefaults(suiteName: "sth-seed002-\(UUID().uuidString)")!)
+    let manager: Seed002NotificationManager = {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("sth-seed002-\(UUID().uuidString)").path
+        let sandbox = try! AppGroupContainer(sandboxOf: "host", deviceRoot: DeviceRoot(path: root))
+        return Seed002NotificationManager(store: AppGroupFoundation.UserDefaults(store: try! SharedDefaults(container: sandbox, suiteName: "standard"), suiteName: nil))
+    }()
 
     @Test func notificationManagerInterface() { #expect((any Seed002.NotificationManager).self == (any Seed002.NotificationManager).self) }
 

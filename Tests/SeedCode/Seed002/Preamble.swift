@@ -1,7 +1,6 @@
-// Preamble (not seed text): the imports of the Pushin Runner target. Seed 002 never opens an
-// App Group suite itself (its `store` comes from code it does not show), so `UserDefaults` stays
-// Foundation's here; the seed's `UserDefaults.standard` fallback needs it.
-@_exported import Foundation
+// Preamble (not seed text): the imports of the Pushin Runner target. Foundation comes through
+// ManagedSettings, as Apple's frameworks re-export it, so `UserDefaults` is the one an app gets
+// (AppGroupFoundation): `.standard` is the process's own store, a `group.` suite the App Group.
 @_exported import ManagedSettings
 @_exported import SeedPlatform
 @_exported import UserNotifications

@@ -10,10 +10,11 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct SeedDeduplicationTests {
     @Test(arguments: [nil, "n-1", "n-2"], [-1.0, 0, 30, 58, 62, 1000, 1e9])
     func theHostAnswersAsTheSeedsOwnCode(lastId: String?, secondsAgo: Double) throws {
-        let suite = "sth-pushin-dedup-\(UUID().uuidString)"
-        let opened: Foundation.UserDefaults? = Foundation.UserDefaults(suiteName: suite)
-        let defaults = try #require(opened)
-        defer { defaults.removePersistentDomain(forName: suite) }
+        // The seed's store is an app's `UserDefaults` (AppGroupFoundation's), in a sandbox of its own.
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("sth-pushin-dedup-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let sandbox = try AppGroupContainer(sandboxOf: "host", deviceRoot: DeviceRoot(path: root))
+        let defaults = AppGroupFoundation.UserDefaults(store: try SharedDefaults(container: sandbox, suiteName: "standard"), suiteName: nil)
         let now = Date().timeIntervalSince1970
         var store: [String: PropertyListValue] = [:]
         if let lastId {

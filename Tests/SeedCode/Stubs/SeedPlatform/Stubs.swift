@@ -4,7 +4,7 @@ import Foundation
 // app lifecycle types and Flutter's method channel. Compile-only: they do nothing, and nothing in
 // the harness depends on them (the Screen Time modules in Sources/Frameworks are the real ones).
 
-// MARK: UIKit (app lifecycle; colors and images are the real UIKitSubset)
+// MARK: UIKit (app lifecycle; colors and images are the real UIKit)
 
 open class UIResponder: NSObject {}
 

@@ -6,7 +6,7 @@ import Glibc
 #endif
 import HarnessKit
 import Supervision
-import SystemRegistry
+
 
 /// `harness explore-point`: one point of an exploration whose stand-ins run inside the harness
 /// (`explore --in-process`), in a process of its own (CrashPointExplorer.exploreInChild); prints
@@ -29,7 +29,7 @@ struct ExplorePointCommand: ParsableCommand {
 
     func run() throws {
         Executables.dieWithParent()
-        let sc = try ScenarioParser.load(path: scenario, systems: SystemRegistry.catalog)
+        let sc = try ScenarioParser.load(path: scenario, systems: HarnessCLI.catalog)
         let v = try sc.variant(named: variant)
         var durationOverride: Duration?
         if let duration {

@@ -3,7 +3,7 @@ import ArgumentParser
 import Foundation
 import HarnessKit
 import Supervision
-import SystemRegistry
+
 
 #if canImport(Glibc)
 import Glibc
@@ -81,7 +81,7 @@ struct ExploreBench: ParsableCommand {
         guard (1...ExploreCommand.maxJobs).contains(parallel) else {
             throw InputError("--jobs \(parallel): use a whole number of runs at once, 1...\(ExploreCommand.maxJobs)")
         }
-        let sc = try ScenarioParser.load(path: scenario, systems: SystemRegistry.catalog)
+        let sc = try ScenarioParser.load(path: scenario, systems: HarnessCLI.catalog)
         let v = try sc.variant(named: variant)
         guard sc.clock.mode == .virtual else { throw InputError("\(scenario): explore needs clock.mode: virtual") }
         let outDir = try Preflight.outputDirectory(out)

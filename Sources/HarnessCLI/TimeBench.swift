@@ -3,7 +3,7 @@ import ArgumentParser
 import Foundation
 import HarnessKit
 import Supervision
-import SystemRegistry
+
 
 /// `harness bench time`: the same scenario, seed and nemesis under virtual time and at a fixed
 /// rate, in one run of the benchmark: wall time, device:wall ratio and both verdicts side by side.
@@ -43,7 +43,7 @@ struct TimeBench: ParsableCommand {
         guard DeviceClock.Configuration.rateRange.contains(rate) else {
             throw InputError("--rate \(rate): must be in \(DeviceClock.Configuration.rateRange) (device seconds per wall second)")
         }
-        var base = try ScenarioParser.load(path: scenario, systems: SystemRegistry.catalog)
+        var base = try ScenarioParser.load(path: scenario, systems: HarnessCLI.catalog)
         let chosen = try base.variant(named: variant)
         let cpu = try CPUPinning.fromEnvironment()
         base.clock.rate = rate

@@ -3,7 +3,7 @@ import ArgumentParser
 import Foundation
 import HarnessKit
 import Supervision
-import SystemRegistry
+
 
 /// `harness explore`: a run killed at every crash point of a scenario (`CrashPointExplorer`).
 struct ExploreCommand: ParsableCommand {
@@ -66,7 +66,7 @@ struct ExploreCommand: ParsableCommand {
     static let maxPointsLimit = 1_000_000
 
     func run() throws {
-        let sc = try ScenarioParser.load(path: scenario, systems: SystemRegistry.catalog)
+        let sc = try ScenarioParser.load(path: scenario, systems: HarnessCLI.catalog)
         let v = try sc.variant(named: variant)
         let cpu = try CPUPinning.fromEnvironment()
         var limit: Int?
@@ -123,7 +123,7 @@ struct ExploreCommand: ParsableCommand {
                 throw InputError("--resume \(resume): that exploration's \(what) was \(was), this one's is \(now); explore with the same options")
             }
             // The points decided before are kept only if this build would decide them the same way.
-            let build = BuildIdentity.of(binDirectory: bin, executables: ["harness"] + sc.system.descriptor.roles.map(\.executable))
+            let build = BuildIdentity.of(binDirectory: bin, executables: [Executables.currentName] + sc.system.descriptor.roles.map(\.executable))
             guard recorded.build == build else {
                 let names = BuildIdentity.differences(recorded: recorded.build, now: build).map { $0.prefix { $0 != ":" } }.joined(separator: ", ")
                 throw InputError("--resume \(resume): that exploration ran another build of \(names) (run_started's build in its runs says which); its verdicts are not this build's — explore afresh")

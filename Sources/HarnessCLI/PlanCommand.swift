@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import HarnessKit
-import SystemRegistry
+
 
 struct PlanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,7 +14,7 @@ struct PlanCommand: ParsableCommand {
     @Option(help: "Device time the workload covers, e.g. 2h or 90m (default: the scenario's).") var duration: String?
 
     func run() throws {
-        let sc = try ScenarioParser.load(path: scenario, systems: SystemRegistry.catalog)
+        let sc = try ScenarioParser.load(path: scenario, systems: HarnessCLI.catalog)
         var override: Duration?
         if let duration {
             guard let s = ScenarioDuration.seconds(from: duration), s > 0 else {

@@ -3,7 +3,7 @@ import ArgumentParser
 import Foundation
 import HarnessKit
 import Supervision
-import SystemRegistry
+
 
 /// `harness shrink RUN_DIR`: delta debugging over a failing run's steps (user actions, nemesis
 /// faults, failpoints, field-fault rules) down to a few that still fail the same invariant,
@@ -82,7 +82,7 @@ struct ShrinkCommand: ParsableCommand {
             }
             templates = [matching[0]]
         }
-        let recorded = try ScenarioParser.load(path: dir + "/scenario.yaml", systems: SystemRegistry.catalog)
+        let recorded = try ScenarioParser.load(path: dir + "/scenario.yaml", systems: HarnessCLI.catalog)
         let variant = try recorded.variant(named: input.variant)
         let holdsVariant = try holds.map { try recorded.variant(named: $0) }
         if let holdsVariant, holdsVariant == variant {
@@ -120,7 +120,7 @@ struct ShrinkCommand: ParsableCommand {
             let path = "\(workDir)/trial-\(trial)-\(v.rawValue).yaml"
             do {
                 try input.scenarioYAML(keeping: kept, name: shrunkName).write(toFile: path, atomically: true, encoding: .utf8)
-                let sc = try ScenarioParser.load(path: path, systems: SystemRegistry.catalog)
+                let sc = try ScenarioParser.load(path: path, systems: HarnessCLI.catalog)
                 var options = ScenarioRunner.Options(
                     scenario: sc, scenarioPath: path, variant: v, seed: input.seed, durationOverride: nil, outputDirectory: workDir + "/runs",
                     binDirectory: bin, progress: { _ in })
@@ -190,7 +190,7 @@ struct ShrinkCommand: ParsableCommand {
         print("wrote \(outFile)")
 
         // Confirm from the file, as a user committing it would run it; keep that run for replay.
-        let sc = try ScenarioParser.load(path: outFile, systems: SystemRegistry.catalog)
+        let sc = try ScenarioParser.load(path: outFile, systems: HarnessCLI.catalog)
         var options = ScenarioRunner.Options(
             scenario: sc, scenarioPath: outFile, variant: variant, seed: input.seed, durationOverride: nil, outputDirectory: runsDir,
             binDirectory: bin, progress: { _ in })

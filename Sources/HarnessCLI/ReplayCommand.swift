@@ -4,7 +4,7 @@ import Foundation
 import HarnessKit
 import History
 import Supervision
-import SystemRegistry
+
 
 /// `harness replay RUN_DIR`: the recorded run again — its scenario (the copy in the run
 /// directory), variant, seed, duration and failpoints — on the same build, and whether the same
@@ -37,7 +37,7 @@ struct ReplayCommand: ParsableCommand {
         guard FileManager.default.fileExists(atPath: scenarioCopy) else {
             throw InputError("\(dir) holds no scenario.yaml (recorded by a harness before replay existed); rerun it with: \(started["command"] ?? "its command")")
         }
-        let sc = try ScenarioParser.load(path: scenarioCopy, systems: SystemRegistry.catalog)
+        let sc = try ScenarioParser.load(path: scenarioCopy, systems: HarnessCLI.catalog)
         let variant = try sc.variant(named: started["variant"])
         guard let seed = started["seed"].flatMap({ UInt64($0) }) else { throw InputError("\(historyPath): run_started has no seed") }
         let bin = Executables.directory
@@ -76,7 +76,7 @@ struct ReplayCommand: ParsableCommand {
     /// (exit 2, one line) when the harness or a stand-in differs from run_started's `build`.
     static func requireSameBuild(recorded: String?, runDirectory dir: String, system: AnySystemPack, binDirectory bin: String, verb: String) throws {
         guard let recorded else { throw InputError("\(dir)/history.jsonl: run_started names no build; it cannot be \(verb == "replay" ? "replayed" : "shrunk")") }
-        let here = BuildIdentity.of(binDirectory: bin, executables: ["harness"] + system.descriptor.roles.map(\.executable))
+        let here = BuildIdentity.of(binDirectory: bin, executables: [Executables.currentName] + system.descriptor.roles.map(\.executable))
         guard here == recorded else {
             let what = BuildIdentity.differences(recorded: recorded, now: here).joined(separator: "; ")
             throw InputError("\(dir) was recorded by another build (\(what)); check out and build that commit to \(verb) it")

@@ -4,7 +4,7 @@ import Foundation
 import HarnessKit
 import RunReport
 import Supervision
-import SystemRegistry
+
 
 #if canImport(Glibc)
 import Glibc
@@ -93,7 +93,7 @@ struct RunCommand: ParsableCommand {
         var cases: [SuiteRunner.Case] = []
         var gate: [String]?
         if let scenario {
-            let sc = try ScenarioParser.load(path: scenario, systems: SystemRegistry.catalog)
+            let sc = try ScenarioParser.load(path: scenario, systems: HarnessCLI.catalog)
             let variants = try variant.map { [try sc.variant(named: $0)] } ?? sc.variants
             for v in variants { for s in seedValues ?? [1] { cases.append(.init(scenarioPath: scenario, scenario: sc, variant: v, seed: s)) } }
         } else {
@@ -101,7 +101,7 @@ struct RunCommand: ParsableCommand {
             gate = file.gate
             for entry in file.entries {
                 for p in entry.scenarioPaths {
-                    let sc = try ScenarioParser.load(path: p, systems: SystemRegistry.catalog)
+                    let sc = try ScenarioParser.load(path: p, systems: HarnessCLI.catalog)
                     var variants = try (entry.variants ?? sc.variants.map(\.rawValue)).map { name throws(ScenarioError) in try sc.variant(named: name) }
                     if let variant { variants = variants.filter { $0.rawValue == variant } }
                     for v in variants { for s in seedValues ?? Array(entry.seeds) { cases.append(.init(scenarioPath: p, scenario: sc, variant: v, seed: s)) } }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import HarnessKit
-import SystemRegistry
+
 
 struct SystemsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -10,7 +10,7 @@ struct SystemsCommand: ParsableCommand {
     @Flag(help: "Print JSON instead of text.") var json = false
 
     func run() throws {
-        let descriptors = SystemRegistry.catalog.packs.map(\.descriptor)
+        let descriptors = HarnessCLI.catalog.packs.map(\.descriptor)
         if json {
             let enc = JSONEncoder()
             enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -3,7 +3,7 @@ import AppGroup
 import Foundation
 import HarnessKit
 import History
-import SystemRegistry
+
 
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -60,10 +60,10 @@ struct CheckCommand: ParsableCommand {
             let (events, source, skipped) = try Self.history(of: r.hasSuffix("/") ? String(r.dropLast()) : r)
             let named = events.first { $0.isHarnessLine("run_started") }?["system"]
             guard let id = system ?? named else {
-                throw InputError("\(source) names no system (no run_started line with a system); pass --system \(SystemRegistry.catalog.ids.joined(separator: "|"))")
+                throw InputError("\(source) names no system (no run_started line with a system); pass --system \(HarnessCLI.catalog.ids.joined(separator: "|"))")
             }
-            guard let pack = SystemRegistry.catalog.pack(id) else {
-                throw InputError("\(source): unknown system '\(id)'; known: \(SystemRegistry.catalog.ids.joined(separator: ", "))")
+            guard let pack = HarnessCLI.catalog.pack(id) else {
+                throw InputError("\(source): unknown system '\(id)'; known: \(HarnessCLI.catalog.ids.joined(separator: ", "))")
             }
             let report = RunJudgement.judge(pack, events)
             reports.append(report)

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import HarnessKit
 import History
-import SystemRegistry
+
 
 /// `harness heartbeats RUN_DIR…` (issue 24): the heartbeats the runs recorded, replayed offline
 /// through the core's detectors — the seed's own rule, a fixed-threshold sweep, phi accrual at
@@ -39,8 +39,8 @@ struct HeartbeatsCommand: ParsableCommand {
             guard let id = started?["system"] else {
                 throw InputError("\(source) names no system (no run_started line with a system): not a run's history")
             }
-            guard let pack = SystemRegistry.catalog.pack(id) else {
-                throw InputError("\(source): unknown system '\(id)'; known: \(SystemRegistry.catalog.ids.joined(separator: ", "))")
+            guard let pack = HarnessCLI.catalog.pack(id) else {
+                throw InputError("\(source): unknown system '\(id)'; known: \(HarnessCLI.catalog.ids.joined(separator: ", "))")
             }
             // Every monitor the pack declares, whatever the run's variant: the replay asks what the
             // rule would decide on these beats (hardened Exit writes the beat and runs no monitor).
@@ -54,7 +54,7 @@ struct HeartbeatsCommand: ParsableCommand {
             }
         }
         guard !order.isEmpty else {
-            let declaring = SystemRegistry.catalog.ids.filter { SystemRegistry.catalog.pack($0)?.descriptor.heartbeats.monitors.isEmpty == false }
+            let declaring = HarnessCLI.catalog.ids.filter { HarnessCLI.catalog.pack($0)?.descriptor.heartbeats.monitors.isEmpty == false }
             throw InputError(
                 "\(noMonitor.first ?? "the runs"): its system declares no heartbeat monitor; systems that do: "
                     + declaring.joined(separator: ", "))

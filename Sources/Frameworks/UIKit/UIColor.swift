@@ -1,8 +1,7 @@
-/// The part of UIKit that `ManagedSettingsUI` needs (module `UIKitSubset`, re-exported by
-/// `ManagedSettingsUI`; not named `UIKit` because Swift Testing on Linux declares a cross-import
-/// overlay `_Testing_UIKit` that does not exist, so a test importing a module named UIKit fails): a color the shield is drawn with. Only what
-/// a shield configuration can carry: components and, for system colors, their name (the harness
-/// records a configuration, it draws nothing).
+/// The part of UIKit that shield configurations use (re-exported by `ManagedSettingsUI`, as
+/// Apple's is): a color the shield is drawn with. Only what a shield configuration can carry:
+/// components and, for system and named colors, their name (the harness records a
+/// configuration, it draws nothing).
 public final class UIColor: Hashable, Sendable, CustomStringConvertible {
     public let redComponent: Double
     public let greenComponent: Double

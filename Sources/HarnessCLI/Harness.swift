@@ -2,15 +2,42 @@ import AppGroup
 import ArgumentParser
 import Foundation
 import HarnessKit
+import Supervision
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-@main
+/// The harness as a library: a team's own executable is the whole harness plus its systems,
+///
+///     import HarnessCLI
+///     @main struct AppHarness { static func main() { HarnessCLI.main(systems: [MyAppPack()]) } }
+///
+/// with every verb (run, explore, replay, shrink, check, …). The bundled seed packs are not part
+/// of this library; the `harness` executable of this package is this call with them.
+public enum HarnessCLI {
+    /// The systems this executable runs (`main(systems:)` sets it once, before any verb runs).
+    nonisolated(unsafe) static var catalog = SystemCatalog([])
+
+    /// Parses the command line, runs the verb and exits with its code (0 held, 1 violation,
+    /// 2 undecided or bad input): never returns.
+    public static func main(systems: [any SystemPack]) -> Never {
+        main(catalog: SystemCatalog(systems.map { AnySystemPack($0) }))
+    }
+
+    /// `main(systems:)` with a catalog already made (the bundled packs' registry).
+    public static func main(catalog: SystemCatalog) -> Never {
+        Self.catalog = catalog
+        Harness.runAndExit()
+    }
+}
+
 struct Harness: ParsableCommand {
+    /// The executable's own name in help and messages: `harness` here, a team's `<app>-harness`.
+    static let executableName: String = Executables.currentName
+
     static let configuration = CommandConfiguration(
-        commandName: "harness",
+        commandName: executableName,
         abstract: "ScreenTimeHarness: runs iOS Screen Time app protocols as real processes and checks them.",
         discussion: """
             Exit codes, every verb: 0 held (or done), 1 a violation (run, check) or what was asked for is \
@@ -27,7 +54,7 @@ struct Harness: ParsableCommand {
     /// Instead of ArgumentParser's `main()`: every error becomes one line on stderr and exit 2
     /// (ArgumentParser would exit 64 for usage errors and 1 — the code of a violation — for any
     /// other error, with a multi-line dump).
-    static func main() {
+    static func runAndExit() -> Never {
         do {
             try HarnessExit.requireUTF8Arguments()
             var command = try parseAsRoot()
@@ -78,7 +105,7 @@ enum HarnessExit {
 
     /// `harness notify wait` for `harness notify wait x --bogus`: the verbs named on the command line.
     static func commandPath(_ arguments: ArraySlice<String>) -> String {
-        var path = ["harness"]
+        var path = [Harness.executableName]
         var commands: [ParsableCommand.Type] = Harness.configuration.subcommands
         for argument in arguments {
             guard let next = commands.first(where: { $0._commandName == argument }) else { break }

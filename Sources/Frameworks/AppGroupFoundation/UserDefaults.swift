@@ -1,0 +1,126 @@
+// Foundation as an app in an App Group sees it. Every Apple-named module re-exports this module
+// (and through it Foundation, as Apple's frameworks do), so app code that writes
+// `UserDefaults(suiteName: "group.…")` reaches the App Group — unchanged, with no alias.
+//
+// Why a class of Foundation's name: Linux Foundation's `UserDefaults(suiteName:)` compiles, runs
+// and writes a private plist under $HOME/.config — an app "works" and shares nothing. Swift prefers
+// a module's own declaration over one of a module it re-exports (as long as the file reaches
+// Foundation only through it), so `UserDefaults` here is what such a file gets. A file that also
+// writes `import Foundation` itself sees both: type annotations are then ambiguous (a compile
+// error: drop that `import Foundation` — Apple's Screen Time modules re-export it too) and the
+// harness reports any Foundation suite a process wrote (PROTOCOL.md §7.10).
+@_exported import Foundation
+import AppGroup
+// CoreFoundation's Darwin notify center, which Foundation brings on iOS.
+@_exported import CFDarwinNotify
+
+/// Apple's `UserDefaults`, as an app on iOS gets it (PROTOCOL.md §3, §7.10):
+/// - `UserDefaults(suiteName: "group.…")` is the App Group's shared suite when the process is
+///   entitled to the group (`APP_GROUPS`), else nil — the harness's cross-process store with its
+///   lock, crash points, faults and traced writes;
+/// - `UserDefaults.standard` (and `UserDefaults()`, and any other suite name) is the process's own
+///   store in its sandbox (`sandboxes/<process>/Library/Preferences/`), which no other process opens;
+/// - `init?(suiteName:)` returns nil for the names iOS refuses (`NSGlobalDomain`, empty).
+open class UserDefaults: @unchecked Sendable {
+    /// The store behind this object.
+    public let store: SharedDefaults
+    /// The suite, or nil for `.standard`.
+    public let suiteName: String?
+
+    /// The suite that holds `standard`: `sandboxes/<process>/Library/Preferences/standard.plist`.
+    public static let standardSuiteName = "standard"
+
+    public init?(suiteName: String?) {
+        guard let suiteName, !suiteName.isEmpty else {
+            guard let s = Self.privateStore(Self.standardSuiteName) else { return nil }
+            store = s
+            self.suiteName = nil
+            return
+        }
+        if suiteName == "NSGlobalDomain" { return nil }
+        let opened = suiteName.hasPrefix("group.") ? SharedDefaults(suiteName: suiteName) : Self.privateStore(suiteName)
+        guard let opened else { return nil }
+        store = opened
+        self.suiteName = suiteName
+    }
+
+    /// `UserDefaults()`: the standard store.
+    public convenience init() {
+        guard let s = Self.privateStore(Self.standardSuiteName) else {
+            Self.unavailable("UserDefaults()")
+        }
+        self.init(store: s, suiteName: nil)
+    }
+
+    /// A store opened by other means (a stand-in's own suite, tests).
+    public init(store: SharedDefaults, suiteName: String?) {
+        self.store = store
+        self.suiteName = suiteName
+    }
+
+    nonisolated(unsafe) private static var standardInstance: UserDefaults?
+    private static let standardLock = NSLock()
+
+    /// The process's own store, made on first use.
+    open class var standard: UserDefaults {
+        standardLock.lock()
+        defer { standardLock.unlock() }
+        if let s = standardInstance { return s }
+        guard let s = privateStore(standardSuiteName) else { unavailable("UserDefaults.standard") }
+        let d = UserDefaults(store: s, suiteName: nil)
+        standardInstance = d
+        return d
+    }
+
+    /// Reading and writing the private store need the device: a process the harness did not start
+    /// stops here with one line rather than writing somewhere no run looks.
+    static func unavailable(_ what: String) -> Never {
+        let line = "screentime: \(what): no device sandbox for this process (SCREENTIME_DEVICE_ROOT and SCREENTIME_PROCESS are set by the harness: start it with `harness run`)\n"
+        FileHandle.standardError.write(Data(line.utf8))
+        exit(2)
+    }
+
+    /// `sandboxes/<process>/Library/Preferences/<suite>.plist`, or nil without a device or a role.
+    static func privateStore(_ suite: String) -> SharedDefaults? {
+        let env = StandInEnvironment.current
+        guard let process = env["SCREENTIME_PROCESS"], !process.isEmpty,
+            let root = try? DeviceRoot(path: DeviceRoot.resolvePath(environment: env), create: false),
+            let sandbox = try? AppGroupContainer(sandboxOf: process, deviceRoot: root)
+        else { return nil }
+        return try? SharedDefaults(container: sandbox, suiteName: suite)
+    }
+
+    // MARK: Reading (Apple's names and defaults: 0, false, nil for a missing key)
+
+    open func object(forKey defaultName: String) -> Any? { store.object(forKey: defaultName) }
+    open func string(forKey defaultName: String) -> String? { store.string(forKey: defaultName) }
+    open func bool(forKey defaultName: String) -> Bool { store.bool(forKey: defaultName) }
+    open func integer(forKey defaultName: String) -> Int { store.integer(forKey: defaultName) }
+    open func double(forKey defaultName: String) -> Double { store.double(forKey: defaultName) }
+    open func float(forKey defaultName: String) -> Float { store.float(forKey: defaultName) }
+    open func data(forKey defaultName: String) -> Data? { store.data(forKey: defaultName) }
+    open func array(forKey defaultName: String) -> [Any]? { store.array(forKey: defaultName) }
+    open func dictionary(forKey defaultName: String) -> [String: Any]? { store.dictionary(forKey: defaultName) }
+    open func stringArray(forKey defaultName: String) -> [String]? { store.stringArray(forKey: defaultName) }
+    open func url(forKey defaultName: String) -> URL? {
+        if let s = store.string(forKey: defaultName) { return URL(string: s) }
+        if let d = store.data(forKey: defaultName), let s = String(data: d, encoding: .utf8) { return URL(string: s) }
+        return nil
+    }
+    open func value(forKey key: String) -> Any? { store.object(forKey: key) }
+    open func register(defaults registrationDictionary: [String: Any]) { store.register(defaults: registrationDictionary) }
+    open func dictionaryRepresentation() -> [String: Any] { store.dictionaryRepresentation() }
+    /// Documented as unnecessary; re-reads the suite and says whether it could be read.
+    @discardableResult open func synchronize() -> Bool { store.synchronize() }
+
+    // MARK: Writing (one atomic write per call; a failure is reported, never thrown, as on iOS)
+
+    open func set(_ value: Any?, forKey defaultName: String) { store.set(value, forKey: defaultName) }
+    open func set(_ value: Int, forKey defaultName: String) { store.set(value, forKey: defaultName) }
+    open func set(_ value: Double, forKey defaultName: String) { store.set(value, forKey: defaultName) }
+    open func set(_ value: Float, forKey defaultName: String) { store.set(value, forKey: defaultName) }
+    open func set(_ value: Bool, forKey defaultName: String) { store.set(value, forKey: defaultName) }
+    open func set(_ url: URL?, forKey defaultName: String) { store.set(url, forKey: defaultName) }
+    open func setValue(_ value: Any?, forKey key: String) { store.set(value, forKey: key) }
+    open func removeObject(forKey defaultName: String) { store.removeObject(forKey: defaultName) }
+}

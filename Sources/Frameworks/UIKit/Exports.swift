@@ -1,0 +1,3 @@
+// Apple's UIKit re-exports Foundation; here through AppGroupFoundation, whose `UserDefaults`
+// reaches the App Group (PROTOCOL.md §7.10).
+@_exported import AppGroupFoundation
