@@ -80,6 +80,19 @@ public struct ApplicationRecord: Codable, Hashable, Sendable, Comparable {
     public static func < (a: Self, b: Self) -> Bool {
         (a.token ?? "", a.bundleIdentifier ?? "", a.localizedDisplayName ?? "") < (b.token ?? "", b.bundleIdentifier ?? "", b.localizedDisplayName ?? "")
     }
+
+    enum CodingKeys: String, CodingKey { case bundleIdentifier, localizedDisplayName, token }
+
+    /// An entry naming no application would block nothing, silently: the file is malformed instead.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        bundleIdentifier = try c.decodeIfPresent(String.self, forKey: .bundleIdentifier)
+        localizedDisplayName = try c.decodeIfPresent(String.self, forKey: .localizedDisplayName)
+        token = try c.decodeIfPresent(String.self, forKey: .token)
+        if bundleIdentifier == nil && token == nil {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "an application needs a token or a bundleIdentifier"))
+        }
+    }
 }
 
 /// A `WebDomain` on disk: a domain, a token, or both.
@@ -94,6 +107,18 @@ public struct WebDomainRecord: Codable, Hashable, Sendable, Comparable {
     }
 
     public static func < (a: Self, b: Self) -> Bool { (a.token ?? "", a.domain ?? "") < (b.token ?? "", b.domain ?? "") }
+
+    enum CodingKeys: String, CodingKey { case domain, token }
+
+    /// An entry naming no domain would block or except nothing, silently: the file is malformed instead.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        domain = try c.decodeIfPresent(String.self, forKey: .domain)
+        token = try c.decodeIfPresent(String.self, forKey: .token)
+        if domain == nil && token == nil {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "a web domain needs a token or a domain"))
+        }
+    }
 
     /// The domain the OS reads: the named one, else the token's.
     public var resolvedDomain: String? { domain ?? token.flatMap { OpaqueToken.identifier($0, of: .webDomain) } }
@@ -330,4 +355,10 @@ public struct WebContentSettingsRecord: ManagedSettingsGroupRecord {
     public init(blockedByFilter: WebFilterPolicyRecord?) { self.blockedByFilter = blockedByFilter }
 
     public static var fields: [SettingField<Self>] { [SettingField(\.blockedByFilter, combine: nil)] }
+
+    public var refusal: String? {
+        guard let p = blockedByFilter else { return nil }
+        return (p.domains + p.except).contains { $0.domain == nil && $0.token == nil }
+            ? "webContent.blockedByFilter holds a WebDomain with neither a token nor a domain" : nil
+    }
 }
