@@ -28,7 +28,7 @@ public struct ManagedSettingsUnion: Equatable, Sendable {
     public var siri = SiriSettingsRecord()
     /// Bundle ids of the applications some store blocks (the user cannot open them).
     public var blockedApplications: Set<String> = []
-    /// `webContent.blockedByFilter` of every store that set one, in store order.
+    /// `webContent.blockedByFilter` of every store that set one, in the order of their files.
     public var webContentFilters: [WebFilterPolicyRecord] = []
     /// Application tokens in `blockedApplications` that did not decode (a token the OS never
     /// issued): kept, never dropped silently. The shield's are in `shield.unknownTokens`.
