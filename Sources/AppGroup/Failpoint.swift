@@ -82,6 +82,9 @@ public struct Failpoint: Sendable, Equatable, CustomStringConvertible {
     public static let kinds = [
         "defaults", "post", "heartbeat", "shield", "shield.clear", "monitoring.start", "monitoring.stop", "http.send", "http.reply",
         "respond", "authorization", "notifications.categories", "notification.add", "notifications.remove", "badge", "step",
+        // ManagedSettingsStore's other groups, each set as `shield` is.
+        "account", "appStore", "application", "cellular", "dateAndTime", "gameCenter", "media", "passcode", "safari", "siri",
+        "webContent",
     ]
 
     /// A problem at a 0-based character offset of the spec (the harness adds the file position).

@@ -2,7 +2,7 @@ import ScreenTimeModel
 import SystemFiles
 
 /// Harness side of `system/managedsettings/` (PROTOCOL.md §7.2): every store's settings, and what
-/// they shield together.
+/// they shield, block and restrict together.
 public enum ManagedSettingsReader {
     public static func stores(on device: EmulatedDevice) -> SystemReadout<ManagedSettingsStoreRecord> {
         do {
@@ -17,5 +17,19 @@ public enum ManagedSettingsReader {
     public static func shieldUnion(on device: EmulatedDevice) -> (union: ShieldUnion, errors: [String]) {
         let s = stores(on: device)
         return (ShieldUnion(s.records.map(\.shield)), s.errors)
+    }
+
+    /// What every store says together, every group (rules: `ManagedSettingsUnion`). A store
+    /// whose file does not decode counts for nothing and is in `errors`.
+    public static func union(on device: EmulatedDevice) -> (union: ManagedSettingsUnion, errors: [String]) {
+        let s = stores(on: device)
+        return (ManagedSettingsUnion(s.records), s.errors)
+    }
+
+    /// Bundle ids of the applications some store blocks (`application.blockedApplications`): the
+    /// user cannot open them. Sorted; application tokens that do not decode are in `unknownTokens`.
+    public static func blockedApplications(on device: EmulatedDevice) -> (bundleIdentifiers: [String], unknownTokens: [String], errors: [String]) {
+        let (u, errors) = union(on: device)
+        return (u.blockedApplications.sorted(), u.unknownTokens.sorted(), errors)
     }
 }

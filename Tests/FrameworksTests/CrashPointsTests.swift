@@ -1,5 +1,6 @@
 import AppGroup
 import Foundation
+@_spi(ScreenTimeHarness) import ManagedSettings
 import SystemKit
 import Testing
 
@@ -138,6 +139,20 @@ import Glibc
         try s.configure(["p:shield:default=error"])
         let outcome = EffectInterpreter.perform([.applyShields(["com.x"])], on: memory)
         #expect(outcome.failures.count == 1 && memory.shields == nil)
+    }
+
+    /// Every ManagedSettingsStore group's setter is a crash point `<group>:<store>`, as the
+    /// shield's is; an `error` failpoint there fails that write alone (the setter reports it).
+    @Test func eachManagedSettingsGroupSetterIsACrashPoint() throws {
+        let s = try Setup()
+        try s.configure(["p:application:focus=error"])
+        let store = ManagedSettingsStore(named: .init("focus"), device: s.device.device)
+        store.application.denyAppRemoval = true
+        store.webContent.blockedByFilter = .all()
+        store.account.lockAccounts = true
+        #expect(store.application.denyAppRemoval == nil, "the failpoint failed that write")
+        #expect(store.webContent.blockedByFilter == .all() && store.account.lockAccounts == true)
+        #expect(CrashPoints.recorded(in: s.log) == ["p:application:focus#1", "p:webContent:focus#1", "p:account:focus#1"])
     }
 
     /// `delay(ms)` holds the calling thread; `stop(ms)` freezes the process and a forked waker

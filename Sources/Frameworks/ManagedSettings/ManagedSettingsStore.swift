@@ -7,9 +7,10 @@ import SystemFiles
 /// (here: `system/managedsettings/<store>.json`, PROTOCOL.md §7.2). Stores with the same name are
 /// the same store, in the app and in every extension.
 ///
-/// Each change replaces the store's file (temp + rename) and posts `system.managedsettings.changed`;
-/// the emulated OS shields what the union of all stores says. Apple's setters cannot fail; here a
-/// failed write is printed to stderr (never silent), and `updateShield` (SPI) throws it.
+/// Every group (`shield`, `application`, `webContent`, …) lives in that one file. Each change
+/// replaces the file (temp + rename) and posts `system.managedsettings.changed`; the emulated OS
+/// enforces what the union of all stores says (most restrictive wins). Apple's setters cannot
+/// fail; here a failed write is printed to stderr (never silent), and `updateShield` (SPI) throws it.
 public final class ManagedSettingsStore: @unchecked Sendable {
     /// Apple's `ManagedSettingsStore.Name`.
     public struct Name: RawRepresentable, Hashable, Codable, Sendable {
@@ -39,20 +40,65 @@ public final class ManagedSettingsStore: @unchecked Sendable {
     /// Apple's `shield`. Reading gives the store's current settings; assigning writes the
     /// properties that changed since that read.
     public var shield: ShieldSettings {
-        get {
-            do { return try currentShield() } catch {
-                EmulatedDevice.report("ManagedSettingsStore(\(name.rawValue)).shield", error)
-                return ShieldSettings()
-            }
-        }
-        set {
-            do {
-                try CrashPoints.pass("shield:" + name.rawValue)
-                try commit(newValue)
-            } catch {
-                EmulatedDevice.report("ManagedSettingsStore(\(name.rawValue)).shield = …", error)
-            }
-        }
+        get { group() }
+        set { setGroup(newValue) }
+    }
+
+    // Apple's other groups, read and written as `shield` is.
+
+    public var account: AccountSettings {
+        get { group() }
+        set { setGroup(newValue) }
+    }
+
+    public var appStore: AppStoreSettings {
+        get { group() }
+        set { setGroup(newValue) }
+    }
+
+    public var application: ApplicationSettings {
+        get { group() }
+        set { setGroup(newValue) }
+    }
+
+    public var cellular: CellularSettings {
+        get { group() }
+        set { setGroup(newValue) }
+    }
+
+    public var dateAndTime: DateAndTimeSettings {
+        get { group() }
+        set { setGroup(newValue) }
+    }
+
+    public var gameCenter: GameCenterSettings {
+        get { group() }
+        set { setGroup(newValue) }
+    }
+
+    public var media: MediaSettings {
+        get { group() }
+        set { setGroup(newValue) }
+    }
+
+    public var passcode: PasscodeSettings {
+        get { group() }
+        set { setGroup(newValue) }
+    }
+
+    public var safari: SafariSettings {
+        get { group() }
+        set { setGroup(newValue) }
+    }
+
+    public var siri: SiriSettings {
+        get { group() }
+        set { setGroup(newValue) }
+    }
+
+    public var webContent: WebContentSettings {
+        get { group() }
+        set { setGroup(newValue) }
     }
 
     /// Apple's `clearAllSettings()`: the store holds nothing; its file is deleted.
@@ -72,9 +118,25 @@ public final class ManagedSettingsStore: @unchecked Sendable {
     /// Several shield properties in one write, with the error (stand-ins trace it).
     @_spi(ScreenTimeHarness) public func updateShield(_ body: (inout ShieldSettings) -> Void) throws {
         try CrashPoints.pass("shield:" + name.rawValue)
-        var s = try currentShield()
+        var s: ShieldSettings = try current()
         body(&s)
         try commit(s)
+    }
+
+    private func group<G: StoredSettingsGroup>() -> G {
+        do { return try current() } catch {
+            EmulatedDevice.report("ManagedSettingsStore(\(name.rawValue)).\(G.group)", error)
+            return G()
+        }
+    }
+
+    private func setGroup<G: StoredSettingsGroup>(_ value: G) {
+        do {
+            try CrashPoints.pass(G.group + ":" + name.rawValue)
+            try commit(value)
+        } catch {
+            EmulatedDevice.report("ManagedSettingsStore(\(name.rawValue)).\(G.group) = …", error)
+        }
     }
 
     // MARK: Files
@@ -84,21 +146,29 @@ public final class ManagedSettingsStore: @unchecked Sendable {
         return (try device.get().area(SystemPaths.managedSettings), file)
     }
 
-    private func currentShield() throws(SystemFileError) -> ShieldSettings {
+    private func current<G: StoredSettingsGroup>() throws(SystemFileError) -> G {
         let (area, file) = try location()
         let record = try area.read(ManagedSettingsStoreRecord.self, file)
-        return ShieldSettings(record?.shield ?? ShieldSettingsRecord())
+        return G(record.map(G.stored(in:)) ?? G.emptyRecord)
     }
 
-    private func commit(_ s: ShieldSettings) throws(SystemFileError) {
+    /// One read-modify-write of the store's file under the area's lock: the group's properties
+    /// changed since `value` was read replace the file's, every other group is kept as it is.
+    private func commit<G: StoredSettingsGroup>(_ value: G) throws(SystemFileError) {
         let (area, file) = try location()
         let device = try device.get()
         try area.withLock { () throws(SystemFileError) in
-            let current = try area.read(ManagedSettingsStoreRecord.self, file)?.shield ?? ShieldSettingsRecord()
-            let next = s.merged(into: current)
-            let record = ManagedSettingsStoreRecord(
-                store: name.rawValue, shield: next, writtenAt: device.now(),
-                writtenBy: WriterRecord(pid: device.writer.pid, process: device.writer.process))
+            let writer = WriterRecord(pid: device.writer.pid, process: device.writer.process)
+            var record =
+                try area.read(ManagedSettingsStoreRecord.self, file)
+                ?? ManagedSettingsStoreRecord(store: name.rawValue, shield: ShieldSettingsRecord(), writtenAt: device.now(), writtenBy: writer)
+            let next = value.merged(into: G.stored(in: record))
+            if let why = G.refusal(next) { throw .malformed(path: "\(area.relativePath)/\(file)", reason: "not written: \(why)") }
+            G.store(next, in: &record)
+            record.version = ManagedSettingsStoreRecord.currentVersion
+            record.store = name.rawValue
+            record.writtenAt = device.now()
+            record.writtenBy = writer
             try area.write(record, file, post: SystemPaths.managedSettingsChanged)
         }
     }

@@ -54,12 +54,26 @@ public struct ShieldSettingsRecord: Codable, Hashable, Sendable {
     public var isEmpty: Bool { applications == nil && applicationCategories == nil && webDomains == nil && webDomainCategories == nil }
 }
 
+/// One store's file. `shield` is always present (records before the other groups had only it);
+/// every other group is optional and absent when the store sets none of its properties, so a
+/// record without them still decodes, as not set.
 public struct ManagedSettingsStoreRecord: Codable, Hashable, Sendable {
     public static let currentVersion = 1
     public var version: Int
     /// The store's name (`default` for `ManagedSettingsStore()`).
     public var store: String
     public var shield: ShieldSettingsRecord
+    public var account: AccountSettingsRecord?
+    public var appStore: AppStoreSettingsRecord?
+    public var application: ApplicationSettingsRecord?
+    public var cellular: CellularSettingsRecord?
+    public var dateAndTime: DateAndTimeSettingsRecord?
+    public var gameCenter: GameCenterSettingsRecord?
+    public var media: MediaSettingsRecord?
+    public var passcode: PasscodeSettingsRecord?
+    public var safari: SafariSettingsRecord?
+    public var siri: SiriSettingsRecord?
+    public var webContent: WebContentSettingsRecord?
     /// Device time of the write.
     public var writtenAt: Date
     public var writtenBy: WriterRecord
