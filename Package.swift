@@ -38,7 +38,7 @@ let package = Package(
         // SystemPack, roles, invariants, the checker kit, scenario sections).
         .library(name: "ScreenTimeHarness", targets: ["HarnessCLI", "HarnessKit", "SystemKit", "History", "ScreenTimeShims"]),
         // A team's stand-in executables: the app run loop, extensions in one call.
-        .library(name: "ScreenTimeStandIns", targets: ["StandInKit", "SystemKit"]),
+        .library(name: "ScreenTimeStandIns", targets: ["StandInKit", "SystemKit", "AppGroup"]),
         .executable(name: "harness", targets: ["harness"]),
     ],
     // Every dependency pinned to one exact version (a determinism tool builds the same code every
@@ -107,7 +107,9 @@ let package = Package(
                 "AppGroup", "Supervision", "HarnessKit", "History", "RunReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Sources/HarnessCLI"
+            path: "Sources/HarnessCLI",
+            // What `harness init` writes: embedded by scripts/gen-init-template (InitTemplateFiles.swift).
+            exclude: ["Init/Template"]
         ),
         // This package's own harness: HarnessCLI with the bundled seed packs.
         .executableTarget(name: "harness", dependencies: ["HarnessCLI", "SystemRegistry"], path: "Sources/harness"),

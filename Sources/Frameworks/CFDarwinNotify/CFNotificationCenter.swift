@@ -6,20 +6,19 @@ import Foundation
 /// over the device root's notify files (PROTOCOL.md §4). Linux's CoreFoundation has no Darwin
 /// center and no `"name" as CFString` bridge; these stand-ins take the same spelling.
 
-/// A CoreFoundation string: made from a literal (`"x" as CFString`) or a `String`.
-public final class CFString: ExpressibleByStringLiteral, Hashable, Sendable, CustomStringConvertible {
-    public let string: String
-    public init(stringLiteral value: String) { string = value }
-    public init(_ string: String) { self.string = string }
-    public var description: String { string }
-    public static func == (a: CFString, b: CFString) -> Bool { a.string == b.string }
-    public func hash(into h: inout Hasher) { h.combine(string) }
+/// A CoreFoundation string. Toll-free bridged to `NSString` on iOS; here it is `NSString`, so both
+/// `"x" as CFString` and `someString as CFString` compile as they do there.
+public typealias CFString = NSString
+
+extension NSString {
+    /// The Swift string (what the notify center posts by).
+    var string: String { String(describing: self) }
 }
 
 /// Darwin notifications carry no payload; a userInfo is ignored, as the Darwin center does.
 public final class CFDictionary: Sendable {}
 
-public struct CFNotificationName: RawRepresentable, Hashable, Sendable {
+public struct CFNotificationName: RawRepresentable, Hashable, @unchecked Sendable {
     public let rawValue: CFString
     public init(rawValue: CFString) { self.rawValue = rawValue }
     public init(_ rawValue: CFString) { self.rawValue = rawValue }
@@ -56,7 +55,7 @@ public final class CFNotificationCenter: @unchecked Sendable {
         let callbackBox = CallbackBox(callback)
         do {
             let token = try center.addObserver(name) { [weak self] n in
-                callbackBox.call(self, observerBits.flatMap { UnsafeMutableRawPointer(bitPattern: $0) }, CFNotificationName(CFString(n)))
+                callbackBox.call(self, observerBits.flatMap { UnsafeMutableRawPointer(bitPattern: $0) }, CFNotificationName(n as CFString))
             }
             lock.lock()
             observers.append((observer, name, token))

@@ -211,9 +211,13 @@ struct RunSetup {
     /// Device unix seconds at the scenario's start.
     var deviceStart: Double { options.scenario.clock.start.timeIntervalSince1970 }
 
+    /// The harness executable's name in rerun lines: `harness`, or a team's own harness
+    /// (HarnessCLI sets it at start).
+    nonisolated(unsafe) public static var commandName = "harness"
+
     /// The command line that reruns exactly this scenario × variant × seed.
     func rerunCommand() -> String {
-        var c = "harness run \(options.scenarioPath) --variant \(options.variant.rawValue) --seed \(options.seed)"
+        var c = "\(Self.commandName) run \(options.scenarioPath) --variant \(options.variant.rawValue) --seed \(options.seed)"
         if let d = options.durationOverride { c += " --duration \(d.components.seconds)s" }
         for f in options.failpoints { c += " --failpoint '\(f)'" }
         if options.recordCrashPoints { c += " --crash-points" }
