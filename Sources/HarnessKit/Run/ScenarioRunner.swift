@@ -21,6 +21,10 @@ import Glibc
 /// (`LiveRun`), run its clock loop, shut down, merge, report; every decision is made by the pure
 /// parts and carried out by `LiveRun`'s parts.
 public final class ScenarioRunner {
+    /// The harness executable's name in rerun lines: `harness`, or a team's own harness
+    /// (HarnessCLI sets it at start).
+    nonisolated(unsafe) public static var commandName = "harness"
+
     public struct Options: Sendable {
         public var scenario: Scenario
         public var scenarioPath: String
@@ -211,13 +215,9 @@ struct RunSetup {
     /// Device unix seconds at the scenario's start.
     var deviceStart: Double { options.scenario.clock.start.timeIntervalSince1970 }
 
-    /// The harness executable's name in rerun lines: `harness`, or a team's own harness
-    /// (HarnessCLI sets it at start).
-    nonisolated(unsafe) public static var commandName = "harness"
-
     /// The command line that reruns exactly this scenario × variant × seed.
     func rerunCommand() -> String {
-        var c = "\(Self.commandName) run \(options.scenarioPath) --variant \(options.variant.rawValue) --seed \(options.seed)"
+        var c = "\(ScenarioRunner.commandName) run \(options.scenarioPath) --variant \(options.variant.rawValue) --seed \(options.seed)"
         if let d = options.durationOverride { c += " --duration \(d.components.seconds)s" }
         for f in options.failpoints { c += " --failpoint '\(f)'" }
         if options.recordCrashPoints { c += " --crash-points" }
