@@ -73,7 +73,7 @@ let package = Package(
         .target(name: "History", path: "Sources/History"),
         // report.html and the suite index, from history.jsonl (+ report.json's verdicts): no system named.
         .target(
-            name: "RunReport", dependencies: ["History", .product(name: "Mustache", package: "swift-mustache")],
+            name: "RunReport", dependencies: ["AppGroup", "History", .product(name: "Mustache", package: "swift-mustache")],
             path: "Sources/RunReport"),
         .target(name: "SystemKit", dependencies: ["AppGroup", "ScreenTimeModel"], path: "Sources/SystemKit"),
         .target(
@@ -131,7 +131,9 @@ let package = Package(
         // Foundation as an app in an App Group sees it: `UserDefaults(suiteName: "group.…")` is the
         // App Group. Every Apple-named module re-exports it (and Foundation, as Apple's do).
         .target(name: "AppGroupFoundation", dependencies: ["AppGroup", "CFDarwinNotify"], path: "Sources/Frameworks/AppGroupFoundation"),
-        .target(name: "UIKit", dependencies: ["AppGroupFoundation"], path: "Sources/Frameworks/UIKit"),
+        .target(name: "UIKit", dependencies: ["AppGroupFoundation", "_Testing_UIKit"], path: "Sources/Frameworks/UIKit"),
+        // The cross-import overlay Swift Testing declares for UIKit (Overlay.swift says why).
+        .target(name: "_Testing_UIKit", path: "Sources/Frameworks/_Testing_UIKit"),
         // Apple's unified logging: `Logger` and `os_log` lines land in the process's trace.
         .target(name: "OSLog", dependencies: ["AppGroupFoundation"], path: "Sources/Frameworks/OSLog"),
         .target(name: "CFDarwinNotify", dependencies: ["AppGroup"], path: "Sources/Frameworks/CFDarwinNotify"),

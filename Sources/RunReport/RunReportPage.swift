@@ -1,3 +1,4 @@
+import AppGroup
 import Foundation
 import History
 import Mustache
@@ -207,20 +208,15 @@ extension RunReportPage {
 
 /// Writes a page whole or not at all (temp + rename): a reader never sees half a report.
 enum ReportFile {
-    static func write(_ text: String, to path: String) throws(RunReportError) {
-        let tmp = path + ".tmp-\(getpid())"
-        do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: tmp))
-            if rename(tmp, path) != 0 {
-                let why = String(cString: strerror(errno))
-                unlink(tmp)
-                throw RunReportError("\(path): cannot write it (rename: \(why))")
-            }
-        } catch let e as RunReportError {
-            throw e
-        } catch {
-            unlink(tmp)
-            throw RunReportError("\(path): cannot write it (\(error.localizedDescription))")
-        }
+    /// Through the one output rule (`OutputFile`): a regular file or nothing at `path` — a device,
+    /// FIFO, socket, directory or symlink is refused, never replaced — written whole (temp, fsync,
+    /// rename) or not at all.
+    static func write(_ text: String, to path: String, what: String = RunReportPage.fileName) throws(RunReportError) {
+        do { try OutputFile.write(Data(text.utf8), to: path, what: what) } catch { throw RunReportError(error.description) }
+    }
+
+    /// Refuses `path` before anything is written (the index of several runs).
+    static func check(_ path: String, what: String) throws(RunReportError) {
+        do { try OutputFile.check(path, what: what) } catch { throw RunReportError(error.description) }
     }
 }

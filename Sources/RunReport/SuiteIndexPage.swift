@@ -1,3 +1,4 @@
+import AppGroup
 import Foundation
 import Mustache
 
@@ -20,6 +21,7 @@ public enum SuiteIndexPage {
     public static func write(runDirectories: [String], indexPath: String) throws(RunReportError) -> [String] {
         var records: [(String, RunRecord)] = []
         for d in runDirectories { records.append((d, try RunRecord.load(runDirectory: d))) }
+        try ReportFile.check(indexPath, what: "index")
         var written: [String] = []
         var entries: [Entry] = []
         for (d, r) in records {
@@ -28,7 +30,7 @@ public enum SuiteIndexPage {
             written.append(path)
             entries.append(entry(d, r))
         }
-        try ReportFile.write(render(entries, indexDirectory: (indexPath as NSString).deletingLastPathComponent), to: indexPath)
+        try ReportFile.write(render(entries, indexDirectory: (indexPath as NSString).deletingLastPathComponent), to: indexPath, what: "index")
         return written
     }
 
@@ -36,7 +38,7 @@ public enum SuiteIndexPage {
     public static func writeIndex(runDirectories: [String], indexPath: String) throws(RunReportError) {
         var entries: [Entry] = []
         for d in runDirectories { entries.append(entry(d, try RunRecord.load(runDirectory: d))) }
-        try ReportFile.write(render(entries, indexDirectory: (indexPath as NSString).deletingLastPathComponent), to: indexPath)
+        try ReportFile.write(render(entries, indexDirectory: (indexPath as NSString).deletingLastPathComponent), to: indexPath, what: "index")
     }
 
     static func entry(_ dir: String, _ r: RunRecord) -> Entry {

@@ -188,6 +188,12 @@ import Glibc
         row("report", ["report", "$D/empty"], 2, "$D/empty: no history.jsonl (not a run directory"),
         row("report", ["report", "$D/fifo"], 2, "$D/fifo: not a directory"),
         row("report", ["report"], 2, "Missing expected argument '<runs> ...'"),
+        // What report writes goes through the output rule: a FIFO, a symlink or a device in the
+        // place of the index or a run's report.html is refused, never replaced.
+        row("report", ["report", "$D/report-run", "--index", "$D/fifo"], 2, "index $D/fifo: is a FIFO, not a regular file", "never replaces one"),
+        row("report", ["report", "$D/report-run", "--index", "$D/filelink"], 2, "index $D/filelink: is a symlink", "never writes through or replaces a symlink"),
+        row("report", ["report", "$D/report-run", "--index", "/dev/null"], 2, "index /dev/null: is a character device, not a regular file"),
+        row("report", ["report", "$D/report-fifo"], 2, "report.html $D/report-fifo/report.html: is a FIFO, not a regular file"),
     ]
 
     /// The fixtures every row may name as `$D/...`, made once per test run.
@@ -245,6 +251,14 @@ import Glibc
             mkfifo(path + "/fifo", 0o600)
             try fm.createDirectory(atPath: path + "/fifo-run", withIntermediateDirectories: true)
             mkfifo(path + "/fifo-run/history.jsonl", 0o600)
+            // A run directory report can read, and one whose report.html is a FIFO.
+            let runLines = #"{"mono":1,"t":1.0,"process":"harness","pid":1,"event":"run_started","system":"rally","variant":"hardened"}"# + "\n"
+                + #"{"mono":2,"t":2.0,"process":"harness","pid":1,"event":"run_finished"}"# + "\n"
+            for run in ["report-run", "report-fifo"] {
+                try fm.createDirectory(atPath: path + "/" + run, withIntermediateDirectories: true)
+                try write(run + "/history.jsonl", runLines)
+            }
+            mkfifo(path + "/report-fifo/report.html", 0o600)
             try fm.createDirectory(atPath: path + "/explore-torn", withIntermediateDirectories: true)
             try write("explore-torn/explore.json", "{\"version\": 1, \"scenario\": \"fp\"")
             try fm.createDirectory(atPath: path + "/explore-other", withIntermediateDirectories: true)
