@@ -8,13 +8,13 @@
 // Foundation only through it), so `UserDefaults` here is what such a file gets. A file that also
 // writes `import Foundation` itself sees both: type annotations are then ambiguous (a compile
 // error: drop that `import Foundation` — Apple's Screen Time modules re-export it too) and the
-// harness reports any Foundation suite a process wrote (PROTOCOL.md §7.10).
+// harness reports any Foundation suite a process wrote (PROTOCOL.md §7.11).
 @_exported import Foundation
 import AppGroup
 // CoreFoundation's Darwin notify center, which Foundation brings on iOS.
 @_exported import CFDarwinNotify
 
-/// Apple's `UserDefaults`, as an app on iOS gets it (PROTOCOL.md §3, §7.10):
+/// Apple's `UserDefaults`, as an app on iOS gets it (PROTOCOL.md §3, §7.11):
 /// - `UserDefaults(suiteName: "group.…")` is the App Group's shared suite when the process is
 ///   entitled to the group (`APP_GROUPS`), else nil — the harness's cross-process store with its
 ///   lock, crash points, faults and traced writes;

@@ -36,6 +36,11 @@ public enum RunJudgement {
             report.tampered = tamper["what"] ?? "tampered"
             return report
         }
+        if let foundation = events.first(where: { $0.isHarnessLine(FoundationDefaults.event) }) {
+            var report = partial(pack, events, finished: finished)
+            report.undecidedReason = FoundationDefaults.reason(role: foundation["target"] ?? "a process", suite: foundation["suite"] ?? "?")
+            return report
+        }
         if let interrupted {
             var report = partial(pack, events, finished: finished)
             let signal = interrupted["signal"] ?? "a signal"

@@ -225,6 +225,10 @@ final class LiveRun {
             do { try clock.write(current, to: root) } catch { rec.record("clock_error", ["error": "\(error)"]) }
         }
         recordTamperAtTheEnd()
+        for f in FoundationDefaults.found(deviceRoot: root.path) {
+            o.progress("note: " + FoundationDefaults.reason(role: f.role, suite: f.suite))
+            rec.record(FoundationDefaults.event, ["target": f.role, "suite": f.suite, "file": f.path])
+        }
         for e in pack.evidence(run: paths) { rec.record(e.event, e.fields) }
         for line in root.quarantineRecords() {
             let obj = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]

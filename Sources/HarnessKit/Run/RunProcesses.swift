@@ -45,6 +45,16 @@ extension LiveRun {
         var env = processes.environment
         // The role it is (PROTOCOL.md §7): a team's stand-in reads it (`ScreenTimeProcess`).
         env["SCREENTIME_PROCESS"] = role.name
+        // Linux Foundation keeps its UserDefaults under $HOME/.config: in the role's own sandbox, as
+        // an iOS app's private store is — never shared between roles or runs, and looked at after
+        // the run for App Group suites that went there instead of the App Group (FoundationDefaults).
+        if let root = env[DeviceRoot.environmentVariable] {
+            let home = root + "/sandboxes/" + role.name
+            mkdir(root + "/sandboxes", 0o700)
+            mkdir(home, 0o700)
+            env["HOME"] = home
+            env["XDG_CONFIG_HOME"] = nil
+        }
         if let spec = processes.defaultsFaults[role.name] { env[DefaultsFaults.environmentVariable] = spec }
         if role.tracesDefaultsWrites { env["SCREENTIME_TRACE_DEFAULTS"] = "1" }  // PROTOCOL.md §3, traced writes
         if let entry = inProcessEntry(role) {
