@@ -33,7 +33,7 @@ let package = Package(
         .library(name: "AppGroup", targets: ["AppGroup"]),
         .library(
             name: "ScreenTimeFrameworks",
-            targets: ["FamilyControls", "ManagedSettings", "ManagedSettingsUI", "DeviceActivity", "UserNotifications", "UIKit", "OSLog", "AppGroupFoundation", "CFDarwinNotify"]),
+            targets: ["FamilyControls", "ManagedSettings", "ManagedSettingsUI", "DeviceActivity", "UserNotifications", "UIKit", "OSLog", "os", "AppGroupFoundation", "CFDarwinNotify"]),
         // A team's own harness executable: `HarnessCLI.main(systems:)` and its packs (the pack API:
         // SystemPack, roles, invariants, the checker kit, scenario sections).
         .library(name: "ScreenTimeHarness", targets: ["HarnessCLI", "HarnessKit", "SystemKit", "History", "ScreenTimeShims"]),
@@ -136,6 +136,8 @@ let package = Package(
         .target(name: "_Testing_UIKit", path: "Sources/Frameworks/_Testing_UIKit"),
         // Apple's unified logging: `Logger` and `os_log` lines land in the process's trace.
         .target(name: "OSLog", dependencies: ["AppGroupFoundation"], path: "Sources/Frameworks/OSLog"),
+        // `import os` (Apple's base module of the same logging API).
+        .target(name: "os", dependencies: ["OSLog"], path: "Sources/Frameworks/os"),
         .target(name: "CFDarwinNotify", dependencies: ["AppGroup"], path: "Sources/Frameworks/CFDarwinNotify"),
         .target(
             name: "ManagedSettings", dependencies: ["AppGroup", "AppGroupFoundation", "ScreenTimeModel", "SystemFiles"],
@@ -280,6 +282,15 @@ let package = Package(
             path: "Tests/SeedCode/CompileTests"),
 
         // MARK: Tests
+        // What real extensions call, written from Apple's documentation: compiles against the
+        // Apple-named modules (docs/FRAMEWORKS-API.md; not-provided.txt is what does not yet).
+        .testTarget(
+            name: "APIProbeTests",
+            dependencies: [
+                "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "DeviceActivity", "UserNotifications", "UIKit", "OSLog", "os",
+                "AppGroupFoundation",
+            ],
+            path: "Tests/APIProbe", exclude: ["not-provided.txt"]),
         .testTarget(name: "RunReportTests", dependencies: ["RunReport", "History"], path: "Tests/RunReportTests"),
         .testTarget(name: "ScreenTimeModelTests", dependencies: ["ScreenTimeModel"], path: "Tests/ScreenTimeModelTests"),
         .testTarget(
@@ -287,6 +298,7 @@ let package = Package(
             dependencies: [
                 "AppGroup", "ScreenTimeModel", "SystemFiles", "ScreenTimeOS", "ScreenTimeShims", "StandInKit", "SystemKit",
                 "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "DeviceActivity", "UserNotifications", "CFDarwinNotify",
+                "AppGroupFoundation", "OSLog",
             ],
             path: "Tests/FrameworksTests"
         ),

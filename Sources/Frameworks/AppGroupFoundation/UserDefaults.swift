@@ -6,9 +6,11 @@
 // and writes a private plist under $HOME/.config — an app "works" and shares nothing. Swift prefers
 // a module's own declaration over one of a module it re-exports (as long as the file reaches
 // Foundation only through it), so `UserDefaults` here is what such a file gets. A file that also
-// writes `import Foundation` itself sees both: type annotations are then ambiguous (a compile
-// error: drop that `import Foundation` — Apple's Screen Time modules re-export it too) and the
-// harness reports any Foundation suite a process wrote (PROTOCOL.md §7.11).
+// writes `import Foundation` itself sees both: `UserDefaults(suiteName: "group.…")` (a `String`)
+// still picks this one; `.standard`, a `String?` suite name and a type annotation are ambiguous —
+// a compile error naming `UserDefaults` (drop that `import Foundation`: Apple's Screen Time modules
+// re-export it too). Only an explicit `Foundation.UserDefaults` reaches Linux Foundation's; the
+// harness reports such a suite when it reaches disk (PROTOCOL.md §7.11).
 @_exported import Foundation
 import AppGroup
 // CoreFoundation's Darwin notify center, which Foundation brings on iOS.
@@ -30,6 +32,15 @@ open class UserDefaults: @unchecked Sendable {
     /// The suite that holds `standard`: `sandboxes/<process>/Library/Preferences/standard.plist`.
     public static let standardSuiteName = "standard"
 
+    /// `UserDefaults(suiteName: "group.…")`. Taking a `String` (Apple's takes `String?`) makes Swift
+    /// prefer this initializer to Linux Foundation's even in a file that imports Foundation itself.
+    public convenience init?(suiteName: String) {
+        self.init(suiteName: Optional(suiteName))
+    }
+
+    /// `UserDefaults(suiteName: name)` with a `String?`. In a file that also imports Foundation
+    /// itself this is ambiguous with Foundation's own — a compile error, never a silent private file
+    /// (as are `UserDefaults.standard` and a `UserDefaults` type annotation there).
     public init?(suiteName: String?) {
         guard let suiteName, !suiteName.isEmpty else {
             guard let s = Self.privateStore(Self.standardSuiteName) else { return nil }

@@ -35,3 +35,54 @@ public enum UIBlurEffect {
         case systemUltraThinMaterialDark, systemThinMaterialDark, systemMaterialDark, systemThickMaterialDark, systemChromeMaterialDark
     }
 }
+
+extension UIImage {
+    /// Apple's `UIImage.RenderingMode`.
+    public enum RenderingMode: Int, Sendable, Equatable {
+        case automatic, alwaysOriginal, alwaysTemplate
+    }
+
+    /// Apple's `UIImage.SymbolConfiguration`: how a system image is drawn (recorded, not drawn).
+    public struct SymbolConfiguration: Sendable, Equatable {
+        public enum Scale: Int, Sendable, Equatable { case `default`, unspecified, small, medium, large }
+        public var pointSize: Double?
+        public var weight: UIImage.SymbolWeight?
+        public var scale: Scale?
+        public init(pointSize: CGFloat) { self.pointSize = Double(pointSize) }
+        public init(pointSize: CGFloat, weight: UIImage.SymbolWeight) {
+            self.pointSize = Double(pointSize)
+            self.weight = weight
+        }
+        public init(pointSize: CGFloat, weight: UIImage.SymbolWeight, scale: Scale) {
+            self.pointSize = Double(pointSize)
+            self.weight = weight
+            self.scale = scale
+        }
+        public init(scale: Scale) { self.scale = scale }
+        public init(weight: UIImage.SymbolWeight) { self.weight = weight }
+        public init(textStyle: UIFont.TextStyle) {}
+        public init(hierarchicalColor: UIColor) {}
+        public init(paletteColors: [UIColor]) {}
+    }
+
+    /// Apple's `UIImage.SymbolWeight`.
+    public enum SymbolWeight: Int, Sendable, Equatable {
+        case unspecified, ultraLight, thin, light, regular, medium, semibold, bold, heavy, black
+    }
+
+    /// Apple's `init?(systemName:withConfiguration:)`: the configuration is not recorded.
+    public convenience init?(systemName: String, withConfiguration configuration: SymbolConfiguration?) {
+        self.init(systemName: systemName)
+    }
+
+    /// Apple's `withTintColor(_:)`: the same image (a shield records which icon, not its tint).
+    public func withTintColor(_ color: UIColor) -> UIImage { self }
+    /// Apple's `withTintColor(_:renderingMode:)`.
+    public func withTintColor(_ color: UIColor, renderingMode: RenderingMode) -> UIImage { self }
+    /// Apple's `withRenderingMode(_:)`.
+    public func withRenderingMode(_ renderingMode: RenderingMode) -> UIImage { self }
+    /// Apple's `applyingSymbolConfiguration(_:)`.
+    public func applyingSymbolConfiguration(_ configuration: SymbolConfiguration) -> UIImage? { self }
+    /// Apple's `size`: nothing is loaded here, so zero.
+    public var size: CGSize { .zero }
+}
