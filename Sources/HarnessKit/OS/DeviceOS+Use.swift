@@ -30,8 +30,31 @@ extension DeviceOS {
         }
     }
 
+    /// ManagedSettings' `application.blockedApplications` changed. Apple: the applications "the
+    /// user can't open"; one in use when it becomes blocked is closed (the user is sent home), as a
+    /// deleted app would be — Apple does not say, this is our reading (PROTOCOL.md §7.2).
+    mutating func blockedApplicationsChanged(_ apps: Set<String>, _ out: inout [OSEffect]) {
+        if refusesManagedSettings, !apps.isEmpty {
+            out.append(.record("blocked_applications_ignored", ["apps": apps.sorted().joined(separator: ","), "why": "not authorized"]))
+            return
+        }
+        guard apps != blockedApplications else { return }
+        blockedApplications = apps
+        out.append(.record("blocked_applications", ["apps": apps.sorted().joined(separator: ",")]))
+        switch frontmost {
+        case .app(let app, _, _) where apps.contains(app), .shield(let app, _) where apps.contains(app):
+            frontmost = .home
+            out.append(.record("app_closed", ["app": app, "why": "blocked"]))
+        default:
+            break
+        }
+    }
+
     mutating func user(_ event: UserEvent, _ out: inout [OSEffect]) {
         switch event {
+        case .useApp(let app, _, let label) where blockedApplications.contains(app):
+            // A blocked app does not open: no use is counted, no shield shows.
+            out.append(.record("app_blocked", label.merging(["app": app]) { a, _ in a }))
         case .useApp(let app, let seconds, let label):
             if case .foreground = host { leaveHost(&out) }
             thresholdsAtFirstUse(app: app, label: label, &out)

@@ -78,6 +78,8 @@ public struct DeviceOS: Sendable {
     var timeZone: TimeZone
     var activities: [String: ActivityState] = [:]
     public internal(set) var shield = ShieldUnion()
+    /// Bundle ids no store lets the user open (`application.blockedApplications`).
+    public internal(set) var blockedApplications: Set<String> = []
     var recordedShieldApps: String?
     var frontmost: Frontmost = .home
     public internal(set) var host: HostState = .notRunning
@@ -170,6 +172,8 @@ public struct DeviceOS: Sendable {
             registrationsChanged(records, &out)
         case .shields(let union):
             shieldsChanged(union, &out)
+        case .blockedApplications(let apps):
+            blockedApplicationsChanged(apps, &out)
         case .user(let u):
             user(u, &out)
         case .callEnded(let delivery, let completed, let response):

@@ -10,6 +10,8 @@ public enum OSEvent: Sendable, Equatable {
     case registrations([ActivityRegistrationRecord])
     /// What every `ManagedSettingsStore` shields together now.
     case shields(ShieldUnion)
+    /// The applications some `ManagedSettingsStore` blocks (`application.blockedApplications`), as bundle ids.
+    case blockedApplications(Set<String>)
     case user(UserEvent)
     /// An extension call ended: `response` is what it answered iOS (shield action), nil if none.
     case callEnded(delivery: Int, completed: Bool, response: ShieldActionResponse?)

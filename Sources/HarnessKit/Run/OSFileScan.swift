@@ -14,6 +14,7 @@ import SystemKit
 struct OSFileScan {
     var registrations: [ActivityRegistrationRecord]?
     var shieldUnion: ShieldUnion?
+    var blockedApplications: Set<String>?
     var systemFileErrors: [String] = []
     var pendingNotifications: [NotificationRequestRecord]?
     /// Generations of the shims' notifications at the last scan (virtual time scans only when
@@ -33,7 +34,9 @@ extension LiveRun {
         osScanRefusals()
         osScanNotifications()
         let registrations = DeviceActivityReader.registrations(on: device)
-        let shields = ManagedSettingsReader.shieldUnion(on: device)
+        // Every store's settings in one read: the shields, and the applications the user cannot open.
+        let settings = ManagedSettingsReader.union(on: device)
+        let shields = (union: settings.union.shield, errors: settings.errors)
         let errors = registrations.errors + shields.errors
         if errors != emulated.files.systemFileErrors {
             emulated.files.systemFileErrors = errors
@@ -46,6 +49,10 @@ extension LiveRun {
         if shields.union != emulated.files.shieldUnion {
             emulated.files.shieldUnion = shields.union
             osApply(.shields(shields.union))
+        }
+        if settings.union.blockedApplications != (emulated.files.blockedApplications ?? []) {
+            emulated.files.blockedApplications = settings.union.blockedApplications
+            osApply(.blockedApplications(settings.union.blockedApplications))
         }
     }
 
