@@ -202,7 +202,7 @@ struct ExploreCommand: ParsableCommand {
             (\(String(format: "%.1f", result.pointsPerMinute)) crash points per minute, the enumeration run included): \
             \(CrashPointExplorer.counts(result.findings))
             """)
-        print("record of every point's verdict: \(exploreDir)/\(ExploreRecord.fileName) (harness merge puts shards together from it)")
+        print("record of every point's verdict: \(exploreDir)/\(ExploreRecord.fileName) (\(Harness.executableName) merge puts shards together from it)")
         if result.stoppedAtViolation && result.findings.count < result.chosen.count {
             print("stopped at a violation (--fail-fast): \(result.chosen.count - result.findings.count) point(s) not explored; go on with --resume \(exploreDir) and the same options (without --fail-fast: every remaining point)")
         }

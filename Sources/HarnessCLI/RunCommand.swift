@@ -193,7 +193,7 @@ struct RunCommand: ParsableCommand {
             let finished = results.filter { $0.outcome.report?.interruption == nil }.count
             let cut = results.count - finished
             print("\ninterrupted by \(RunInterruption.name(of: signal)): \(finished) of \(cases.count) run(s) finished"
-                + (cut > 0 ? "; the one it cut short is judged undecided from its partial history (harness check <run-dir> judges it again)." : "."))
+                + (cut > 0 ? "; the one it cut short is judged undecided from its partial history (\(Harness.executableName) check <run-dir> judges it again)." : "."))
             throw ExitCode(RunInterruption.exitCode(for: signal))
         }
         let considered = gate.map { g in results.filter { g.contains($0.case.variant.rawValue) } } ?? results

@@ -167,7 +167,7 @@ struct ShrinkCommand: ParsableCommand {
         if let signal = RunInterruption.signal { throw ExitCode(RunInterruption.exitCode(for: signal)) }
         let wall = Date().timeIntervalSince(t0)
 
-        let rerun = "harness run \(outFile) --variant \(input.variant) --seed \(input.seed)"
+        let rerun = "\(Harness.executableName) run \(outFile) --variant \(input.variant) --seed \(input.seed)"
         let moved = result.postponed == 0 ? "" : "; \(result.postponed) nemesis fault(s) replaced by the user acting when the fault ended"
         let yaml = try shrunk.scenarioYAML(keeping: result.kept, name: shrunkName, header: [
             "\(Self.header) from \(dir) (\(input.scenarioName), \(input.variant), seed \(input.seed)): \(target) still fails\(match == "explanation" ? " the same way" : "")\(explanation != nil ? " (\(templates.sorted()[0].replacingOccurrences(of: "\n", with: " ")))" : "").",
@@ -209,7 +209,7 @@ struct ShrinkCommand: ParsableCommand {
         if let signal = RunInterruption.signal { throw ExitCode(RunInterruption.exitCode(for: signal)) }
         try? FileManager.default.removeItem(atPath: workDir + "/runs")
         try? FileManager.default.removeItem(atPath: workDir)
-        print("replay it: harness replay \(confirm.runDirectory)")
+        print("replay it: \(Harness.executableName) replay \(confirm.runDirectory)")
         if let other = holdsVariant {
             print("as a regression scenario: \(rerun)   (--variant \(other.rawValue) holds on it)")
         } else {
