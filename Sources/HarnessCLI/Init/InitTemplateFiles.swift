@@ -56,8 +56,8 @@ with your app's own code.
 | `Sources/__name__-returner/ReturnerExtension.swift` | the extension's `ShieldActionDelegate` | unchanged |
 | `Sources/__name__-returner/main.swift` | Info.plist's principal class | `ScreenTimeProcess.extension(ReturnerExtension())` |
 | `Sources/__name__-host/main.swift` | the app delegate and the views' buttons | a small adapter: launch, the user's taps, the Darwin notification → calls into `Player` |
-| `Sources/__name__-harness/` | — | the harness: the system's roles, what the user does (`plan`, `perform`) and what the app promises (`__Name__Checker`) |
-| `scenarios/__name__.yaml` | — | five balls over 15 device minutes under a nemesis |
+| `Sources/__name__-harness/` | — | the harness: the system's roles and what the user does (`plan`, `perform`) |
+| `scenarios/__name__.yaml` | — | five balls over 15 device minutes under a nemesis, and what the app promises (`invariants:`, judged from the history) |
 
 Only Apple's module names appear in the app's code (`import ManagedSettings`, `import OSLog`,
 `import UIKit`): Foundation comes with them, and `UserDefaults(suiteName: "group.…")` is the App
@@ -119,54 +119,6 @@ public final class Player {
     }
 }
 """#),
-        ("Sources/__name__-harness/__Name__Checker.swift", #"""
-import HarnessKit
-import History
-
-/// Judges a run from its history alone: the App Group writes the app's processes made
-/// (`defaults_set` lines) and when the host could act.
-enum __Name__Checker {
-    static let name = "__Name__"
-
-    static let everyReturnWon = InvariantDescriptor(
-        name: "every-return-won", promise: "A ball the returner returned is won by the host once the host runs again.",
-        source: "__Name__ README: a returned ball is won; the shield comes off")
-
-    static func check(_ history: [HistoryEvent]) -> CheckReport {
-        guard history.contains(where: { $0.isHarnessLine("run_finished") }) else {
-            return .undecided(checker: name, reason: "the history has no run_finished line")
-        }
-        let outcomes = [everyReturnWonRule(history), CoreRules.noStoreCorrupt(history), CoreRules.runSettles(history)]
-        return CheckReport(checker: name, decided: true, results: outcomes.map(\.result), violations: outcomes.flatMap(\.violations), latencies: [])
-    }
-
-    /// Each `returned = N` the returner wrote is followed by the host's `won = N` — judged when
-    /// the host had a chance after the return: it launched or came to the foreground again.
-    static func everyReturnWonRule(_ history: [HistoryEvent]) -> RuleOutcome {
-        var outcome = RuleOutcome(everyReturnWon.name, subjectKind: "ball")
-        for returned in history where returned.isLine(of: __Name__System.returner, "defaults_set") {
-            guard let ball = returned["v.returned"] else { continue }
-            let won = history.contains {
-                $0.isLine(of: __Name__System.host, "defaults_set") && $0["v.won"] == ball && $0.mono >= returned.mono
-            }
-            if won {
-                outcome.checkedCount += 1
-                continue
-            }
-            let chances = history.filter {
-                $0.mono > returned.mono
-                    && ($0.isLine(of: __Name__System.host, "launched") || ($0.isHarnessLine("host_state") && $0["state"] == "foreground"))
-            }
-            guard !chances.isEmpty else { continue }
-            outcome.checkedCount += 1
-            outcome.fail(
-                ball, "ball \(ball) was returned and never won, though the host launched or came to the foreground \(chances.count) time(s) after",
-                [history.last { $0.isUserAction("serve") && $0["ball"] == ball }, returned] + chances.prefix(3).map { Optional($0) })
-        }
-        return outcome
-    }
-}
-"""#),
         ("Sources/__name__-harness/__Name__System.swift", #"""
 import HarnessKit
 import History
@@ -207,7 +159,8 @@ struct __Name__System: SystemPack {
                     name: Self.returner, lifetime: .extension(.shieldAction), executable: "__name__-returner",
                     summary: "the shield's button returns the ball and posts __name__.returned", tracesDefaultsWrites: true),
             ],
-            invariants: [__Name__Checker.everyReturnWon, CoreRules.noStoreCorrupt, CoreRules.runSettles],
+            // What every app promises; the app's own promises are declared in the scenario file.
+            invariants: [CoreRules.noStoreCorrupt, CoreRules.runSettles],
             scenarioKeys: ["rally"], defaultSettleSeconds: 5 * 60)
     }
 
@@ -252,7 +205,16 @@ struct __Name__System: SystemPack {
         }
     }
 
-    func check(_ history: [HistoryEvent]) -> CheckReport { __Name__Checker.check(history) }
+    /// The core's rules; the scenario's `invariants:` are judged beside them. A promise no declared
+    /// rule can express gets a rule here: a `RuleOutcome` over the history (README "Adding a seed
+    /// system", step 5, of the harness).
+    func check(_ history: [HistoryEvent]) -> CheckReport {
+        guard history.contains(where: { $0.isHarnessLine("run_finished") }) else {
+            return .undecided(checker: "__Name__", reason: "the history has no run_finished line")
+        }
+        let outcomes = [CoreRules.noStoreCorrupt(history), CoreRules.runSettles(history)]
+        return CheckReport(checker: "__Name__", decided: true, results: outcomes.map(\.result), violations: outcomes.flatMap(\.violations), latencies: [])
+    }
 }
 """#),
         ("Sources/__name__-harness/main.swift", #"""
@@ -334,6 +296,14 @@ nemesis:
   stopMillis: [20, 250]
   restartDelayMillis: [10, 400]
   targets: [host, returner]
+# What the app promises, judged from the history (no Swift needed; docs/SCENARIOS.md of the
+# harness): every ball the extension returned is won by the host, once the host had a chance.
+invariants:
+  - name: every-return-won
+    follows:
+      when: { process: returner, write: returned }
+      then: { process: host, write: won, sameValue: true }
+      chance: host
 """#),
     ]
 }

@@ -55,7 +55,9 @@ public enum RunJudgement {
             report.interruption = "killed"
             return report
         }
-        return pack.check(events)
+        var report = pack.check(events)
+        if report.decided { DeclaredInvariant.add(to: &report, events) }
+        return report
     }
 
     /// The pack's verdict on `events` as if the run had ended at its last line, kept as results

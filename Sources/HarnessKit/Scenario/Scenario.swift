@@ -24,6 +24,8 @@ public struct Scenario: Sendable, Equatable {
     public var configuration: AnyConfiguration
     /// Failpoints armed in the stand-ins for every run of this scenario (`failpoints:`).
     public var failpoints: [Failpoint] = []
+    /// Promises the scenario declares (`invariants:`), judged by the core beside the system's own.
+    public var declaredInvariants: [DeclaredInvariant] = []
     /// The user's actions and the nemesis's faults written out (`plan:`), used instead of what
     /// the seed would plan (`harness shrink` writes them).
     public var pinnedPlan: PinnedPlan? = nil

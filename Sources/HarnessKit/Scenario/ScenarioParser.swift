@@ -32,6 +32,8 @@
 //                                   enabled, no repeats
 //   os:                             how the emulated iOS behaves: host lifecycle, app categories,
 //                                   reboots, field faults (schema in ScenarioOS.swift)
+//   invariants:                     = none; promises judged from the history (DeclaredInvariant.swift,
+//                                   docs/SCENARIOS.md "Invariants in the scenario")
 //   failpoints:                     = none; a list of "label=[p%][n*]action[(ms)]" strings chained
 //     - "host-app:defaults:group.x/key#2=kill"      with ->, actions off kill term stop delay error
 //                                   (Failpoint.swift, docs/SCENARIOS.md "Failpoints")
@@ -49,7 +51,7 @@ public enum ScenarioParser {
     /// The clock file's bounds (`DeviceClock.Configuration.rateRange`): a rate that parses also runs.
     public static let rateRange = DeviceClock.Configuration.rateRange
     /// The keys every scenario may have; the rest belong to its system.
-    public static let commonKeys = ["name", "system", "variants", "clock", "duration", "settle", "nemesis", "os", "failpoints", "plan"]
+    public static let commonKeys = ["name", "system", "variants", "clock", "duration", "settle", "nemesis", "os", "failpoints", "plan", "invariants"]
     /// A scenario file is a page of settings; anything this large is a mistake.
     public static let maximumFileBytes = 1 << 20
 
@@ -215,6 +217,9 @@ struct NodeReader {
         scenario.os = os
         if let node = top["failpoints"] {
             scenario.failpoints = try failpoints(node, processes: system.descriptor.crashPointProcesses)
+        }
+        if let node = top["invariants"] {
+            scenario.declaredInvariants = try declaredInvariants(node, descriptor: system.descriptor)
         }
         if let node = top["plan"] {
             scenario.pinnedPlan = try pinnedPlan(node, system: system, clock: clock, durationSeconds: durationSeconds)
