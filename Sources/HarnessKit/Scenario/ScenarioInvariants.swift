@@ -22,8 +22,8 @@ extension NodeReader {
             guard names.insert(name).inserted else {
                 throw error(nameNode, "\(path).name: \(Excerpt.quoted(name)) is already an invariant of \(descriptor.id) or of this list; name it differently")
             }
-            func match(_ node: Node, _ path: String) throws(ScenarioError) -> DeclaredInvariant.Match {
-                let m = try fields(node, path: path, allowed: ["process", "write", "event", "field", "log"])
+            func match(_ node: Node, _ path: String, sameValue: Bool = false) throws(ScenarioError) -> DeclaredInvariant.Match {
+                let m = try fields(node, path: path, allowed: ["process", "write", "event", "field", "log"] + (sameValue ? ["sameValue"] : []))
                 let processNode = try m.required("process")
                 let process = try string(processNode, path + ".process")
                 guard processes.contains(process) else {
@@ -47,8 +47,12 @@ extension NodeReader {
             case (let follows?, nil):
                 let p = path + ".follows"
                 let g = try fields(follows, path: p, allowed: ["when", "then", "sameValue", "chance", "withinSeconds"])
-                var rule = DeclaredInvariant.Follows(when: try match(try g.required("when"), p + ".when"), then: try match(try g.required("then"), p + ".then"))
-                if let n = g["sameValue"] {
+                let thenNode = try g.required("then")
+                var rule = DeclaredInvariant.Follows(when: try match(try g.required("when"), p + ".when"), then: try match(thenNode, p + ".then", sameValue: true))
+                // `sameValue` reads naturally on `then` ({ process: host, write: won, sameValue: true }) or on `follows`.
+                let thenSame = (try? fields(thenNode, path: p + ".then", allowed: nil))?["sameValue"]
+                if thenSame != nil, g["sameValue"] != nil { throw error(thenSame, "\(p).then.sameValue: given twice (here and in follows); keep one") }
+                if let n = g["sameValue"] ?? thenSame {
                     rule.sameValue = try bool(n, p + ".sameValue")
                     if rule.sameValue, rule.when.write == nil && rule.when.field == nil || rule.then.write == nil && rule.then.field == nil {
                         throw error(n, "\(p).sameValue: both when and then need a value (a write, or an event's field)")

@@ -44,6 +44,10 @@ import Testing
         #expect(s.declaredInvariants[0].follows?.then == .init(process: "player", event: "rally_won", field: "ball"))
         #expect(s.declaredInvariants[0].follows?.chance == "player" && s.declaredInvariants[0].follows?.withinSeconds == 600)
         #expect(s.declaredInvariants[1].never == .init(process: "player", log: "fatal"))
+        // `sameValue` on `then` or on `follows`, not both.
+        let onThen = try Self.scenario("  - name: x\n    follows: { when: { process: returner, write: returned }, then: { process: player, event: rally_won, field: ball, sameValue: true } }")
+        #expect(onThen.declaredInvariants[0].follows?.sameValue == true)
+        #expect(Self.error("  - name: x\n    follows: { when: { process: returner, write: returned }, then: { process: player, event: w, field: b, sameValue: true }, sameValue: true }").contains("given twice"))
     }
 
     @Test func aRuleThatCanNeverApplyIsAPositionedError() {
