@@ -42,7 +42,17 @@ struct MergeCommand: ParsableCommand {
         }
         let outDir = try out.map { try Preflight.outputDirectory($0) }
         let runs: [RunMerge.Run]
-        do { runs = try RunMerge.collect(directories) } catch { throw InputError(error.description) }
+        do {
+            runs = try RunMerge.collect(directories)
+            try RunMerge.checkComplete(runs)
+        } catch { throw InputError(error.description) }
+        if let gate {
+            // A typo in a gate hides violations: every gated variant must be one a system knows.
+            let known = Set(HarnessCLI.catalog.packs.flatMap(\.descriptor.variants) + runs.map(\.variant))
+            for g in gate.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !known.contains(g) {
+                throw InputError("--gate \(gate): unknown variant '\(g)'; the runs' systems have: \(known.sorted().joined(separator: ", "))")
+            }
+        }
         var merged = runs
         if let outDir {
             for i in merged.indices {

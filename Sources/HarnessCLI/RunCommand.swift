@@ -114,17 +114,26 @@ struct RunCommand: ParsableCommand {
             guard let first = cases.first, scenario != nil else { throw InputError("--failpoint \(failpoint[0]): name a SCENARIO (a failpoint names a process of its system)") }
             failpoints = try Preflight.failpoints(failpoint, scenario: first.scenario, limit: Self.maxFailpoints)
         }
+        if let gate {
+            // A typo in the suite's gate hides violations: every gated variant must be one of its systems'.
+            let known = Set(cases.flatMap { $0.scenario.system.descriptor.variants })
+            for g in gate where !known.contains(g) {
+                throw InputError("\(suite ?? "harness/suite.yaml"): gate: unknown variant '\(g)'; its systems have: \(known.sorted().joined(separator: ", "))")
+            }
+        }
         if let shard {
             // Decided on the whole list (same order in every shard), before anything else is checked.
-            do { cases = try Shard.parse(shard, environment: ProcessInfo.processInfo.environment).part(of: cases) } catch {
-                throw InputError(error.description)
-            }
+            let part: Shard
+            do { part = try Shard.parse(shard, environment: ProcessInfo.processInfo.environment) } catch { throw InputError(error.description) }
+            let names = cases.map { "\($0.scenario.name)|\($0.variant.rawValue)|\($0.seed)" }
+            for i in cases.indices { cases[i].shardFacts = part.facts(index: i, names: names) }
+            cases = part.part(of: cases)
         }
         try Preflight.timeline(cases.map { ($0.scenarioPath, $0.scenario) }, durationOverride: durationOverride)
         let bin = Executables.directory
-        for name in Set(cases.flatMap { $0.scenario.system.descriptor.roles.map(\.executable) }).sorted() {
-            guard FileManager.default.isExecutableFile(atPath: bin + "/" + name) else {
-                throw InputError("\(bin)/\(name) is missing; build all products first (swift build -c release)")
+        for path in Set(cases.flatMap { $0.scenario.system.descriptor.roles.map { $0.executablePath(binDirectory: bin) } }).sorted() {
+            guard FileManager.default.isExecutableFile(atPath: path) else {
+                throw InputError("\(path) is missing; build all products first (swift build -c release)")
             }
         }
         let outDir = try Preflight.outputDirectory(out)

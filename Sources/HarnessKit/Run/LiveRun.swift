@@ -186,6 +186,7 @@ final class LiveRun {
             if cpus.count == 1 { started["cpu"] = String(cpus[0]) }
         }
         if !o.scenario.declaredInvariants.isEmpty { started[DeclaredInvariant.runStartedField] = DeclaredInvariant.encode(o.scenario.declaredInvariants) }
+        started.merge(o.extraRunFacts) { core, _ in core }
         started.merge(pack.runFacts(o.scenario.configuration)) { core, _ in core }
         rec.record("run_started", started)
         perform(emulated.os.apply(.boot))

@@ -16,6 +16,28 @@ public enum RunMerge {
         public var report: CheckReport?
         public var wallSeconds: Double
         public var faults: Int
+        /// A sharded suite's run: its shard and place in the whole plan (`Shard.facts`).
+        public var shard: String?
+        public var planIndex: Int?
+        public var planRuns: Int?
+        public var plan: String?
+
+        public init(
+            directory: String, scenario: String, variant: String, seed: UInt64, report: CheckReport?, wallSeconds: Double, faults: Int,
+            shard: String? = nil, planIndex: Int? = nil, planRuns: Int? = nil, plan: String? = nil
+        ) {
+            self.directory = directory
+            self.scenario = scenario
+            self.variant = variant
+            self.seed = seed
+            self.report = report
+            self.wallSeconds = wallSeconds
+            self.faults = faults
+            self.shard = shard
+            self.planIndex = planIndex
+            self.planRuns = planRuns
+            self.plan = plan
+        }
 
         /// 0 held, 1 violated, 2 undecided: as `ScenarioRunner.Outcome.exitCode`.
         public var exitCode: Int32 {
@@ -82,7 +104,34 @@ public enum RunMerge {
         let faults = events.filter { $0.event == "signal" && $0["by"] == "nemesis" && $0["signal"] != "CONT" }.count
         return Run(
             directory: dir, scenario: scenario, variant: variant, seed: seed, report: report, wallSeconds: Double(last - first) / 1e9,
-            faults: faults)
+            faults: faults, shard: started["shard"], planIndex: started["planIndex"].flatMap { Int($0) },
+            planRuns: started["planRuns"].flatMap { Int($0) }, plan: started["plan"])
+    }
+
+    /// The runs are the unsharded run's, each once: no run given twice (the same scenario, variant
+    /// and seed in two directories — a shard passed twice), and for a sharded suite, every case of
+    /// its plan present (a shard whose artifact went missing is named) and no run of another plan.
+    public static func checkComplete(_ runs: [Run]) throws(Failure) {
+        var seen: [String: String] = [:]
+        for r in runs {
+            let key = "\(r.scenario) \(r.variant) seed \(r.seed)"
+            if let other = seen[key] {
+                throw Failure(description: "\(key) is here twice (\(other) and \(r.directory)): a shard given twice? merge each shard's output once")
+            }
+            seen[key] = r.directory
+        }
+        let sharded = runs.filter { $0.plan != nil }
+        guard let first = sharded.first, let total = first.planRuns, let plan = first.plan else { return }
+        if let other = runs.first(where: { $0.plan != plan || $0.planRuns != total }) {
+            throw Failure(description: "\(other.directory) is not a run of the same sharded suite as \(first.directory) (another plan, or not sharded): merge the shards of one run")
+        }
+        let count = Int(first.shard?.split(separator: "/").last ?? "") ?? 1
+        let present = Set(runs.compactMap(\.planIndex))
+        let missing = (0..<total).filter { !present.contains($0) }
+        guard missing.isEmpty else {
+            let shards = Set(missing.map { $0 % count + 1 }).sorted().map { "\($0)/\(count)" }
+            throw Failure(description: "\(missing.count) of the suite's \(total) runs are missing: shard \(shards.joined(separator: ", ")) (its output was not given or is incomplete)")
+        }
     }
 
     /// What the unsharded `harness run` exits with: 2 if any run is undecided, else 1 if a run of a

@@ -55,6 +55,8 @@ public final class ScenarioRunner {
         /// Which roles the harness runs inside its own process instead of as child processes
         /// (`--in-process`, InProcessChild.swift); `.none` by default.
         public var inProcess: InProcessScope = .none
+        /// More fields of the `run_started` line (a sharded suite's `Shard.facts`).
+        public var extraRunFacts: [String: String] = [:]
         /// `harness explore` writes report.html for the point runs it keeps (off: the benchmark's
         /// baseline run, which is measured, not read).
         public var pagesForKeptRuns = true

@@ -52,4 +52,21 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
 
     /// This shard's items, in order.
     public func part<T>(of items: [T]) -> [T] { items.enumerated().filter { owns($0.offset) }.map(\.element) }
+
+    /// What each run of a sharded suite records (`run_started`): its shard, its place in the whole
+    /// plan, the plan's size and a digest of the plan (`names`: each case's scenario, variant and
+    /// seed, in the unsharded order), so a merge can check every case is there exactly once.
+    public func facts(index i: Int, names: [String]) -> [String: String] {
+        ["shard": description, "planIndex": String(i), "planRuns": String(names.count), "plan": Self.digest(names)]
+    }
+
+    /// FNV-1a of the plan's names, hex: the same list gives the same digest in every shard.
+    public static func digest(_ names: [String]) -> String {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in names.joined(separator: "\n").utf8 {
+            h ^= UInt64(byte)
+            h = h &* 0x100_0000_01b3
+        }
+        return String(h, radix: 16)
+    }
 }

@@ -9,6 +9,9 @@ public enum SuiteRunner {
         public var scenario: Scenario
         public var variant: ScenarioVariant
         public var seed: UInt64
+        /// Where the case sits in a sharded suite (`Shard.facts`), recorded in its `run_started` so
+        /// `harness merge` can tell a missing or repeated shard.
+        public var shardFacts: [String: String] = [:]
 
         public init(scenarioPath: String, scenario: Scenario, variant: ScenarioVariant, seed: UInt64) {
             self.scenarioPath = scenarioPath
@@ -41,6 +44,7 @@ public enum SuiteRunner {
             options.recordCrashPoints = recordCrashPoints
             options.cpu = cpu
             options.inProcess = inProcess
+            options.extraRunFacts = c.shardFacts
             let runner = ScenarioRunner(options: options)
             onStart(i, c)
             progress("[\(i + 1)/\(cases.count)] \(c.scenario.name) \(c.variant.rawValue) seed \(c.seed) (device root \(runner.deviceRootPath)) ...")

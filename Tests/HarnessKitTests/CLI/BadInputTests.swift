@@ -113,6 +113,10 @@ import Glibc
         row("merge", ["merge"], 2, "Missing expected argument '<directories> ...'"),
         row("merge", ["merge", "$D/explore-torn"], 2, "$D/explore-torn/explore.json: not an exploration's record"),
         row("merge", ["merge", "$D/explore-fifo"], 2, "$D/explore-fifo/explore.json: not a regular file (a FIFO)"),
+        // Run shards: every case of the plan exactly once, and a gate that names known variants.
+        row("merge", ["merge", "$D/shard-1"], 2, "1 of the suite's 2 runs are missing: shard 2/2"),
+        row("merge", ["merge", "$D/shard-1", "$D/shard-1"], 2, "rally hardened seed 1 is here twice"),
+        row("merge", ["merge", "$D/shard-1", "$D/shard-2", "--gate", "hardend"], 2, "--gate hardend: unknown variant 'hardend'"),
         row("merge", ["merge", "$D/explore-torn", "$D/empty"], 2, "$D/empty holds no exploration record (explore.json) but the others do"),
         row("merge", ["merge", "$D/explore-torn", "--out", "$D/m"], 2, "--out copies run directories; explore shards are merged from their records"),
         row("run", ["frobnicate"], 2, "frobnicate: cannot read scenario file"),
@@ -251,6 +255,12 @@ import Glibc
             mkfifo(path + "/fifo", 0o600)
             try fm.createDirectory(atPath: path + "/fifo-run", withIntermediateDirectories: true)
             mkfifo(path + "/fifo-run/history.jsonl", 0o600)
+            // The two shards of a sharded suite (run_started carries Shard.facts).
+            for (k, seed) in [(1, 1), (2, 2)] {
+                let started = #"{"mono":1,"t":1.0,"process":"harness","pid":1,"event":"run_started","scenario":"rally","system":"rally","variant":"hardened","seed":"\#(seed)","shard":"\#(k)/2","planIndex":"\#(k - 1)","planRuns":"2","plan":"p1"}"#
+                try fm.createDirectory(atPath: path + "/shard-\(k)/run", withIntermediateDirectories: true)
+                try write("shard-\(k)/run/history.jsonl", started + "\n" + #"{"mono":2,"t":2.0,"process":"harness","pid":1,"event":"run_finished"}"# + "\n")
+            }
             // A run directory report can read, and one whose report.html is a FIFO.
             let runLines = #"{"mono":1,"t":1.0,"process":"harness","pid":1,"event":"run_started","system":"rally","variant":"hardened"}"# + "\n"
                 + #"{"mono":2,"t":2.0,"process":"harness","pid":1,"event":"run_finished"}"# + "\n"
