@@ -22,6 +22,10 @@ let package = Package(
         .executableTarget(
             name: "__name__-returner",
             dependencies: ["__Name__Shared", .product(name: "ScreenTimeStandIns", package: harness)]),
+        // The shield-configuration extension: the app's ShieldConfigurationDataSource, in one call.
+        .executableTarget(
+            name: "__name__-shield",
+            dependencies: ["__Name__Shared", .product(name: "ScreenTimeStandIns", package: harness)]),
         // The host app: its manager, driven by what the scenario's user does.
         .executableTarget(
             name: "__name__-host",
@@ -55,6 +59,7 @@ with your app's own code.
 | `Sources/__Name__Shared/Player.swift` | the app's shared code | unchanged: `UserDefaults(suiteName:)`, `ManagedSettingsStore`, `Logger` |
 | `Sources/__name__-returner/ReturnerExtension.swift` | the extension's `ShieldActionDelegate` | unchanged |
 | `Sources/__name__-returner/main.swift` | Info.plist's principal class | `ScreenTimeProcess.extension(ReturnerExtension())` |
+| `Sources/__name__-shield/` | the shield-configuration extension (`import UIKit`) | unchanged, and its one-line `main.swift`; each configuration is a `shield_configuration` line of the history |
 | `Sources/__name__-host/main.swift` | the app delegate and the views' buttons | a small adapter: launch, the user's taps, the Darwin notification → calls into `Player` |
 | `Sources/__name__-harness/` | — | the harness: the system's roles and what the user does (`plan`, `perform`) |
 | `scenarios/__name__.yaml` | — | five balls over 15 device minutes under a nemesis, and what the app promises (`invariants:`, judged from the history) |
@@ -130,6 +135,7 @@ import SystemKit
 struct __Name__System: SystemPack {
     static let host = "host"
     static let returner = "returner"
+    static let shield = "shield"
 
     struct Configuration: Sendable, Equatable {
         /// Balls served over the run.
@@ -158,6 +164,9 @@ struct __Name__System: SystemPack {
                 ProcessRole(
                     name: Self.returner, lifetime: .extension(.shieldAction), executable: "__name__-returner",
                     summary: "the shield's button returns the ball and posts __name__.returned", tracesDefaultsWrites: true),
+                ProcessRole(
+                    name: Self.shield, lifetime: .extension(.shieldConfiguration), executable: "__name__-shield",
+                    summary: "what the shield shows: the ball in play"),
             ],
             // What every app promises; the app's own promises are declared in the scenario file.
             invariants: [CoreRules.noStoreCorrupt, CoreRules.runSettles],
@@ -279,6 +288,34 @@ final class ReturnerExtension: ShieldActionDelegate {
 import StandInKit
 
 ScreenTimeProcess.extension(ReturnerExtension())
+"""#),
+        ("Sources/__name__-shield/ShieldConfigurationExtension.swift", #"""
+// The shield-configuration extension's principal class, exactly as on iOS: what the shield over a
+// blocked app shows. The harness records the configuration (it draws nothing).
+import ManagedSettings
+import ManagedSettingsUI
+import UIKit
+import __Name__Shared
+
+final class ShieldConfigurationExtension: ShieldConfigurationDataSource {
+    override func configuration(shielding application: Application) -> ShieldConfiguration {
+        let ball = UserDefaults(suiteName: RallyNames.appGroup)?.integer(forKey: RallyNames.ball) ?? 0
+        return ShieldConfiguration(
+            backgroundBlurStyle: .systemMaterial,
+            backgroundColor: UIColor(red: 0.1, green: 0.1, blue: 0.3, alpha: 1),
+            icon: UIImage(systemName: "tennisball.fill"),
+            title: ShieldConfiguration.Label(text: "Ball \(ball) is in play", color: .white),
+            subtitle: ShieldConfiguration.Label(text: "Return it to lift the shield", color: .lightGray),
+            primaryButtonLabel: ShieldConfiguration.Label(text: "Return", color: .white),
+            primaryButtonBackgroundColor: .systemBlue)
+    }
+}
+"""#),
+        ("Sources/__name__-shield/main.swift", #"""
+// The extension as an executable the harness starts per call, as iOS does: one line.
+import StandInKit
+
+ScreenTimeProcess.extension(ShieldConfigurationExtension())
 """#),
         ("scenarios/__name__.yaml", #"""
 # __Name__ under a nemesis: 5 balls over 15 minutes of device time, the host and the extension

@@ -17,6 +17,10 @@ let package = Package(
         .executableTarget(
             name: "__name__-returner",
             dependencies: ["__Name__Shared", .product(name: "ScreenTimeStandIns", package: harness)]),
+        // The shield-configuration extension: the app's ShieldConfigurationDataSource, in one call.
+        .executableTarget(
+            name: "__name__-shield",
+            dependencies: ["__Name__Shared", .product(name: "ScreenTimeStandIns", package: harness)]),
         // The host app: its manager, driven by what the scenario's user does.
         .executableTarget(
             name: "__name__-host",

@@ -8,6 +8,7 @@ import SystemKit
 struct __Name__System: SystemPack {
     static let host = "host"
     static let returner = "returner"
+    static let shield = "shield"
 
     struct Configuration: Sendable, Equatable {
         /// Balls served over the run.
@@ -36,6 +37,9 @@ struct __Name__System: SystemPack {
                 ProcessRole(
                     name: Self.returner, lifetime: .extension(.shieldAction), executable: "__name__-returner",
                     summary: "the shield's button returns the ball and posts __name__.returned", tracesDefaultsWrites: true),
+                ProcessRole(
+                    name: Self.shield, lifetime: .extension(.shieldConfiguration), executable: "__name__-shield",
+                    summary: "what the shield shows: the ball in play"),
             ],
             // What every app promises; the app's own promises are declared in the scenario file.
             invariants: [CoreRules.noStoreCorrupt, CoreRules.runSettles],
