@@ -91,10 +91,22 @@ public final class AppGroupEnvironment: Sendable {
         }
     }()
 
-    /// nil unless the process is entitled to the group — exactly like iOS.
+    /// nil unless the process is entitled to the group — exactly like iOS — and the harness did
+    /// not make the group unavailable to its app code (`unavailableVariable`).
     public func containerURL(forSecurityApplicationGroupIdentifier groupIdentifier: String) -> URL? {
-        try? container(groupIdentifier).url
+        guard !Self.unavailableToAppCode else {
+            SharedDefaults.faultObserver?("app_group_unavailable", ["group": groupIdentifier, "call": "containerURL"])
+            return nil
+        }
+        return try? container(groupIdentifier).url
     }
+
+    /// `1`: the scenario's `os.appGroupUnavailable` names this role — a misconfigured entitlement as
+    /// the field sees it: app code's `UserDefaults(suiteName: "group.…")` and container URL are nil
+    /// (the harness's own stand-in runtime still reaches the group). PROTOCOL.md §7.11.
+    public static let unavailableVariable = "SCREENTIME_APP_GROUP_UNAVAILABLE"
+
+    public static var unavailableToAppCode: Bool { StandInEnvironment.current[unavailableVariable] == "1" }
 
     public func container(_ groupIdentifier: String) throws -> AppGroupContainer {
         try AppGroupContainer(deviceRoot: deviceRoot, groupIdentifier: groupIdentifier, entitlements: entitlements)

@@ -103,6 +103,10 @@ public final class SharedDefaults: @unchecked Sendable {
 
     /// UserDefaults(suiteName:) for an app group suite: nil unless this process is entitled to it.
     public convenience init?(suiteName: String) {
+        if AppGroupEnvironment.unavailableToAppCode {
+            Self.faultObserver?("app_group_unavailable", ["suite": suiteName, "call": "UserDefaults(suiteName:)"])
+            return nil
+        }
         guard let env = AppGroupEnvironment.current, let c = try? env.container(suiteName) else { return nil }
         try? self.init(container: c, suiteName: suiteName)
         if let observe = Self.suiteWriteObserver { onWrite = { observe(suiteName, $0) } }

@@ -61,6 +61,21 @@ import Testing
         #expect(AppGroupFoundation.UserDefaults(suiteName: "com.example.settings") == nil)
     }
 
+    @Test func anUnavailableAppGroupHidesTheContainerFromAppCodeOnly() throws {
+        let device = try TestDevice()
+        let env = AppGroupEnvironment(deviceRoot: device.device.root, entitlements: Entitlements(appGroups: ["group.x"]))
+        #expect(env.containerURL(forSecurityApplicationGroupIdentifier: "group.x") != nil)
+        let hidden: Bool = try asStandIn(device, process: "monitor", appGroups: "group.x") {
+            // As `os.appGroupUnavailable` starts the role: its code sees no group.
+            StandInEnvironment.setForThisThread(StandInEnvironment.current.merging([AppGroupEnvironment.unavailableVariable: "1"]) { _, new in new })
+            return env.containerURL(forSecurityApplicationGroupIdentifier: "group.x") == nil && SharedDefaults(suiteName: "group.x") == nil
+                && AppGroupFoundation.UserDefaults(suiteName: "group.x") == nil
+        }
+        #expect(hidden)
+        // The harness's own runtime still opens the container (a designated init, not app code's).
+        #expect((try? env.container("group.x")) != nil)
+    }
+
     @Test func loggerLinesGoToTheSinkWithLevelSubsystemCategory() {
         let lines = LockedBox<[[String]]>([])
         OSLogSink.handler = { level, subsystem, category, message in lines.value.append([level, subsystem, category, message]) }

@@ -174,6 +174,7 @@ final class LiveRun {
         ]
         // The OS rules that differ from Apple's documented ones: what every finding of the run depends on.
         if !o.scenario.os.rules.changed.isEmpty { started["osRules"] = o.scenario.os.rules.changed.joined(separator: ",") }
+        if !o.scenario.os.appGroupUnavailable.isEmpty { started["appGroupUnavailable"] = o.scenario.os.appGroupUnavailable.joined(separator: ",") }
         if !o.allFailpoints.isEmpty { started["failpoints"] = o.allFailpoints.map(\.description).joined(separator: "\n") }
         // What `harness replay` needs beyond the scenario's copy: the command line's part and the build.
         if !o.failpoints.isEmpty { started["extraFailpoints"] = o.failpoints.map(\.description).joined(separator: "\n") }

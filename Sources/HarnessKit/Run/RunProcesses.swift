@@ -56,6 +56,7 @@ extension LiveRun {
             env["XDG_CONFIG_HOME"] = nil
         }
         if let spec = processes.defaultsFaults[role.name] { env[DefaultsFaults.environmentVariable] = spec }
+        if o.scenario.os.appGroupUnavailable.contains(role.name) { env[AppGroupEnvironment.unavailableVariable] = "1" }
         if role.tracesDefaultsWrites { env["SCREENTIME_TRACE_DEFAULTS"] = "1" }  // PROTOCOL.md §3, traced writes
         if let entry = inProcessEntry(role) {
             // The clock page's descriptor is the harness's own: the stand-in maps it as a child would.

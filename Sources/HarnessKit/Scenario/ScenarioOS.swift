@@ -24,6 +24,9 @@
 //                                     first use of the device in its interval
 //       pastActivity: always         asRequested | always: use in the interval before the
 //                                     registration counts toward thresholds whatever the event says
+//     appGroupUnavailable: [monitor]  = none; roles whose app code finds no App Group (a misconfigured
+//                                     entitlement): UserDefaults(suiteName: "group.…") is nil, the
+//                                     container URL nil; the app's fallback path runs (PROTOCOL.md §7.11)
 //     faults:                        = none; iOS misbehaving, each rule seeded:
 //       - kind: drop                 drop | delay | duplicate | batch | reorder | kill_mid_call |
 //                                     stale_defaults | torn_write
@@ -63,6 +66,8 @@ extension Scenario {
         /// protection: no process can read the App Group or its own store); nil = unlocked at once.
         public var lockedAfterReboot: Int?
         public var faults: [FieldFault] = []
+        /// Roles whose app code finds no App Group (`appGroupUnavailable`).
+        public var appGroupUnavailable: [String] = []
         /// The user's answer to FamilyControls prompts; nil = not modelled from the start.
         public var authorization: String?
         /// Device seconds after `clock.start` at which the user revokes FamilyControls.
@@ -90,7 +95,7 @@ extension Scenario {
 extension NodeReader {
     static let osKeys = [
         "hostLifecycle", "backgroundGraceSeconds", "appCategories", "reboots", "lockedAfterReboot", "authorization", "revokeAt",
-        "notifications", "timeZoneChanges", "rules", "faults",
+        "notifications", "timeZoneChanges", "rules", "faults", "appGroupUnavailable",
     ]
     static let faultKeys = [
         "kind", "callbacks", "activity", "window", "probability", "maxCount", "after", "per", "when", "following", "delay", "until", "stale", "roles",
@@ -114,6 +119,13 @@ extension NodeReader {
         var settings = Scenario.OSSettings()
         guard let node else { return settings }
         let section = try fields(node, path: "os", allowed: Self.osKeys)
+        if let v = section["appGroupUnavailable"] {
+            let names = try stringList(v, "os.appGroupUnavailable", nonEmpty: true)
+            for n in names where !roles.isEmpty && !roles.contains(n) {
+                throw error(v, "os.appGroupUnavailable: unknown role '\(Excerpt.inner(n))'; this system's device roles: \(roles.joined(separator: ", "))")
+            }
+            settings.appGroupUnavailable = names
+        }
         if let v = section["hostLifecycle"] { settings.hostLifecycle = try bool(v, "os.hostLifecycle") }
         if let v = section["backgroundGraceSeconds"] { settings.backgroundGraceSeconds = try int(v, "os.backgroundGraceSeconds", in: 0...3600) }
         if let v = section["appCategories"] {

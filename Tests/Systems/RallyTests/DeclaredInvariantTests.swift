@@ -64,6 +64,17 @@ import Testing
         #expect(Self.error("  - name: X!\n    never: { process: player, event: e }").contains("a-z 0-9 -"))
     }
 
+    @Test func anUnavailableAppGroupNamesRolesOfTheSystem() throws {
+        func parse(_ os: String) throws(ScenarioError) -> Scenario {
+            try ScenarioParser.parse(yaml: "name: r\nsystem: rally\nduration: 1h\nrally: { serves: 3 }\nos: \(os)\n", file: "s.yaml", systems: Self.catalog)
+        }
+        #expect(try parse("{ appGroupUnavailable: [returner] }").os.appGroupUnavailable == ["returner"])
+        do {
+            _ = try parse("{ appGroupUnavailable: [ghost] }")
+            Issue.record("a role rally does not have was accepted")
+        } catch { #expect(error.description.contains("os.appGroupUnavailable: unknown role 'ghost'")) }
+    }
+
     // MARK: Judging
 
     static func line(_ t: Double, _ process: String, _ event: String, _ fields: [String: String] = [:]) -> HistoryEvent {
