@@ -16,14 +16,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SEEDS = os.path.normpath(os.path.join(HERE, "..", "..", "docs", "seeds"))
 
 # kind of edit: "seed bug" = the seed's Swift does not compile against Apple's SDK either;
-# "platform" = Apple-only language feature (Linux has no Objective-C runtime);
+# "platform" = Apple-only language feature (Linux has no Objective-C runtime), or an
+# `import Foundation` that Linux's Foundation makes ambiguous beside `UserDefaults`;
 # "not Swift" = text in a swift fence that is another language.
 def edit(line, before, after, kind, why):
     return dict(line=line, before=before, after=after, kind=kind, why=why)
 
+FOUNDATION_WHY = ("on Linux a file's own `import Foundation` makes `UserDefaults` ambiguous between Linux Foundation's and the App Group's the Screen Time modules bring (their re-export brings Foundation, as Apple's does)")
+
 BLOCKS = [
     # ---------------------------------------------------------------- seed 000
-    dict(seed="000", lines=(119, 192), file="Seed000_AppGroupStorage", title="Swift Helper Class (AppGroupStorage)"),
+    dict(seed="000", lines=(119, 192), file="Seed000_AppGroupStorage", title="Swift Helper Class (AppGroupStorage)",
+         edits=[edit(119, "import Foundation", None, "platform", FOUNDATION_WHY)]),
     dict(seed="000", lines=(225, 236), file="Seed000_RequestAuthorization", title="MethodChannel 1. requestAuthorization"),
     dict(seed="000", lines=(258, 272), file="Seed000_GetAuthorizationStatus", title="MethodChannel 2. getAuthorizationStatus"),
     dict(seed="000", lines=(295, 313), file="Seed000_PresentAppPicker", title="MethodChannel 3. presentAppPicker"),
@@ -186,7 +190,8 @@ BLOCKS = [
                   "seed bug", "the same: `init(text:color:)` needs a color"),
          ]),
     dict(seed="004", lines=(186, 244), file="Seed004_AppGroupStorageModule", title="4.1 Native Module Interface (AppGroupStorage)",
-         edits=[edit(190, "@objc(AppGroupStorage)", None, "platform", "Objective-C interop does not exist on Linux")]
+         edits=[edit(187, "import Foundation", None, "platform", FOUNDATION_WHY),
+                edit(190, "@objc(AppGroupStorage)", None, "platform", "Objective-C interop does not exist on Linux")]
          + [edit(n, "    @objc", None, "platform", "Objective-C interop does not exist on Linux") for n in (198, 204, 212, 218, 226, 232, 240)]),
     dict(seed="004", lines=(335, 362), file="Seed004_ScreenTimeManager", title="5.1 FamilyControls Authorization",
          edits=[edit(340, "@objc(ScreenTimeManager)", None, "platform", "Objective-C interop does not exist on Linux")]
@@ -317,15 +322,14 @@ def edits_md():
           "An **edit** is one seed line changed, removed or added. **Context** (a function or class around statements",
           "or methods the seed shows without their surroundings) is written outside the BEGIN/END markers and changes",
           "no seed line; it is listed per block. Each seed module has a `Preamble.swift` (module-wide `@_exported`",
-          "imports; where the seed's own text imports Foundation and names the `UserDefaults` type (000, 004),",
-          "`typealias UserDefaults = SharedDefaults` — elsewhere the Screen Time modules' `UserDefaults` is the App",
-          "Group's) and a `Stubs.swift` (app helpers the seed uses but does not",
+          "imports; no module aliases `UserDefaults`: the Screen Time modules' is the App Group's, PROTOCOL.md §7.11)",
+          "and a `Stubs.swift` (app helpers the seed uses but does not",
           "show). Shared stand-ins for UIKit's app lifecycle, Flutter, SwiftUI and React Native are the modules in",
           "`Tests/SeedCode/Stubs/`. The seed modules compile in Swift 5 language mode, as the seeds' Xcode projects do.",
           "",
           "Kinds: **seed bug** — the line does not compile against Apple's SDK either; **platform** — an Apple-only",
-          "language feature (`@objc`: Linux has no Objective-C runtime); **not Swift** — another language inside a",
-          "swift fence.", ""]
+          "language feature (`@objc`: Linux has no Objective-C runtime), or an `import Foundation` that Linux's",
+          "Foundation makes ambiguous beside `UserDefaults`; **not Swift** — another language inside a swift fence.", ""]
     for b in BLOCKS:
         s = b["seed"]
         total.setdefault(s, 0)

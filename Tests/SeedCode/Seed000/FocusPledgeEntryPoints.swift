@@ -1,5 +1,4 @@
 import DeviceActivity
-import Foundation
 import ManagedSettings
 
 // Not seed text: the door through which the FocusPledge pack's as-written stand-ins run seed 000's

@@ -3,7 +3,7 @@
 // (each marked `// EDIT` at the end of its line, or by a `// EDIT: removed` line).
 
 // ---- BEGIN seed 000 lines 119-192 ----
-import Foundation
+// EDIT: removed seed line 119 (platform): import Foundation
 
 class AppGroupStorage {
     static let shared = AppGroupStorage()

@@ -1,5 +1,4 @@
 import FamilyControls
-import Foundation
 import SwiftUI
 
 // App helpers seed 000 uses but does not show.

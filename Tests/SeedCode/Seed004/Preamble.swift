@@ -1,12 +1,10 @@
 // Preamble (not seed text): what the Exit app's targets give every file: the Screen Time
-// frameworks, React Native's bridge types (the bridging header), and `UserDefaults` as the App
-// Group store.
+// frameworks (with Foundation and the App Group's `UserDefaults`, PROTOCOL.md §7.11) and React
+// Native's bridge types (the bridging header).
 @_exported import AppGroup
 @_exported import DeviceActivity
 @_exported import FamilyControls
-@_exported import Foundation
 @_exported import ManagedSettings
 @_exported import ManagedSettingsUI
 @_exported import React
 
-typealias UserDefaults = SharedDefaults

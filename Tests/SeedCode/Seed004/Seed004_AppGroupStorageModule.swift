@@ -4,7 +4,7 @@
 
 // ---- BEGIN seed 004 lines 186-244 ----
 // ios/AppGroupStorage.swift
-import Foundation
+// EDIT: removed seed line 187 (platform): import Foundation
 import React
 
 // EDIT: removed seed line 190 (platform): @objc(AppGroupStorage)

@@ -1,5 +1,4 @@
 import FamilyControls
-import Foundation
 import ManagedSettingsUI
 import SwiftUI
 
