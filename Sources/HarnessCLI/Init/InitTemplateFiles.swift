@@ -92,6 +92,7 @@ public enum RallyNames {
     public static let ball = "ball"
     public static let returned = "returned"
     public static let won = "won"
+    public static let returnedAt = "returnedAt"
     public static let returnedNotification = "__name__.returned"
 }
 
@@ -108,6 +109,8 @@ public final class Player {
     /// The user taps "Serve" for ball `ball`.
     public func serve(ball: Int) {
         defaults?.set(ball, forKey: RallyNames.ball)
+        // While a ball is in play the app cannot be deleted, and every other app is shielded.
+        store.application.denyAppRemoval = true
         store.shield.applicationCategories = .all()
         log.info("served ball \(ball, privacy: .public)")
     }
@@ -118,6 +121,7 @@ public final class Player {
             defaults.object(forKey: RallyNames.returned) as? Int == ball
         else { return }
         store.shield.applicationCategories = nil
+        store.application.denyAppRemoval = nil
         defaults.set(ball, forKey: RallyNames.won)
         defaults.removeObject(forKey: RallyNames.ball)
         log.info("won ball \(ball, privacy: .public)")
@@ -276,6 +280,7 @@ final class ReturnerExtension: ShieldActionDelegate {
     override func handle(action: ShieldAction, for application: ApplicationToken, completionHandler: @escaping (ShieldActionResponse) -> Void) {
         if let ball = defaults?.object(forKey: RallyNames.ball) as? Int {
             defaults?.set(ball, forKey: RallyNames.returned)
+            defaults?.set(Date().timeIntervalSince1970, forKey: RallyNames.returnedAt)
             CFNotificationCenterPostNotification(
                 CFNotificationCenterGetDarwinNotifyCenter(), CFNotificationName(RallyNames.returnedNotification as CFString), nil, nil, true)
         }

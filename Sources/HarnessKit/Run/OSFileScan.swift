@@ -15,6 +15,8 @@ struct OSFileScan {
     var registrations: [ActivityRegistrationRecord]?
     var shieldUnion: ShieldUnion?
     var blockedApplications: Set<String>?
+    /// The settings beyond the shield as last recorded (`managed_settings`).
+    var otherSettings: [String: String]?
     var systemFileErrors: [String] = []
     var pendingNotifications: [NotificationRequestRecord]?
     /// Generations of the shims' notifications at the last scan (virtual time scans only when
@@ -49,6 +51,12 @@ extension LiveRun {
         if shields.union != emulated.files.shieldUnion {
             emulated.files.shieldUnion = shields.union
             osApply(.shields(shields.union))
+        }
+        // Every group beyond the shield, as the union of the stores says it, in the history when it changes.
+        let other = settings.union.otherGroupsForHistory
+        if other != (emulated.files.otherSettings ?? [:]) {
+            emulated.files.otherSettings = other
+            rec.record("managed_settings", other.isEmpty ? ["set": "none"] : other)
         }
         if settings.union.blockedApplications != (emulated.files.blockedApplications ?? []) {
             emulated.files.blockedApplications = settings.union.blockedApplications
@@ -159,5 +167,31 @@ extension LiveRun {
             let a = c.actions.first(where: { $0.identifier == action })
         else { return false }
         return a.options.contains("foreground")
+    }
+}
+
+extension ManagedSettingsUnion {
+    /// Each settings group beyond the shield that some store sets, as compact JSON (sorted keys),
+    /// keyed by Apple's group name; web content as every store's filter policy in file order.
+    var otherGroupsForHistory: [String: String] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        func json<T: Encodable & Equatable>(_ value: T, empty: T) -> String? {
+            guard value != empty, let data = try? encoder.encode(value) else { return nil }
+            return String(decoding: data, as: UTF8.self)
+        }
+        var out: [String: String] = [:]
+        out["account"] = json(account, empty: AccountSettingsRecord())
+        out["appStore"] = json(appStore, empty: AppStoreSettingsRecord())
+        out["application"] = json(application, empty: ApplicationSettingsRecord())
+        out["cellular"] = json(cellular, empty: CellularSettingsRecord())
+        out["dateAndTime"] = json(dateAndTime, empty: DateAndTimeSettingsRecord())
+        out["gameCenter"] = json(gameCenter, empty: GameCenterSettingsRecord())
+        out["media"] = json(media, empty: MediaSettingsRecord())
+        out["passcode"] = json(passcode, empty: PasscodeSettingsRecord())
+        out["safari"] = json(safari, empty: SafariSettingsRecord())
+        out["siri"] = json(siri, empty: SiriSettingsRecord())
+        out["webContent"] = json(webContentFilters, empty: [])
+        return out
     }
 }

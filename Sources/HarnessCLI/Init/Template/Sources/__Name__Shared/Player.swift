@@ -9,6 +9,7 @@ public enum RallyNames {
     public static let ball = "ball"
     public static let returned = "returned"
     public static let won = "won"
+    public static let returnedAt = "returnedAt"
     public static let returnedNotification = "__name__.returned"
 }
 
@@ -25,6 +26,8 @@ public final class Player {
     /// The user taps "Serve" for ball `ball`.
     public func serve(ball: Int) {
         defaults?.set(ball, forKey: RallyNames.ball)
+        // While a ball is in play the app cannot be deleted, and every other app is shielded.
+        store.application.denyAppRemoval = true
         store.shield.applicationCategories = .all()
         log.info("served ball \(ball, privacy: .public)")
     }
@@ -35,6 +38,7 @@ public final class Player {
             defaults.object(forKey: RallyNames.returned) as? Int == ball
         else { return }
         store.shield.applicationCategories = nil
+        store.application.denyAppRemoval = nil
         defaults.set(ball, forKey: RallyNames.won)
         defaults.removeObject(forKey: RallyNames.ball)
         log.info("won ball \(ball, privacy: .public)")

@@ -8,6 +8,7 @@ final class ReturnerExtension: ShieldActionDelegate {
     override func handle(action: ShieldAction, for application: ApplicationToken, completionHandler: @escaping (ShieldActionResponse) -> Void) {
         if let ball = defaults?.object(forKey: RallyNames.ball) as? Int {
             defaults?.set(ball, forKey: RallyNames.returned)
+            defaults?.set(Date().timeIntervalSince1970, forKey: RallyNames.returnedAt)
             CFNotificationCenterPostNotification(
                 CFNotificationCenterGetDarwinNotifyCenter(), CFNotificationName(RallyNames.returnedNotification as CFString), nil, nil, true)
         }
