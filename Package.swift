@@ -262,20 +262,21 @@ let package = Package(
         // Stand-ins for what the seeds' apps link besides Screen Time (UIKit's app lifecycle, Flutter,
         // SwiftUI, React Native); compile-only. One module per seed: seeds reuse class names.
         .target(name: "SeedPlatform", path: "Tests/SeedCode/Stubs/SeedPlatform"),
-        .target(name: "SwiftUI", dependencies: ["SeedPlatform"], path: "Tests/SeedCode/Stubs/SwiftUI"),
-        .target(name: "React", path: "Tests/SeedCode/Stubs/React"),
+        // Not named SwiftUI / React: a team's own package may have targets of those names.
+        .target(name: "SeedSwiftUI", dependencies: ["SeedPlatform"], path: "Tests/SeedCode/Stubs/SeedSwiftUI"),
+        .target(name: "SeedReact", path: "Tests/SeedCode/Stubs/SeedReact"),
         .target(
-            name: "Seed000", dependencies: ["AppGroup", "DeviceActivity", "FamilyControls", "ManagedSettings", "SeedPlatform", "SwiftUI"],
+            name: "Seed000", dependencies: ["AppGroup", "DeviceActivity", "FamilyControls", "ManagedSettings", "SeedPlatform", "SeedSwiftUI"],
             path: "Tests/SeedCode/Seed000", swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(
             name: "Seed002", dependencies: ["AppGroup", "ManagedSettings", "SeedPlatform", "UserNotifications"],
             path: "Tests/SeedCode/Seed002", swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(
-            name: "Seed003", dependencies: ["AppGroup", "CFDarwinNotify", "DeviceActivity", "FamilyControls", "ManagedSettings", "React"],
+            name: "Seed003", dependencies: ["AppGroup", "CFDarwinNotify", "DeviceActivity", "FamilyControls", "ManagedSettings", "SeedReact"],
             path: "Tests/SeedCode/Seed003", swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(
             name: "Seed004",
-            dependencies: ["AppGroup", "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "React", "SwiftUI"],
+            dependencies: ["AppGroup", "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "SeedReact", "SeedSwiftUI"],
             path: "Tests/SeedCode/Seed004", swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
             name: "SeedCodeCompileTests", dependencies: ["AppGroup", "Seed000", "Seed002", "Seed003", "Seed004"],

@@ -22,6 +22,8 @@ SEEDS = os.path.normpath(os.path.join(HERE, "..", "..", "docs", "seeds"))
 def edit(line, before, after, kind, why):
     return dict(line=line, before=before, after=after, kind=kind, why=why)
 
+SWIFTUI_WHY = ("the stand-in module for SwiftUI is named SeedSwiftUI here, so that a team's own package may have a target named SwiftUI (target names are one namespace across a package graph)")
+REACT_WHY = ("the stand-in module for React is named SeedReact here, so that a team's own package may have a target named React (target names are one namespace across a package graph)")
 FOUNDATION_WHY = ("on Linux a file's own `import Foundation` makes `UserDefaults` ambiguous between Linux Foundation's and the App Group's the Screen Time modules bring (their re-export brings Foundation, as Apple's does)")
 
 BLOCKS = [
@@ -30,7 +32,8 @@ BLOCKS = [
          edits=[edit(119, "import Foundation", None, "platform", FOUNDATION_WHY)]),
     dict(seed="000", lines=(225, 236), file="Seed000_RequestAuthorization", title="MethodChannel 1. requestAuthorization"),
     dict(seed="000", lines=(258, 272), file="Seed000_GetAuthorizationStatus", title="MethodChannel 2. getAuthorizationStatus"),
-    dict(seed="000", lines=(295, 313), file="Seed000_PresentAppPicker", title="MethodChannel 3. presentAppPicker"),
+    dict(seed="000", lines=(295, 313), file="Seed000_PresentAppPicker", title="MethodChannel 3. presentAppPicker",
+         edits=[edit(296, "import SwiftUI", "import SeedSwiftUI", "platform", SWIFTUI_WHY)]),
     dict(seed="000", lines=(343, 381), file="Seed000_StartNativeSession", title="MethodChannel 4. startNativeSession", edits=[
         edit(355,
              "          let selection = try? NSKeyedUnarchiver.unarchivedObject(ofClass: FamilyActivitySelection.self, from: tokensData) else {",
@@ -191,6 +194,7 @@ BLOCKS = [
          ]),
     dict(seed="004", lines=(186, 244), file="Seed004_AppGroupStorageModule", title="4.1 Native Module Interface (AppGroupStorage)",
          edits=[edit(187, "import Foundation", None, "platform", FOUNDATION_WHY),
+                edit(188, "import React", "import SeedReact", "platform", REACT_WHY),
                 edit(190, "@objc(AppGroupStorage)", None, "platform", "Objective-C interop does not exist on Linux")]
          + [edit(n, "    @objc", None, "platform", "Objective-C interop does not exist on Linux") for n in (198, 204, 212, 218, 226, 232, 240)]),
     dict(seed="004", lines=(335, 362), file="Seed004_ScreenTimeManager", title="5.1 FamilyControls Authorization",
@@ -198,6 +202,7 @@ BLOCKS = [
          + [edit(n, "    @objc", None, "platform", "Objective-C interop does not exist on Linux") for n in (343, 356)]),
     dict(seed="004", lines=(367, 424), file="Seed004_AppSelection", title="5.2 App Selection Interface",
          edits=[
+             edit(369, "import SwiftUI", "import SeedSwiftUI", "platform", SWIFTUI_WHY),
              edit(371, "@objc(AppSelectionManager)", None, "platform", "Objective-C interop does not exist on Linux"),
              edit(376, "    @objc", None, "platform", "Objective-C interop does not exist on Linux"),
              edit(396, "        let bundleIds = tokens.compactMap { $0.bundleIdentifier }",

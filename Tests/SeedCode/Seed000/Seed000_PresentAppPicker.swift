@@ -4,7 +4,7 @@
 
 // ---- BEGIN seed 000 lines 295-313 ----
 import FamilyControls
-import SwiftUI
+import SeedSwiftUI // EDIT line 296 (platform)
 
 func presentAppPicker(result: @escaping FlutterResult) {
     // Present picker modally from root view controller

@@ -1,5 +1,5 @@
 import FamilyControls
-import SwiftUI
+import SeedSwiftUI
 
 // App helpers seed 000 uses but does not show.
 

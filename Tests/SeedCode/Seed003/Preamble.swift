@@ -8,5 +8,5 @@
 @_exported import FamilyControls
 @_exported import Foundation
 @_exported import ManagedSettings
-@_exported import React
+@_exported import SeedReact
 

@@ -1,5 +1,5 @@
 import FamilyControls
-import React
+import SeedReact
 
 /// `ScreenTimeModule.swift`, which seed 003 says to "add this method" to and does not show:
 /// an RCTEventEmitter holding the picked tokens.

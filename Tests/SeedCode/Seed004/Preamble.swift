@@ -6,5 +6,5 @@
 @_exported import FamilyControls
 @_exported import ManagedSettings
 @_exported import ManagedSettingsUI
-@_exported import React
+@_exported import SeedReact
 

@@ -5,7 +5,7 @@
 // ---- BEGIN seed 004 lines 186-244 ----
 // ios/AppGroupStorage.swift
 // EDIT: removed seed line 187 (platform): import Foundation
-import React
+import SeedReact // EDIT line 188 (platform)
 
 // EDIT: removed seed line 190 (platform): @objc(AppGroupStorage)
 class AppGroupStorage: NSObject {

@@ -5,7 +5,7 @@
 // ---- BEGIN seed 004 lines 367-424 ----
 // ios/AppSelectionManager.swift
 import FamilyControls
-import SwiftUI
+import SeedSwiftUI // EDIT line 369 (platform)
 
 // EDIT: removed seed line 371 (platform): @objc(AppSelectionManager)
 class AppSelectionManager: NSObject {

@@ -1,6 +1,6 @@
 import FamilyControls
 import ManagedSettingsUI
-import SwiftUI
+import SeedSwiftUI
 
 // App helpers and Apple views seed 004 uses but does not show.
 
