@@ -53,7 +53,7 @@ ensure_chromium() {
 # Every start of SwiftPM or swiftc leaves an empty `TemporaryDirectory.*` (holding only the
 # driver's `.keep-directory`) in $TMPDIR: swift-driver keeps it on purpose, and `swift test` alone
 # leaves five. The scripts run Swift with a TMPDIR of their own, removed when they finish, so
-# nothing is left in /tmp (issue 27). The test processes get it too: their temp files go with it.
+# nothing is left in /tmp. The test processes get it too: their temp files go with it.
 use_private_tmpdir() {
     SWIFT_TMPDIR="$(mktemp -d "${TMPDIR:-/tmp}/sth-swift.XXXXXX")"
     trap 'rm -rf "$SWIFT_TMPDIR"' EXIT

@@ -11,7 +11,7 @@ import Glibc
 /// the page's sequence with the one it read last (one load from memory, no system call) and
 /// re-reads the fields only when it moved. Before the page, every read of the time cost an
 /// `fstatat` of the file, and every step of virtual time an `open` + `read` + decode: 7 % of the
-/// CPU of a virtual-time day, the largest single item (issue 26).
+/// CPU of a virtual-time day, the largest single item.
 ///
 /// A sealed `memfd` (it can neither shrink — a mapping of a shrunk file faults — nor grow, and
 /// after `seal()` nobody but the harness's own mapping can write it), passed by descriptor number

@@ -1,4 +1,4 @@
-/// A value or file contents as an error message may show it (issue 27, item 4): at most
+/// A value or file contents as an error message may show it: at most
 /// `limit` characters, escaped so that no control character, newline or terminal escape reaches a
 /// log, and marked when cut. A message never echoes a whole file or a 120 KB argument: a scenario
 /// path that is a credentials file, or a JSON value 2000 levels deep, shows only its first bytes.

@@ -14,7 +14,7 @@ import Glibc
 /// CPU-seconds (the harness and every process it starts, `getrusage`), so a perfect explorer of
 /// real processes — every CPU busy, nothing spent beyond the runs — explores CPUs x 60 / C points
 /// per minute. The ratio of the two says how much of the gap is explore's own (scheduling, idle
-/// waits) and how much is the cost of one run; issue 18's target (1,000 points per minute on 2
+/// waits) and how much is the cost of one run; the target (1,000 points per minute on 2
 /// CPUs) asks for a run of at most CPUs x 60 / 1000 CPU-seconds.
 struct ExploreBench: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -31,7 +31,7 @@ struct ExploreBench: ParsableCommand {
     @Flag(help: "Print JSON instead of a table.") var json = false
     @Option(name: .customLong("in-process"), help: InProcessScope.help) var inProcess: String?
 
-    /// The 2-CPU target of issue 18, in crash points per minute.
+    /// The 2-CPU target, in crash points per minute.
     static let targetPointsPerMinute = 1000.0
 
     struct Result: Encodable {

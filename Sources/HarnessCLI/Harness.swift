@@ -121,7 +121,7 @@ enum HarnessExit {
     }
 
     /// Every argument must be UTF-8: Swift's `CommandLine.arguments` repairs invalid bytes to
-    /// U+FFFD, so `notify post $'\xff\xfe'` posted a name nobody typed (issue 27). One line naming
+    /// U+FFFD, so `notify post $'\xff\xfe'` posted a name nobody typed. One line naming
     /// the argument and its first bytes, exit 2.
     static func requireUTF8Arguments() throws {
         for i in 1..<Int(CommandLine.argc) {

@@ -4,7 +4,7 @@ import HarnessKit
 import History
 
 
-/// `harness heartbeats RUN_DIR…` (issue 24): the heartbeats the runs recorded, replayed offline
+/// `harness heartbeats RUN_DIR…`: the heartbeats the runs recorded, replayed offline
 /// through the core's detectors — the seed's own rule, a fixed-threshold sweep, phi accrual at
 /// several thresholds — with false alarms per device hour and detection latency side by side.
 struct HeartbeatsCommand: ParsableCommand {

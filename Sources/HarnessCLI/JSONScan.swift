@@ -1,4 +1,4 @@
-/// What `defaults write --type json` checks in the text before decoding it (issue 27): how deep
+/// What `defaults write --type json` checks in the text before decoding it: how deep
 /// it nests (JSONDecoder stops at 512 levels, a suite's reader at `PropertyListCodec.maxValueNesting`),
 /// and whether an integer literal is too large for a 64-bit integer — JSONDecoder would turn a
 /// 30-digit integer into a real without a word.

@@ -32,7 +32,7 @@ struct TimeBench: ParsableCommand {
         var faults: Int
         var violatedInvariants: [String]
         var runDirectory: String
-        /// Spawn line → the child's first history line, per role (issue 26: relaunch tails).
+        /// Spawn line → the child's first history line, per role (relaunch tails).
         var launches: LaunchLatency.Summary?
     }
 

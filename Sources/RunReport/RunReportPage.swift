@@ -174,7 +174,7 @@ public enum RunReportPage {
         c["script"] = ReportTemplates.script
         c["hasHistograms"] = !((verdicts?.latencies ?? []).isEmpty)
         c["lost"] = (verdicts?.lostByOS ?? []).map { ["invariant": $0.invariant, "explanation": $0.explanation] }
-        // Heartbeat verdicts (issue 24): each monitor's decisions against the writer's real state.
+        // Heartbeat verdicts: each monitor's decisions against the writer's real state.
         func secs(_ v: Double?) -> String { v.map { String(format: $0 >= 100 ? "%.0f" : "%.1f", $0) } ?? "-" }
         let beats = verdicts?.heartbeats ?? []
         c["hasHeartbeats"] = !beats.isEmpty

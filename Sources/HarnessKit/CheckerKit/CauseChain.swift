@@ -1,7 +1,7 @@
 import Foundation
 import History
 
-/// One line of a violation's chain (issue 19 item 7): a history line, where to find it, and
+/// One line of a violation's chain: a history line, where to find it, and
 /// whether it is a disturbance that came before (`cause`) or one of the lines the rule judged
 /// (`step`; the last of them is where the promise was broken).
 public struct ChainLine: Codable, Equatable, Sendable {
@@ -26,7 +26,7 @@ public struct ChainLine: Codable, Equatable, Sendable {
 /// store or OS error it traced, a tap it lost. It names what happened, not why the app did what
 /// it did: a cause line is a disturbance that came before, for the reader to weigh.
 public enum CauseChain {
-    /// "at most ~12 lines" (issue 19): every step the rule picked (≤ `CheckReport.maxRelevantEvents`)
+    /// "at most ~12 lines": every step the rule picked (≤ `CheckReport.maxRelevantEvents`)
     /// and causes up to this total — at least `minCauses` when there are any.
     public static let maxLines = 12
     public static let minCauses = 2

@@ -3,7 +3,7 @@ import History
 
 /// How often each `os.faults` rule of a scenario acted in a run, from the history: a rule that
 /// could fire but never did is said on the summary line ("armed, never fired"), so a user never
-/// believes a fault was tested when it was not (issue 19). Rules that cannot fire at all are
+/// believes a fault was tested when it was not. Rules that cannot fire at all are
 /// refused when the scenario is read.
 public struct FaultRuleOutcome: Codable, Equatable, Sendable {
     /// `os.faults[i]`, as the history's `rule` field names it.

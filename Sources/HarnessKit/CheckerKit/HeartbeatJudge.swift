@@ -1,6 +1,6 @@
 import History
 
-/// Judges every "is it dead?" decision of a run against the ground truth (issue 24): a decision
+/// Judges every "is it dead?" decision of a run against the ground truth: a decision
 /// while the writer was dead is a true alarm (latency from the death), one while it was alive a
 /// false alarm (with the state it was in), and a death that outlasted the rule's own bound without
 /// a decision a missed death. From the history alone.

@@ -1,7 +1,7 @@
 import History
 
-/// A pack's heartbeats, declared so the core can judge every "is it dead?" decision of a run
-/// (issue 24): who writes a heartbeat and how each beat shows in the history, who decides from it,
+/// A pack's heartbeats, declared so the core can judge every "is it dead?" decision of a run:
+/// who writes a heartbeat and how each beat shows in the history, who decides from it,
 /// by which rule, and what the decision looks like. `SystemDescriptor.heartbeats`.
 public struct HeartbeatModel: Sendable, Codable, Equatable {
     public var writers: [HeartbeatWriterModel]

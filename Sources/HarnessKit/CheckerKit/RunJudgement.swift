@@ -17,7 +17,7 @@ public enum RunJudgement {
         let events = HistoryMerge.sorted(history)
         var report = judgeOnly(pack, events)
         CauseChain.attach(to: &report, events: events, hostRole: pack.descriptor.roles.first { $0.lifetime == .app }?.name)
-        // Heartbeat decisions (issue 24): judged on whatever history there is, reported beside
+        // Heartbeat decisions: judged on whatever history there is, reported beside
         // the verdict; a pack that promises its rule never misfires also fails an invariant.
         let heartbeats = HeartbeatJudge.verdicts(pack.descriptor, events)
         report.heartbeats = heartbeats.isEmpty ? nil : heartbeats

@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// Tampering with the device root from outside the run, beyond the clock (`HarnessClock.tamper`):
-/// something no process of the system could have made (issue 27, item 2). A notify record
+/// something no process of the system could have made. A notify record
 /// replaced by a FIFO was blamed on the app as `no-store-corrupt` (exit 1); a suite replaced by a
 /// symlink to /etc/shadow gave five violations. Now either is a `tamper` history line: the run
 /// stops and is undecided (TAMPERED, exit 2), with what changed.

@@ -46,7 +46,7 @@ final class HarnessClock: @unchecked Sendable {
     /// the new file is exchanged with the old one atomically and the old one examined after
     /// (`SafeDirectory.exchangeAtomically`), so a change that lands just before the rename is seen
     /// too, and the stamp is the new file's own, taken before the rename — a change just after it
-    /// differs from it (both once let an outsider's clock pass as the harness's: issue 17).
+    /// differs from it (both once let an outsider's clock pass as the harness's).
     func write(_ configuration: DeviceClock.Configuration, to root: DeviceRoot) throws {
         lock.lock()
         let knownTimeZone = self.configuration?.timeZone, last = self.stamp, lastBytes = self.written, before = self.configuration

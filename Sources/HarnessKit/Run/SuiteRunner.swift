@@ -58,8 +58,8 @@ public enum SuiteRunner {
     public static func verdictWord(_ o: ScenarioRunner.Outcome) -> String { verdict(o) }
 
     /// The line printed as each run ends. Work iOS lost (a user action whose callback was dropped
-    /// or killed, `report.lostByOS`) is said here too, so a PASS never hides it (issue 19). The
-    /// report.html written for the run ends it (issue 25).
+    /// or killed, `report.lostByOS`) is said here too, so a PASS never hides it. The
+    /// report.html written for the run ends it.
     public static func resultLine(_ o: ScenarioRunner.Outcome) -> String {
         var parts = ["\(o.killsAndStops) kills/stops"]
         if let lost = o.report?.lostByOS, !lost.isEmpty {

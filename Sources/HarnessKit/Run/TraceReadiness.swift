@@ -5,7 +5,7 @@ import History
 /// Whether a role's trace says it is ready (`ProcessRole.Readiness.traceEvent`): a line whose
 /// `event` is the one asked for, read as JSON (PROTOCOL.md §8). The runner matched the bytes
 /// `"event":"launched"`, so a participant in another language writing `"event": "launched"` (Python's
-/// `json.dumps` default) was never ready and the run failed to start (issue 27, item 5).
+/// `json.dumps` default) was never ready and the run failed to start.
 enum TraceReadiness {
     /// A trace at startup is a few lines; a larger one is read up to this bound.
     static let maxBytes = 1 << 20

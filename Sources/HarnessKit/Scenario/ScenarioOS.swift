@@ -104,7 +104,7 @@ extension NodeReader {
 
     /// `roles`: the system's device roles (what `roles:` of a defaults fault may name).
     /// What a fault rule must be checked against so that a rule that cannot fire is an error, not
-    /// a run that passes while the user believes the fault was tested (issue 19): the run's
+    /// a run that passes while the user believes the fault was tested: the run's
     /// workload length (faults act only during the workload; the settle time is fault-free) and
     /// the extension points the system has.
     struct FaultContext {

@@ -392,7 +392,7 @@ struct NodeReader {
         }
     }
 
-    /// What a node is, with at most an 80-character escaped excerpt of a value (issue 27: an
+    /// What a node is, with at most an 80-character escaped excerpt of a value (an
     /// error never echoes a whole value or file).
     func describe(_ node: Node) -> String {
         switch node {

@@ -1,7 +1,7 @@
 import AppGroup
 import Foundation
 
-/// What a scenario's dates and offsets must satisfy before anything runs (issue 27, item 3): a
+/// What a scenario's dates and offsets must satisfy before anything runs: a
 /// start that is a real date the device clock can hold, a run that ends before the clock's last
 /// second, and reboots, revocations and time-zone moves inside the run. A run that broke one of
 /// these used to hang at the clock's bound (`clock_error`, then a 5 s wait per step), run on a

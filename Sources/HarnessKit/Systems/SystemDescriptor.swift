@@ -25,7 +25,7 @@ public struct SystemDescriptor: Sendable, Codable, Equatable {
     public var defaultSettleSeconds: Int
     /// The latency series its checker measures (`CheckReport.latencies`), in report order.
     public var latencySeries: [LatencySeriesDescriptor]
-    /// Its heartbeat writers and the monitors that decide from them (`HeartbeatJudge`, issue 24).
+    /// Its heartbeat writers and the monitors that decide from them (`HeartbeatJudge`).
     public var heartbeats: HeartbeatModel
 
     public init(

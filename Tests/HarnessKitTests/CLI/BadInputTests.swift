@@ -417,7 +417,7 @@ import Glibc
             A message quotes a value or a file at most as an escaped 80-character excerpt, and never
             shows what a file holds that is not a scenario (rows 6-11). What a verb writes goes to a
             regular file only, whole or not at all (`--junit` rows; a full disk: OutputTargetTests).
-            Not bad inputs, but once misleading (issue 27): `notify wait --count N` prints exactly N
+            Not bad inputs, but once misleading: `notify wait --count N` prints exactly N
             callbacks; an interrupted run's summary counts only the runs that finished; the clock file
             is 0600 like every protocol file; `scripts/test` and `scripts/harness` run Swift with a
             TMPDIR of their own (every SwiftPM or swiftc start leaves an empty `TemporaryDirectory.*`).

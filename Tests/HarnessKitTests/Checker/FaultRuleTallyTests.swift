@@ -34,7 +34,7 @@ import Testing
         #expect(report.humanSummary().contains("fault rules armed, never fired (this run did not test them): os.faults[1] duplicate, os.faults[3] torn_write"))
     }
 
-    /// An `os.rules` alternative is counted like a fault rule (issue 19, item 2): each interval it
+    /// An `os.rules` alternative is counted like a fault rule: each interval it
     /// missed and each call it made, once by delivery; one that never acted is named.
     @Test func osRulesAlternativesAreCountedOncePerCallAndNamedWhenIdle() {
         let rules = OSRules(startAtRegistration: .missed, thresholds: .atFirstUse)

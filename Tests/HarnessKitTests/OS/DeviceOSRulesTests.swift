@@ -5,7 +5,7 @@ import SystemKit
 import Testing
 
 /// `os.rules` (documented alternatives seen on real devices) and the fault rules' device-state and
-/// relation selectors (`when`, `following`), without processes (issue 19, items 2 and 3).
+/// relation selectors (`when`, `following`), without processes.
 @Suite(.timeLimit(.minutes(1))) struct DeviceOSRulesTests {
     typealias T = DeviceOSTests
     static let t0 = DeviceOSTests.t0

@@ -386,7 +386,7 @@ import Testing
         #expect((10...30).contains(half().count))
     }
 
-    /// Budgets (issue 19): `after` lets the first N selected calls through, `per: day` counts
+    /// Budgets: `after` lets the first N selected calls through, `per: day` counts
     /// afresh each local day, `maxCount` bounds acts per period.
     @Test func faultBudgetsCountPerRunOrPerLocalDay() {
         let daily = Self.registration("a", Self.hm(10, 0), Self.hm(10, 30), repeats: true)

@@ -33,7 +33,7 @@ import Testing
     }
 
     /// `harness normalize RUN/` and `RUN` (and any spelling of the same directory) print the
-    /// same bytes: the history's paths are absolute, the argument is made so first (issue 19).
+    /// same bytes: the history's paths are absolute, the argument is made so first.
     @Test func everySpellingOfTheRunDirectoryGivesTheSameBytes() throws {
         let parent = NSTemporaryDirectory() + "sth-normalize-\(getpid())-\(UUID().uuidString.prefix(8))"
         let run = parent + "/run-1"

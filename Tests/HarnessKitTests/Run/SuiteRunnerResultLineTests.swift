@@ -16,7 +16,7 @@ import Testing
             faultCounts: ["kill": 2, "stop": 1], wallSeconds: 1.25, historyEvents: 40)
     }
 
-    /// A PASS with work iOS lost says so on its own line, not only in report.json (issue 19).
+    /// A PASS with work iOS lost says so on its own line, not only in report.json.
     @Test func aPassSaysHowManyUserActionsIOSLost() {
         #expect(SuiteRunner.resultLine(outcome(lost: 2)) == "PASS: 3 kills/stops, 2 user actions lost by iOS (report.json lostByOS), 40 history events, 1.2 s -> /runs/r1")
         #expect(SuiteRunner.resultLine(outcome(lost: 1)).contains(", 1 user action lost by iOS"))

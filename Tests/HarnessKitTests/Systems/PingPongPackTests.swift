@@ -36,7 +36,7 @@ import Testing
         return (outcome, history)
     }
 
-    /// A system without extensions: a callback fault could never fire, so it is refused (issue 19).
+    /// A system without extensions: a callback fault could never fire, so it is refused.
     @Test func aCallbackFaultOnASystemWithoutExtensionsIsRefused() {
         let e = #expect(throws: ScenarioError.self) { try Self.scenario("os: { faults: [{ kind: drop, callbacks: [intervalDidEnd] }] }") }
         #expect(e?.description.contains("os.faults[0]: this system has no extension that receives intervalDidEnd, so this rule can never fire") == true,

@@ -3,7 +3,7 @@ import History
 import Supervision
 import Testing
 
-/// `os.lockedAfterReboot` (issue 19 item 3) with real processes: the phone reboots during a
+/// `os.lockedAfterReboot` with real processes: the phone reboots during a
 /// session and stays locked; the session's end comes while the App Group cannot be read.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct DataProtectionProcessTests {
     static let scenario = """

@@ -88,7 +88,7 @@ import Glibc
         #expect(retry["action"] == "start_session" && retry["sessionId"] == "s-1-1" && retry["how"] == "taken in, not finished")
         #expect(!(try violated(run)).contains("start-enforced"))
         #expect(events.first { $0.event == "run_started" }?["failpoints"] == Self.secondKey + "#1=kill")
-        // Each violation's cause chain (issue 19 item 7) cites history.jsonl by line number, and
+        // Each violation's cause chain cites history.jsonl by line number, and
         // the failpoint's kill of the host is among the causes of one about the host.
         let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/report.json"))) as? [String: Any]
         let chains = (report?["violations"] as? [[String: Any]] ?? []).compactMap { $0["chain"] as? [[String: Any]] }

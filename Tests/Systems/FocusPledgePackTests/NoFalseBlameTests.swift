@@ -4,7 +4,7 @@ import History
 import Supervision
 import Testing
 
-/// A checker must never blame an app for the harness's own lag (issue 19). A callback that iOS
+/// A checker must never blame an app for the harness's own lag. A callback that iOS
 /// delivers late (`os.faults` delay) lands at a later instant; the host reacts at once (removes
 /// its shields, stops monitoring), and the harness must record the OS's view of that reaction at
 /// the same instant — before the clock moves — not at the next one, minutes later, where

@@ -5,7 +5,7 @@ import History
 import Supervision
 import Testing
 
-/// FocusPledge as real processes where the seed gives the Swift (issue 16 item 5, issue 19 item 5):
+/// FocusPledge as real processes where the seed gives the Swift:
 /// as-written's extensions are the seed's own classes and its authorization the seed's own
 /// MethodChannel methods; the history shows what that code did, and the checker judges from it.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct SeedCodeProcessTests {

@@ -1,6 +1,6 @@
 import HarnessKit
 
-/// Seed 000's heartbeat, declared for judging (issue 24): the host reports liveness on every poll
+/// Seed 000's heartbeat, declared for judging: the host reports liveness on every poll
 /// (`POST /sessions/{id}/heartbeat`, the seed's `native.lastCheckedAt`; README A9), and the
 /// server's scheduled job settles a session FAILURE `no_heartbeat` when it has been quiet for
 /// `staleAfterSeconds` (Resilience 4, "User never reopens app, heartbeat stops"). The beats are the

@@ -3,8 +3,8 @@ import HarnessKit
 import History
 import Testing
 
-/// A user who denies Screen Time access (seed 000's "Authorization flow" answered no, issue 19 item
-/// 5): a start the host refuses for it is excused only when the history shows the user's answer,
+/// A user who denies Screen Time access (seed 000's "Authorization flow" answered no):
+/// a start the host refuses for it is excused only when the history shows the user's answer,
 /// and it is listed beside the verdict — never a silent pass.
 @Suite(.timeLimit(.minutes(1))) struct AuthorizationRuleTests {
     enum OSLine { case deniedAnswer, revoked, none }

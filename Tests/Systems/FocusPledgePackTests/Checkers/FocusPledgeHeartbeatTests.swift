@@ -3,7 +3,7 @@ import HarnessKit
 import History
 import Testing
 
-/// Seed 000's stale-session job judged as a heartbeat monitor (issue 24), on histories shaped as
+/// Seed 000's stale-session job judged as a heartbeat monitor, on histories shaped as
 /// the server writes them: beats are its `heartbeat` lines, a decision its `stale-expired` line.
 @Suite(.timeLimit(.minutes(1))) struct FocusPledgeHeartbeatTests {
     /// The server's lines about session `sid`.

@@ -3,7 +3,7 @@ import HarnessKit
 import History
 import Testing
 
-/// One history that breaks each seed promise added for issue 7 (part 5), and one that keeps it.
+/// One history that breaks each seed promise the pack judges, and one that keeps it.
 @Suite(.timeLimit(.minutes(1))) struct SeedPromiseRuleTests {
     static func check(_ events: [HistoryEvent]) -> CheckReport { FocusPledgeChecker.check(events) }
 

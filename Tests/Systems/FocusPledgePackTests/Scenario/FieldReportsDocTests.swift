@@ -2,7 +2,7 @@ import Foundation
 import HarnessKit
 import Testing
 
-/// docs/SCENARIOS.md "Field reports" (issue 19): seven whole scenarios a user pastes into a file;
+/// docs/SCENARIOS.md "Field reports": seven whole scenarios a user pastes into a file;
 /// each must parse as it stands, against FocusPledge, with the field behaviour it names.
 @Suite(.timeLimit(.minutes(1))) struct FieldReportsDocTests {
     static func blocks() throws -> [String] {

@@ -1,7 +1,7 @@
 import Exit
 import HarnessKit
 
-/// The pack's heartbeat, declared for judging (issue 24): who writes it, where, who decides from
+/// The pack's heartbeat, declared for judging: who writes it, where, who decides from
 /// it, by which rule, and what the decision looks like in the history (`HeartbeatJudge`).
 public enum ExitHeartbeat {
     /// §6.1 "Extension (periodic)": the monitor extension writes `extension_heartbeat` — only when
