@@ -21,9 +21,6 @@ import SystemKit
 /// once the process's device is set up — as iOS instantiates `NSExtensionPrincipalClass` — so its
 /// `init` may already open `UserDefaults(suiteName:)` or a `ManagedSettingsStore`.
 public enum ScreenTimeProcess {
-    /// The role the harness started this process as (`ProcessRole.name`).
-    public static let processVariable = "SCREENTIME_PROCESS"
-
     /// A `DeviceActivityMonitor` subclass as an extension executable: one callback, then exit.
     public static func `extension`(_ principal: @autoclosure () -> DeviceActivityMonitor) -> Never {
         runExtension(.deviceActivityMonitor) { .monitor(principal()) }
@@ -51,9 +48,9 @@ public enum ScreenTimeProcess {
     /// The process's context: its role from `SCREENTIME_PROCESS`, its App Group the first of its
     /// entitlements. A process started by hand without them exits 2 saying which is missing.
     public static func context(environment env: [String: String] = StandInEnvironment.current) -> StandInContext {
-        let name = env[processVariable] ?? ""
+        let name = env[StandInEnvironment.processVariable] ?? ""
         guard !name.isEmpty else {
-            StandInContext.fail("stand-in", "\(processVariable) is not set: this executable is a role the harness starts (harness run SCENARIO)")
+            StandInContext.fail("stand-in", "\(StandInEnvironment.processVariable) is not set: this executable is a role the harness starts (harness run SCENARIO)")
         }
         guard let group = Entitlements.fromEnvironment(env).appGroups.sorted().first else {
             StandInContext.fail(name, "\(Entitlements.environmentVariable) names no App Group: declare the system's appGroups in its descriptor")

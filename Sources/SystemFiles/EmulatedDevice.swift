@@ -17,7 +17,7 @@ public final class EmulatedDevice: @unchecked Sendable {
     public let process: String
 
     /// Optional: the role name the harness gave this process (else the executable's name).
-    public static let processVariable = "SCREENTIME_PROCESS"
+    public static let processVariable = StandInEnvironment.processVariable
 
     public init(root: DeviceRoot, center: DarwinNotificationCenter, clock: DeviceClock? = nil, process: String? = nil) {
         self.root = root

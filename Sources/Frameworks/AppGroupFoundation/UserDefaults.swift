@@ -94,7 +94,7 @@ open class UserDefaults: @unchecked Sendable {
     /// `sandboxes/<process>/Library/Preferences/<suite>.plist`, or nil without a device or a role.
     static func privateStore(_ suite: String) -> SharedDefaults? {
         let env = StandInEnvironment.current
-        guard let process = env["SCREENTIME_PROCESS"], !process.isEmpty,
+        guard let process = env[StandInEnvironment.processVariable], !process.isEmpty,
             let root = try? DeviceRoot(path: DeviceRoot.resolvePath(environment: env), create: false),
             let sandbox = try? AppGroupContainer(sandboxOf: process, deviceRoot: root)
         else { return nil }

@@ -14,9 +14,9 @@ import SystemKit
 struct OSFileScan {
     var registrations: [ActivityRegistrationRecord]?
     var shieldUnion: ShieldUnion?
-    var blockedApplications: Set<String>?
-    /// The settings beyond the shield as last recorded (`managed_settings`).
-    var otherSettings: [String: String]?
+    /// Every store's settings together at the last scan (the groups beyond the shield are looked
+    /// at only when this changed: the scan is the costliest part of a step).
+    var settings = ManagedSettingsUnion()
     var systemFileErrors: [String] = []
     var pendingNotifications: [NotificationRequestRecord]?
     /// Generations of the shims' notifications at the last scan (virtual time scans only when
@@ -52,15 +52,15 @@ extension LiveRun {
             emulated.files.shieldUnion = shields.union
             osApply(.shields(shields.union))
         }
-        // Every group beyond the shield, as the union of the stores says it, in the history when it changes.
-        let other = settings.union.otherGroupsForHistory
-        if other != (emulated.files.otherSettings ?? [:]) {
-            emulated.files.otherSettings = other
-            rec.record("managed_settings", other.isEmpty ? ["set": "none"] : other)
-        }
-        if settings.union.blockedApplications != (emulated.files.blockedApplications ?? []) {
-            emulated.files.blockedApplications = settings.union.blockedApplications
-            osApply(.blockedApplications(settings.union.blockedApplications))
+        if settings.union != emulated.files.settings {
+            let previous = emulated.files.settings
+            emulated.files.settings = settings.union
+            // Every group beyond the shield, as the union of the stores says it, in the history when it changes.
+            let other = settings.union.otherGroupsForHistory
+            if other != previous.otherGroupsForHistory { rec.record("managed_settings", other.isEmpty ? ["set": "none"] : other) }
+            if settings.union.blockedApplications != previous.blockedApplications {
+                osApply(.blockedApplications(settings.union.blockedApplications))
+            }
         }
     }
 
