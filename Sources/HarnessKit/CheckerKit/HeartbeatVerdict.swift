@@ -73,7 +73,9 @@ public struct HeartbeatVerdict: Codable, Equatable, Sendable {
     static func seconds(_ v: Double) -> String {
         guard v.isFinite else { return String(v) }
         let tenths = (v * 10).rounded() / 10
-        return v >= 100 || tenths == tenths.rounded() ? String(Int(v.rounded())) : String(tenths)
+        // `%.0f`, not `Int(_:)`: a value past Int's range (a user's `--max-false-alarms-per-day 1e19`)
+        // prints instead of trapping.
+        return v >= 100 || tenths == tenths.rounded() ? String(format: "%.0f", v.rounded() + 0) : String(tenths)
     }
 }
 

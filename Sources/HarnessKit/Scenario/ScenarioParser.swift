@@ -123,7 +123,7 @@ extension ScenarioParser {
         } catch let error as YamlError {
             throw ScenarioError(yaml: error, file: file)
         } catch {
-            throw ScenarioError(file: file, message: "invalid YAML: \(error)")
+            throw ScenarioError(file: file, message: "invalid YAML: \(Excerpt.inner(String(describing: error)))")
         }
         guard let root else { throw ScenarioError(file: file, line: 1, column: 1, message: "\(what) is empty") }
         return root
@@ -155,8 +155,20 @@ extension ScenarioError {
                 file: file, line: context.mark.line, column: context.mark.column,
                 message: "duplicate key \(keys) in one mapping"
             )
+        case let .reader(problem, offset, value, yaml):
+            // Yams's own description quotes the whole line (a secret, or with /proc/self/environ the
+            // environment): say where and which character, never the text around it.
+            let character = value >= 0 ? String(format: "here U+%04X; ", value) : ""
+            if let offset, offset >= 0 {
+                let before = yaml.utf8.prefix(offset)
+                let line = before.reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
+                let column = before.count - (before.lastIndex(of: 0x0A).map { before.distance(from: before.startIndex, to: $0) + 1 } ?? 0) + 1
+                self.init(file: file, line: line, column: column, message: "invalid YAML: \(Excerpt.inner(problem)) (\(character)a scenario is printable UTF-8 text)")
+            } else {
+                self.init(file: file, message: "invalid YAML: \(Excerpt.inner(problem)) (\(character)a scenario is printable UTF-8 text)")
+            }
         default:
-            self.init(file: file, message: "invalid YAML: \(error)")
+            self.init(file: file, message: "invalid YAML: \(Excerpt.inner(String(describing: error)))")
         }
     }
 }
@@ -278,7 +290,14 @@ struct NodeReader {
                 throw error(value, "clock.start: expected an ISO 8601 time with a zone like \"2026-02-17T08:00:00Z\", got \(describe(value))")
             }
             switch ScenarioTimeline.parseDate(scalar.string) {
-            case .success(let date): clock.start = date
+            case .success(let date):
+                // The device clock counts whole milliseconds (history `t`, the servers' UnixMillis):
+                // a finer start put every deadline between two ticks and stalled the run.
+                let millis = date.timeIntervalSince1970 * 1000
+                guard abs(millis - millis.rounded()) < 0.001 else {
+                    throw error(value, "clock.start: \(Excerpt.quoted(scalar.string)) is finer than a millisecond, the device clock's tick; give at most three digits after the seconds")
+                }
+                clock.start = date
             case .failure(let why): throw error(value, "clock.start: \(why.reason)")
             }
         }

@@ -140,6 +140,9 @@ import Glibc
         row("plan", ["plan", "$D/missing.yaml"], 2, "cannot read scenario file"),
         row("plan", ["plan", "$D/s.yaml", "--seed", "-3"], 2, "use a whole number"),
         row("plan", ["plan", "$D/s.yaml", "--duration", "5x"], 2, "--duration \"5x\""),
+        row("plan", ["plan", "$D/control.yaml"], 2, "control.yaml:2:10: invalid YAML: control characters are not allowed (here U+0001;", never: ["sk-live"]),
+        row("plan", ["plan", "/proc/self/environ"], 2, "/proc/self/environ:1:", "control characters are not allowed (here U+0000;", never: ["PATH=", "HOME="]),
+        row("plan", ["plan", "$D/start-submilli.yaml"], 2, "clock.start: \"2026-03-02T08:00:00.0001Z\" is finer than a millisecond"),
         row("plan", ["plan", "$D/start-late.yaml", "--duration", "7000h"], 2, "--duration 25200000s with $D/start-late.yaml: clock.start"),
         row("normalize", ["normalize", "$D/nowhere"], 2, "cannot read $D/nowhere/history.jsonl"),
         row("normalize", ["normalize", "$D/fifo-run"], 2, "$D/fifo-run/history.jsonl: not a regular file (a FIFO)"),
@@ -235,6 +238,8 @@ import Glibc
             try write("rate-tiny.yaml", good.replacingOccurrences(of: "rate: 600", with: "rate: 0.0001"))
             try Data([0x6E, 0x61, 0x6D, 0x65, 0x3A, 0x20, 0xE9, 0x0A]).write(to: URL(fileURLWithPath: path + "/latin1.yaml"))
             try write("feb30.yaml", good.replacingOccurrences(of: "rate: 600", with: "rate: 600, start: \"2026-02-30T08:00:00Z\""))
+            try write("control.yaml", "system: rally\nname: \"ab\u{01}sk-live-0123456789abcdef\"\n")
+            try write("start-submilli.yaml", good.replacingOccurrences(of: "rate: 600", with: "rate: 600, start: \"2026-03-02T08:00:00.0001Z\""))
             try write("start-1969.yaml", good.replacingOccurrences(of: "rate: 600", with: "rate: 600, start: \"1969-12-31T23:00:00Z\""))
             try write("start-9999.yaml", good.replacingOccurrences(of: "rate: 600", with: "rate: 600, start: \"9999-12-31T23:00:00Z\""))
             try write("start-late.yaml", good.replacingOccurrences(of: "rate: 600", with: "rate: 600, start: \"9999-06-01T00:00:00Z\""))

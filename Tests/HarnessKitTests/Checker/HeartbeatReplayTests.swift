@@ -55,4 +55,12 @@ import Testing
         #expect(text.contains("at most 0 false alarm(s) per device day: fixed 120 s"))
         #expect(text.contains("suspended-by-ios 1"))
     }
+
+    /// A target past Int's range (`--max-false-alarms-per-day 1e19`) is printed, never converted
+    /// with `Int(_:)`, which trapped ("Illegal instruction").
+    @Test func aHugeTargetIsPrintedNotTrapped() throws {
+        let input = HeartbeatReplay.RunInput(events: H.started().finished(at: 3_600), monitor: HeartbeatJudgeTests.monitor, writer: HeartbeatJudgeTests.writer, lifetime: .app)
+        let table = HeartbeatReplay.table(system: "test", [input], settings: HeartbeatReplay.settings(seedThreshold: 30, fixed: [], phi: []), maxFalseAlarmsPerDay: 1e19)
+        #expect(HeartbeatReplay.render(table).contains("at most 10000000000000000000 false alarm(s) per device day"))
+    }
 }

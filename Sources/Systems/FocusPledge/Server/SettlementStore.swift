@@ -160,7 +160,13 @@ public final class SettlementStore: @unchecked Sendable {
 
     // MARK: - Queries
 
-    public func currentLedger() -> SettlementLedger { ledger }
+    /// The ledger between two operations: under the lock, so a reader never sees a decision that
+    /// is not yet journaled and traced (nor a struct half-written by another thread).
+    public func currentLedger() -> SettlementLedger {
+        serial.lock()
+        defer { serial.unlock() }
+        return ledger
+    }
 
     // MARK: - Durability
 
