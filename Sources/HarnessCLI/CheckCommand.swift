@@ -17,7 +17,7 @@ struct CheckCommand: ParsableCommand {
             """)
 
     @Argument(help: "Run directories (or history .jsonl files).") var runs: [String]
-    @Option(help: "Judge as this system (default: the one the history names).") var system: String?
+    @Option(help: "Judge as this system, for a history that names none (a history naming another system is refused).") var system: String?
     @Flag(help: "Print the reports as JSON.") var json = false
 
     struct Pooled: Encodable {
@@ -53,12 +53,28 @@ struct CheckCommand: ParsableCommand {
         throw InputError("cannot read \(historyPath) and \(run)/trace holds no trace lines: not a run directory")
     }
 
+    /// A recorded run judged again from its own history (its report.json may be stale, edited, or
+    /// missing): the verdict replay and shrink start from.
+    static func judgeAgain(_ run: String) throws -> CheckReport {
+        let (events, source, _) = try history(of: run)
+        let id = events.first { $0.isHarnessLine("run_started") }?["system"] ?? ""
+        guard let pack = HarnessCLI.catalog.pack(id) else {
+            throw InputError("\(source): names \(id.isEmpty ? "no system" : "system '\(Excerpt.inner(id))', which this harness does not have"); known: \(HarnessCLI.catalog.ids.joined(separator: ", "))")
+        }
+        return RunJudgement.judge(pack, events)
+    }
+
     func run() throws {
         var worst: Int32 = 0
         var reports: [CheckReport] = []
         for r in runs {
             let (events, source, skipped) = try Self.history(of: r.hasSuffix("/") ? String(r.dropLast()) : r)
             let named = events.first { $0.isHarnessLine("run_started") }?["system"]
+            if let system, let named, system != named {
+                // Another system's checkers read a history they were not written for and blame
+                // whatever they find missing.
+                throw InputError("\(source) is a run of '\(Excerpt.inner(named))', not '\(Excerpt.inner(system))': --system only judges a history that names no system; drop it")
+            }
             guard let id = system ?? named else {
                 throw InputError("\(source) names no system (no run_started line with a system); pass --system \(HarnessCLI.catalog.ids.joined(separator: "|"))")
             }

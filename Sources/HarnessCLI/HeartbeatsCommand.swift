@@ -33,6 +33,7 @@ struct HeartbeatsCommand: ParsableCommand {
         var inputs: [String: [HeartbeatReplay.RunInput]] = [:]
         var order: [String] = []
         var noMonitor: [String] = []
+        var partial: [String: Int] = [:]
         for r in runs {
             let (events, source, _) = try CheckCommand.history(of: r.hasSuffix("/") ? String(r.dropLast()) : r)
             let started = events.first { $0.isHarnessLine("run_started") }
@@ -45,12 +46,14 @@ struct HeartbeatsCommand: ParsableCommand {
             // Every monitor the pack declares, whatever the run's variant: the replay asks what the
             // rule would decide on these beats (hardened Exit writes the beat and runs no monitor).
             let model = pack.descriptor.heartbeats
+            let cutShort = !events.contains { $0.isHarnessLine("run_finished") } || events.contains { $0.isHarnessLine(RunJudgement.interruptedEvent) }
             if model.monitors.isEmpty { noMonitor.append(source) }
             for m in model.monitors {
                 guard let w = model.writer(m.writer) else { continue }
                 let key = "\(id) \(m.name)"
                 if inputs[key] == nil { order.append(key) }
                 inputs[key, default: []].append(.init(events: HistoryMerge.sorted(events), monitor: m, writer: w, lifetime: pack.descriptor.role(w.role)?.lifetime))
+                if cutShort { partial[key, default: 0] += 1 }
             }
         }
         guard !order.isEmpty else {
@@ -64,8 +67,10 @@ struct HeartbeatsCommand: ParsableCommand {
             let group = inputs[key]!
             let first = group[0]
             let settings = HeartbeatReplay.settings(seedThreshold: first.monitor.threshold(in: first.events))
-            tables.append(HeartbeatReplay.table(
-                system: String(key.split(separator: " ").first ?? ""), group, settings: settings, maxFalseAlarmsPerDay: maxFalseAlarmsPerDay))
+            var table = HeartbeatReplay.table(
+                system: String(key.split(separator: " ").first ?? ""), group, settings: settings, maxFalseAlarmsPerDay: maxFalseAlarmsPerDay)
+            table.partialRuns = partial[key] ?? 0
+            tables.append(table)
         }
         if json {
             let enc = JSONEncoder()

@@ -15,10 +15,11 @@ struct ReplayCommand: ParsableCommand {
         abstract: "Rerun a recorded run (scenario, seed, failpoints) and say whether the same invariants fail.",
         discussion: """
             Reads RUN_DIR/history.jsonl (run_started: variant, seed, duration, failpoints, build) and RUN_DIR/scenario.yaml
-            (the scenario as it was run), runs it again and compares the violated invariants with RUN_DIR/report.json.
-            Refuses (exit 2) when this harness or a stand-in is another build than the one that recorded the run (GNU build
-            ids differ): under virtual time a run replays exactly only on the same build. Exit codes: 0 the same invariants
-            fail (or hold) again, 1 they differ, 2 bad input or a replay that could not be decided.
+            (the scenario as it was run), runs it again and compares the violated invariants with the recording's, judged
+            again from its history (report.json is not trusted). Refuses (exit 2) when this harness or a stand-in is another
+            build than the one that recorded the run (GNU build ids differ): under virtual time a run replays exactly only on
+            the same build. Exit codes: 0 the same invariants fail (or hold) again, 1 they differ, 2 bad input, a replay that
+            could not be decided, or a recording that was undecided (interrupted, tampered): it has no verdict to reproduce.
             """)
 
     @Argument(help: "A run directory (runs/<scenario>-<variant>-seed<n>-…).") var runDirectory: String
@@ -54,14 +55,24 @@ struct ReplayCommand: ParsableCommand {
         // Recorded only when asked for (failpoints turn counting on by themselves).
         options.recordCrashPoints = started["command"]?.hasSuffix(" --crash-points") == true
         RunInterruption.install()
-        let recorded = Self.violated(reportAt: dir + "/report.json")
+        // The recording judged again from its own history (report.json may be stale or edited): an
+        // interrupted or tampered recording is undecided, and nothing can reproduce it.
+        let recordedReport = try? CheckCommand.judgeAgain(dir)
+        let recorded = recordedReport.flatMap { $0.decided ? Set($0.violations.map(\.invariant)) : nil }
         let outcome = ScenarioRunner(options: options).run()
         if let signal = RunInterruption.signal { throw ExitCode(RunInterruption.exitCode(for: signal)) }
         guard outcome.exitCode != 2 else {
             throw InputError("the replay could not be decided: \(outcome.setupError ?? outcome.report?.undecidedReason ?? "undecided") (\(outcome.runDirectory))")
         }
         let now = Set(outcome.report?.violations.map(\.invariant) ?? [])
-        func words(_ s: Set<String>?) -> String { s.map { $0.isEmpty ? "held" : "violated: " + $0.sorted().joined(separator: ", ") } ?? "no report" }
+        func words(_ s: Set<String>) -> String { s.isEmpty ? "held" : "violated: " + s.sorted().joined(separator: ", ") }
+        guard let recorded else {
+            let why = recordedReport?.undecidedReason ?? "its history could not be read"
+            print("recorded: undecided — \(Excerpt.inner(why, limit: 200)) (\(dir))")
+            print("replayed: \(words(now)) (\(outcome.runDirectory))")
+            print("not compared: an undecided recording has no verdict to reproduce")
+            throw ExitCode(2)
+        }
         print("recorded: \(words(recorded)) (\(dir))")
         print("replayed: \(words(now)) (\(outcome.runDirectory))")
         if recorded == now {
@@ -81,13 +92,5 @@ struct ReplayCommand: ParsableCommand {
             let what = BuildIdentity.differences(recorded: recorded, now: here).joined(separator: "; ")
             throw InputError("\(dir) was recorded by another build (\(what)); check out and build that commit to \(verb) it")
         }
-    }
-
-    /// The invariants a run's report.json names as violated; nil when there is no report.
-    static func violated(reportAt path: String) -> Set<String>? {
-        guard let data = FileManager.default.contents(atPath: path),
-            let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-        else { return nil }
-        return Set((obj["violations"] as? [[String: Any]] ?? []).compactMap { $0["invariant"] as? String })
     }
 }

@@ -13,7 +13,7 @@ struct ShrinkCommand: ParsableCommand {
         commandName: "shrink",
         abstract: "Cut a failing run down to the few steps that still fail the same invariant; write them as a scenario file.",
         discussion: """
-            Reads RUN_DIR (history.jsonl, scenario.yaml, schedule.json, report.json). Its steps are the user actions and
+            Reads RUN_DIR (history.jsonl, judged again; scenario.yaml; schedule.json). Its steps are the user actions and
             nemesis faults schedule.json planned, the failpoints (the scenario's and --failpoint's) and the field-fault
             rules (os.faults). Each trial runs the recorded scenario with a subset of them pinned in a plan: section, on the
             same seed and build, and keeps the subset when the invariant still fails (ddmin: Zeller and Hildebrandt 2002,
@@ -56,8 +56,15 @@ struct ShrinkCommand: ParsableCommand {
         guard ["explanation", "invariant"].contains(match) else {
             throw InputError("--match \(Excerpt.quoted(match)): use explanation or invariant")
         }
-        let input: ShrinkInput
+        var input: ShrinkInput
         do { input = try ShrinkInput.load(runDirectory: dir) } catch { throw InputError(error.description) }
+        // What failed, judged again from the history: a tampered or cut-short run has no verdict,
+        // and report.json may be a stale one.
+        let judged = try CheckCommand.judgeAgain(dir)
+        guard judged.decided else {
+            throw InputError("\(dir) is undecided (\(Excerpt.inner(judged.undecidedReason ?? "no verdict", limit: 200))): there is no failure to shrink; run it again")
+        }
+        input.take(judged.violations)
         guard !input.violated.isEmpty else {
             throw InputError("\(dir) held every invariant: there is no failure to shrink (pass a run with a violation)")
         }

@@ -59,6 +59,9 @@ public enum HeartbeatReplay {
         /// deaths detected, then the lowest p99 (nil: none meets it, or no target).
         public var maxFalseAlarmsPerDay: Double?
         public var meetsTarget: String?
+        /// Runs that were interrupted or whose history stops before `run_finished`: their beats
+        /// count up to where they stop, and a death after that is not seen.
+        public var partialRuns: Int = 0
     }
 
     /// One run's material for a monitor.
@@ -213,6 +216,9 @@ public enum HeartbeatReplay {
         }
         lines.append(line(header))
         lines += cells.map(line)
+        if t.partialRuns > 0 {
+            lines.append("partial: \(t.partialRuns) of \(t.runs) run(s) were interrupted or cut short; their beats count up to where they stop, a death after that is not seen")
+        }
         if let target = t.maxFalseAlarmsPerDay {
             let n = HeartbeatVerdict.seconds(target)
             if let m = t.meetsTarget, let r = t.rows.first(where: { $0.setting == m }) {

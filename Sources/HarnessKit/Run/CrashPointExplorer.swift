@@ -361,8 +361,10 @@ public enum CrashPointExplorer {
             case .held: failure = nil
             case .violated:
                 failure = .init(message: "killed at \(f.crashPoint): \(f.detail.joined(separator: ", "))", text: "rerun: \(f.rerunCommand)\nrun directory: \(f.runDirectory)")
-            case .undecided, .notReached:
-                failure = .init(message: "\(f.verdict.rawValue) at \(f.crashPoint): \(f.detail.joined(separator: ", "))", text: "rerun: \(f.rerunCommand)")
+            case .undecided:
+                failure = .init(.error, message: "\(f.verdict.rawValue) at \(f.crashPoint): \(f.detail.joined(separator: ", "))", text: "rerun: \(f.rerunCommand)", type: "undecided")
+            case .notReached:
+                failure = .init(.skipped, message: "\(f.verdict.rawValue) at \(f.crashPoint): \(f.detail.joined(separator: ", "))", text: "rerun: \(f.rerunCommand)", type: "not-reached")
             }
             return .init(
                 name: f.crashPoint, classname: "ScreenTimeHarness.explore.\(scenario).\(variant).seed\(seed)", timeSeconds: f.wallSeconds,

@@ -60,6 +60,18 @@ public struct ShrinkInput {
     /// Whether the run counted crash points (its failpoints name them).
     public var runDirectory: String
 
+    /// Takes what failed from `violations` (a verdict judged again from the history) instead of
+    /// report.json's.
+    public mutating func take(_ violations: [InvariantViolation]) {
+        (violated, signatures) = Self.failures(violations.map { ($0.invariant, $0.explanation) })
+    }
+
+    static func failures(_ violations: [(invariant: String, explanation: String)]) -> (Set<String>, [String: Set<String>]) {
+        var signatures: [String: Set<String>] = [:]
+        for v in violations { signatures[v.invariant, default: []].insert(signature(v.explanation)) }
+        return (Set(violations.map(\.invariant)), signatures)
+    }
+
     public struct LoadError: Error, CustomStringConvertible {
         public var description: String
     }
@@ -99,13 +111,10 @@ public struct ShrinkInput {
         guard let report = (try? JSONSerialization.jsonObject(with: reportData)) as? [String: Any] else {
             throw LoadError(description: "\(dir)/report.json is not a JSON object")
         }
-        let violations = report["violations"] as? [[String: Any]] ?? []
-        let violated = Set(violations.compactMap { $0["invariant"] as? String })
-        var signatures: [String: Set<String>] = [:]
-        for v in violations {
-            guard let name = v["invariant"] as? String else { continue }
-            signatures[name, default: []].insert(signature(v["explanation"] as? String ?? ""))
+        let violations = (report["violations"] as? [[String: Any]] ?? []).compactMap { v in
+            (v["invariant"] as? String).map { ($0, v["explanation"] as? String ?? "") }
         }
+        let (violated, signatures) = Self.failures(violations)
 
         var steps: [Step] = []
         func line(_ object: Any) -> String? {

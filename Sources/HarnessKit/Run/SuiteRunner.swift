@@ -130,12 +130,15 @@ public enum SuiteRunner {
     ) -> JUnitReport.TestCase {
         var failure: JUnitReport.Failure?
         if let err = setupError {
-            failure = .init(message: "could not decide: \(err)", text: "run directory: \(runDirectory)")
-        } else if let rep = report, !rep.passed {
-            let first = rep.violations.first.map { "\($0.invariant): \($0.explanation)" } ?? (rep.undecidedReason ?? "undecided")
-            failure = .init(message: first, text: rep.humanSummary() + "\nrun directory: \(runDirectory)")
+            failure = .init(.error, message: "could not decide: \(err)", text: "run directory: \(runDirectory)", type: "undecided")
+        } else if let rep = report, !rep.decided {
+            // Not the app's failure: CI dashboards must not count it as one.
+            let type = rep.interruption != nil ? "interrupted" : rep.tampered != nil ? "tampered" : "undecided"
+            failure = .init(.error, message: "could not decide: \(rep.undecidedReason ?? "undecided")", text: rep.humanSummary() + "\nrun directory: \(runDirectory)", type: type)
+        } else if let rep = report, let first = rep.violations.first {
+            failure = .init(message: "\(first.invariant): \(first.explanation)", text: rep.humanSummary() + "\nrun directory: \(runDirectory)")
         } else if report == nil {
-            failure = .init(message: "could not decide: no report", text: "run directory: \(runDirectory)")
+            failure = .init(.error, message: "could not decide: no report", text: "run directory: \(runDirectory)", type: "undecided")
         }
         return .init(
             name: "\(scenario) [\(variant)] seed \(seed)", classname: "ScreenTimeHarness.\(scenario)", timeSeconds: wallSeconds,

@@ -54,25 +54,40 @@ public struct JUnitReport: Sendable, Equatable {
     }
 
     public struct Failure: Sendable, Equatable {
+        /// What CI dashboards count it as: only a `failure` is the app's; a run that could not be
+        /// decided (interrupted, tampered, a setup error) is an `error`, one that had nothing to
+        /// test (a crash point never reached) is `skipped`.
+        public enum Kind: String, Sendable, Equatable {
+            case failure, error, skipped
+        }
+
+        public var kind: Kind
         /// One line, shown in CI summaries.
         public var message: String
         /// The details: the offending history lines, expected vs. found.
         public var text: String
+        /// The `type` attribute (`failure`, `undecided`, `interrupted`, `tampered`, …).
+        public var type: String
 
-        public init(message: String, text: String = "") {
+        public init(_ kind: Kind = .failure, message: String, text: String = "", type: String? = nil) {
+            self.kind = kind
             self.message = message
             self.text = text
+            self.type = type ?? kind.rawValue
         }
     }
 
     public var testCount: Int { testCases.count }
-    public var failureCount: Int { testCases.filter { $0.failure != nil }.count }
+    public var failureCount: Int { count(.failure) }
+    public var errorCount: Int { count(.error) }
+    public var skippedCount: Int { count(.skipped) }
+    func count(_ kind: Failure.Kind) -> Int { testCases.filter { $0.failure?.kind == kind }.count }
     public var totalTimeSeconds: Double { testCases.reduce(0) { $0 + max(0, $1.timeSeconds) } }
 
     public func xml() -> String {
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         out += "<testsuite name=\"\(Self.escapeAttribute(suiteName))\" tests=\"\(testCount)\""
-        out += " failures=\"\(failureCount)\" errors=\"0\" skipped=\"0\" time=\"\(Self.formatSeconds(totalTimeSeconds))\""
+        out += " failures=\"\(failureCount)\" errors=\"\(errorCount)\" skipped=\"\(skippedCount)\" time=\"\(Self.formatSeconds(totalTimeSeconds))\""
         if let timestamp { out += " timestamp=\"\(Self.escapeAttribute(timestamp))\"" }
         out += ">\n"
         if !properties.isEmpty {
@@ -91,9 +106,10 @@ public struct JUnitReport: Sendable, Equatable {
             }
             out += ">\n"
             if let failure = testCase.failure {
-                out += "    <failure message=\"\(Self.escapeAttribute(failure.message))\" type=\"failure\">"
+                let element = failure.kind.rawValue
+                out += "    <\(element) message=\"\(Self.escapeAttribute(failure.message))\" type=\"\(Self.escapeAttribute(failure.type))\">"
                 out += Self.escapeText(failure.text)
-                out += "</failure>\n"
+                out += "</\(element)>\n"
             }
             if let systemOut = testCase.systemOut {
                 out += "    <system-out>\(Self.escapeText(systemOut))</system-out>\n"

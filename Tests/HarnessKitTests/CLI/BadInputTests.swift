@@ -125,6 +125,7 @@ import Glibc
         row("check", ["check", "$D/empty"], 2, "not a run directory"),
         row("check", ["check", "$D/nostart.jsonl"], 2, "names no system", "pass --system"),
         row("check", ["check", "--system", "nope", "$D/nostart.jsonl"], 2, "unknown system 'nope'; known: focuspledge"),
+        row("check", ["check", "--system", "exit", "$D/focuspledge.jsonl"], 2, "is a run of 'focuspledge', not 'exit'", "drop it"),
         row("check", ["check", "$D/garbage.jsonl"], 2, "holds no history lines (2 unparseable)"),
         row("check", ["check"], 2, "Missing expected argument '<runs> ...'"),
         row("check", ["check", "$D/fifo"], 2, "cannot read $D/fifo: not a regular file (a FIFO)"),
@@ -300,6 +301,7 @@ import Glibc
             _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(sock, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
             close(sock)
             try write("nostart.jsonl", #"{"mono":1,"t":1.0,"process":"harness","pid":1,"event":"spawn"}"# + "\n")
+            try write("focuspledge.jsonl", #"{"mono":1,"t":1.0,"process":"harness","pid":1,"event":"run_started","system":"focuspledge"}"# + "\n")
             try write("garbage.jsonl", "not json\n{also not\n")
             try write("rally.jsonl", #"{"mono":1,"t":1.0,"process":"harness","pid":1,"event":"run_started","system":"rally","variant":"hardened"}"# + "\n")
         }

@@ -107,6 +107,29 @@ struct JUnitReportTests {
         #expect(times == ["0.250", "1.500", "2.000", "0.001"])
     }
 
+    /// CI dashboards count `<failure>` as the app's: an interrupted or tampered run, one that could
+    /// not be set up, is an `<error>` with its kind as the type; only a violation is a failure.
+    @Test("undecided runs are errors, violations failures")
+    func undecidedRunsAreErrors() throws {
+        var interrupted = CheckReport.undecided(checker: "x", reason: "interrupted: SIGTERM")
+        interrupted.interruption = "SIGTERM"
+        var tampered = CheckReport.undecided(checker: "x", reason: "the device root was tampered with")
+        tampered.tampered = "system/x changed"
+        let violated = CheckReport(
+            checker: "x", decided: true, results: [],
+            violations: [InvariantViolation(invariant: "no-double", subject: .init(kind: "s", id: "1"), explanation: "twice", relevantEvents: [])], latencies: [])
+        func testCase(_ r: CheckReport?, setup: String? = nil) -> JUnitReport.TestCase {
+            SuiteRunner.testCase(scenario: "s", variant: "as-written", seed: 1, report: r, setupError: setup, runDirectory: "/r", wallSeconds: 1, faults: 0)
+        }
+        let report = JUnitReport(suiteName: "s", testCases: [testCase(interrupted), testCase(tampered), testCase(nil, setup: "no port"), testCase(violated)])
+        let parsed = try ParsedJUnit.parse(report.xml())
+        let suite = try #require(parsed.elements.first { $0.name == "testsuite" })
+        #expect(suite.attributes["failures"] == "1")
+        #expect(suite.attributes["errors"] == "3")
+        #expect(parsed.elements.filter { $0.name == "error" }.map { $0.attributes["type"] } == ["interrupted", "tampered", "undecided"])
+        #expect(parsed.elements.filter { $0.name == "failure" }.map { $0.attributes["message"] } == ["no-double: twice"])
+    }
+
     @Test("an empty suite is still valid, with zero counts")
     func emptySuite() throws {
         let parsed = try ParsedJUnit.parse(JUnitReport(suiteName: "nothing").xml())

@@ -112,6 +112,20 @@ import Glibc
         let heldLines = try refused(["shrink", run, "--runs", d.path + "/t"])
         #expect(heldLines.count == 1 && heldLines[0].contains("held every invariant: there is no failure to shrink"), "\(heldLines)")
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: d.path + "/t")) ?? []).isEmpty, "nothing ran")
+
+        // The same recording, cut off by a signal: its history says so, and its report.json still
+        // claims a verdict. Shrink refuses it before any run; replay runs it again but has nothing to
+        // compare with (it said "recorded: held … reproduced").
+        var history = try String(contentsOfFile: run + "/history.jsonl", encoding: .utf8)
+        history += #"{"mono":1,"t":1.0,"process":"harness","pid":1,"event":"run_interrupted","signal":"TERM"}"# + "\n"
+        try history.write(toFile: run + "/history.jsonl", atomically: true, encoding: .utf8)
+        let cutLines = try refused(["shrink", run, "--runs", d.path + "/t"])
+        #expect(cutLines.count == 1 && cutLines[0].contains("is undecided (") && cutLines[0].contains("there is no failure to shrink"), "\(cutLines)")
+        let (replayed, replayOut) = try harness(["replay", run, "--out", d.path + "/r"])
+        #expect(replayed == .exited(2), "\(replayOut)")
+        #expect(replayOut.contains("recorded: undecided"), "\(replayOut)")
+        #expect(replayOut.contains("replayed: held"), "\(replayOut)")
+        #expect(!replayOut.contains("reproduced"), "\(replayOut)")
     }
 
     /// The bundled scenario's as-written seed 97 breaks `violation-settles-failure` two ways (one
