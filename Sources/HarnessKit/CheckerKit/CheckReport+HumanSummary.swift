@@ -28,7 +28,7 @@ extension CheckReport {
         }
         let idle = faultRulesNeverFired
         if !idle.isEmpty {
-            lines.append("  fault rules armed, never fired (this run did not test them): " + idle.map { "\($0.rule) \($0.kind)" }.joined(separator: ", "))
+            lines.append("  fault rules armed, never fired (this run did not test them): " + idle.map { $0.kind == FaultRuleTally.failpointKind ? $0.rule : "\($0.rule) \($0.kind)" }.joined(separator: ", "))
         }
         for violation in violations {
             lines.append("")

@@ -1,3 +1,4 @@
+import AppGroup
 import Foundation
 import History
 
@@ -45,6 +46,23 @@ public enum FaultRuleTally {
         }
         return rules.indices.map { FaultRuleOutcome(rule: FieldFault.ruleName($0), kind: rules[$0].name, fired: fired[$0]) }
             + tally(osRules, events: events)
+    }
+
+    /// The kind of a failpoint's outcome; its `rule` is `failpoint <spec>`.
+    public static let failpointKind = "failpoint"
+
+    /// Each failpoint armed (the scenario's and `--failpoint`'s) with the times it acted (its
+    /// `failpoint` trace lines, labelled `<label>#<pass>`): one whose label never passed is said
+    /// like a rule that never fired, never a silent PASS.
+    public static func tally(_ failpoints: [Failpoint], fired labels: [String]) -> [FaultRuleOutcome] {
+        let passes = labels.map { l -> (label: Substring, pass: Int?) in
+            guard let hash = l.lastIndex(of: "#") else { return (l[...], nil) }
+            return (l[..<hash], Int(l[l.index(after: hash)...]))
+        }
+        return failpoints.map { f in
+            let n = passes.filter { $0.label == f.label && (f.occurrence == nil || $0.pass == f.occurrence) }.count
+            return FaultRuleOutcome(rule: "failpoint \(f)", kind: failpointKind, fired: n)
+        }
     }
 
     /// Each `os.rules` alternative the scenario picks (the defaults are not faults), with the times

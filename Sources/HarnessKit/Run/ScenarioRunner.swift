@@ -147,9 +147,10 @@ public final class ScenarioRunner {
             fired = merged.events.filter { $0.event == "failpoint" }.map { ($0.fields["label"] ?? "", $0.fields["action"] ?? "") }
             var judged = RunJudgement.judge(setup.pack, merged.events)
             let faults = o.scenario.os.faults, osRules = o.scenario.os.rules
-            if !faults.isEmpty || !osRules.changed.isEmpty {
+            if !faults.isEmpty || !osRules.changed.isEmpty || !o.allFailpoints.isEmpty {
                 let deviceRoles = setup.pack.descriptor.roles.filter { $0.lifetime != .server }.map(\.name)
                 judged.faultRules = FaultRuleTally.tally(faults, osRules: osRules, deviceRoles: deviceRoles, events: merged.events)
+                    + FaultRuleTally.tally(o.allFailpoints, fired: fired.map(\.label))
             }
             report = judged
             try writeReport(judged)

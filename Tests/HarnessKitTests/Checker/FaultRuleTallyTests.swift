@@ -1,3 +1,4 @@
+import AppGroup
 import Foundation
 import HarnessKit
 import History
@@ -6,6 +7,19 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct FaultRuleTallyTests {
     func e(_ process: String, _ event: String, t: Double = 100, _ fields: [String: String] = [:]) -> HistoryEvent {
         HistoryEvent(mono: 1, t: t, process: process, pid: 1, event: event, fields: fields)
+    }
+
+    /// A failpoint counts its `failpoint` lines (`<label>#<pass>`), only the armed pass when it
+    /// names one; a label that never passed is an idle rule, said on the summary, not a silent PASS.
+    @Test func aFailpointWhoseLabelNeverPassedIsIdle() throws {
+        let armed = try ["player:defaults:g/ball=kill", "player:defaults:g/ball#2=kill", "player:defaults=kill"]
+            .map { try Failpoint.parse($0, processes: ["player"]) }
+        let tally = FaultRuleTally.tally(armed, fired: ["player:defaults:g/ball#1", "player:defaults:g/ball#3"])
+        #expect(tally.map(\.fired) == [2, 0, 0])
+        #expect(tally.map(\.rule) == ["failpoint player:defaults:g/ball=kill", "failpoint player:defaults:g/ball#2=kill", "failpoint player:defaults=kill"])
+        var report = CheckReport(checker: "x", decided: true, results: [], violations: [], latencies: [])
+        report.faultRules = tally
+        #expect(report.humanSummary().contains("never fired (this run did not test them): failpoint player:defaults:g/ball#2=kill, failpoint player:defaults=kill"))
     }
 
     /// Each rule's count comes from the lines that name it; App Group faults count for the rules
