@@ -90,6 +90,13 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
         }
     }
 
+    /// What `notify/<name>` holds now, corrupt included (`harness notify state` says so rather
+    /// than print the 0 a malformed record reads as).
+    public func recordFile(_ name: String) throws -> RecordFile {
+        try NotifyName.validate(name)
+        return try Self.readRecordFile(name, in: directory)
+    }
+
     /// The current record of `name`, or nil if it was never posted. A malformed file reads as nil
     /// (the next setState, or post that reads it, quarantines it).
     func readRecord(_ name: String) throws -> NotifyRecord? {

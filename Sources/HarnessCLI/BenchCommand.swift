@@ -13,7 +13,7 @@ struct BenchCommand: ParsableCommand {
 struct BenchOptions: ParsableArguments {
     @OptionGroup var root: DeviceRootOptions
     @Flag(help: "Print JSON instead of a table.") var json = false
-    @Option(help: "Measured iterations (after warm-up).") var iterations: Int = 5000
+    @Option(parsing: .unconditional, help: "Measured iterations (after warm-up).") var iterations: Int = 5000
     @Flag(inversion: .prefixedNo, help: "Pin ping and pong to separate CPUs (both sides alike).") var pin = true
 
     func validate() throws {
@@ -110,7 +110,7 @@ struct AllBench: ParsableCommand {
 struct BenchPongCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "bench-pong", abstract: "Internal: the far side of `bench notify`.", shouldDisplay: false)
     @OptionGroup var root: DeviceRootOptions
-    @Option(help: "Pin to this CPU.") var cpu: Int?
+    @Option(parsing: .unconditional, help: "Pin to this CPU.") var cpu: Int?
     @Flag(help: "Report idle through the scheduler FIFO after each ping.") var idleReports = false
     func run() throws {
         Executables.dieWithParent()

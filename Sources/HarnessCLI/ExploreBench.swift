@@ -24,8 +24,8 @@ struct ExploreBench: ParsableCommand {
     @Option(help: "Scenario (default: the bundled FocusPledge scenario).") var scenario = "Sources/Systems/FocusPledge/scenarios/focuspledge.yaml"
     @Option(help: "Variant.") var variant = "hardened"
     @Option(parsing: .unconditional, help: "Seed (a whole number).", transform: Seed.parse) var seed: UInt64 = 1
-    @Option(help: "Crash points to explore (the first N of the run), 1...10000.") var points = 60
-    @Option(help: "Runs at once (default: the number of CPUs, as harness explore).") var jobs: Int?
+    @Option(parsing: .unconditional, help: "Crash points to explore (the first N of the run), 1...10000.") var points = 60
+    @Option(parsing: .unconditional, help: "Runs at once (default: the number of CPUs, as harness explore).") var jobs: Int?
     @Option(help: "Directory for the runs (removed as explore removes them: only points that did not hold are kept).")
     var out = "runs/bench-explore"
     @Flag(help: "Print JSON instead of a table.") var json = false

@@ -30,7 +30,7 @@ struct ExploreCommand: ParsableCommand {
     var seed: UInt64 = 1
     @Option(name: .customLong("max"), parsing: .unconditional, help: "Explore at most this many crash points (the first N of the run).")
     var maxPoints: String?
-    @Option(help: "Device time the workload covers, e.g. 30m (default: the scenario's).") var duration: String?
+    @Option(parsing: .unconditional, help: "Device time the workload covers, e.g. 30m (default: the scenario's).") var duration: String?
     @Option(help: "Write a JUnit XML report here: one testcase per crash point.") var junit: String?
     @Option(help: "Directory for the exploration's run directories (default: runs).") var out: String?
     @Option(help: ArgumentHelp(
@@ -40,11 +40,11 @@ struct ExploreCommand: ParsableCommand {
     @Flag(name: .customLong("keep-runs"), help: "Keep the run directories of crash points that held.") var keepRuns = false
     @Flag(name: .customLong("fail-fast"), help: "Start no new point once one violated (runs under way finish); --resume goes on later.")
     var failFast = false
-    @Option(help: "Explore only this runner's part of the crash points: K/N or auto/N (K = $JOB_COMPLETION_INDEX + 1).")
+    @Option(parsing: .unconditional, help: "Explore only this runner's part of the crash points: K/N or auto/N (K = $JOB_COMPLETION_INDEX + 1).")
     var shard: String?
     @Flag(name: .customLong("each-label-once"), help: "Explore only each label's first pass (<label>#1): one run per kind of crash point, a quick sample, not every point.")
     var eachLabelOnce = false
-    @Option(help: "Runs at once, 1...\(Self.maxJobs) (default: the number of CPUs; each run is its own harness run and processes).")
+    @Option(parsing: .unconditional, help: "Runs at once, 1...\(Self.maxJobs) (default: the number of CPUs; each run is its own harness run and processes).")
     var jobs: String?
     @Option(name: .customLong("in-process"), help: ArgumentHelp(
         "Where the points' stand-ins run: auto (the default: all, where the pack and scenario allow it and the un-killed run inside the harness is the same run as with processes, else none), none, extensions, device or all.",
@@ -90,7 +90,7 @@ struct ExploreCommand: ParsableCommand {
         var durationOverride: Duration?
         if let duration {
             guard let s = ScenarioDuration.seconds(from: duration), s > 0 else {
-                throw InputError("--duration \(String(reflecting: duration)): use e.g. 90s, 15m, 2h, 1h30m (more than 0, at most 366 days)")
+                throw InputError("--duration \(String(reflecting: duration)): use e.g. 90s, 15m, 2h, 1h30m, 2d (more than 0, at most 366 days)")
             }
             durationOverride = .seconds(s)
         }
@@ -104,7 +104,7 @@ struct ExploreCommand: ParsableCommand {
                 throw InputError("\(bin)/\(name) is missing; build all products first (swift build -c release)")
             }
         }
-        if let junit { try Preflight.writableFile(junit, what: "--junit") }
+        if let junit { try Preflight.junitTarget(junit) }
         let exploreDir: String
         var resuming: CrashPointExplorer.Resume?
         if let resume {

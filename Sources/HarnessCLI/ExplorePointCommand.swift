@@ -18,13 +18,13 @@ struct ExplorePointCommand: ParsableCommand {
     @Argument var scenario: String
     @Option var variant: String
     @Option(parsing: .unconditional, transform: Seed.parse) var seed: UInt64
-    @Option var duration: String?
+    @Option(parsing: .unconditional) var duration: String?
     @Option var out: String
-    @Option var index: Int
+    @Option(parsing: .unconditional) var index: Int
     @Option var point: String
     @Option(name: .customLong("in-process")) var inProcess: String
     @Flag(name: .customLong("keep-runs")) var keepRuns = false
-    @Option var cpu: Int32?
+    @Option(parsing: .unconditional) var cpu: Int32?
     @Flag(name: .customLong("no-pages")) var noPages = false
 
     func run() throws {

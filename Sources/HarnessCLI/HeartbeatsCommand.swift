@@ -22,7 +22,7 @@ struct HeartbeatsCommand: ParsableCommand {
             """)
 
     @Argument(help: "Run directories (or history .jsonl files).") var runs: [String]
-    @Option(help: "Name the setting with at most this many false alarms per device day (the most deaths detected, then the lowest p99).")
+    @Option(parsing: .unconditional, help: "Name the setting with at most this many false alarms per device day (the most deaths detected, then the lowest p99).")
     var maxFalseAlarmsPerDay: Double?
     @Flag(help: "Print the tables as JSON.") var json = false
 

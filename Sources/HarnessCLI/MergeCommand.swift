@@ -29,7 +29,7 @@ struct MergeCommand: ParsableCommand {
 
     func run() throws {
         guard !directories.isEmpty else { throw InputError("name the shards' output directories, e.g. harness merge runs-1 runs-2") }
-        if let junit { try Preflight.writableFile(junit, what: "--junit") }
+        if let junit { try Preflight.junitTarget(junit) }
         // Explore shards (`harness explore --shard K/N`) are merged from their records: the run
         // directories of the points that held were removed, so a merge of run directories would
         // lose them.

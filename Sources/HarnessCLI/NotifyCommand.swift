@@ -21,7 +21,7 @@ struct NotifyCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Post NAME (notifyutil -p): every observer gets a callback.")
         @OptionGroup var root: DeviceRootOptions
         @Argument(help: "The notification name.") var name: String
-        @Option(help: "Post this many times (1...1000000).") var count = 1
+        @Option(parsing: .unconditional, help: "Post this many times (1...1000000).") var count = 1
 
         func run() throws {
             guard (1...1_000_000).contains(count) else { throw InputError("--count \(count): must be 1...1000000") }
@@ -38,8 +38,8 @@ struct NotifyCommand: ParsableCommand {
             discussion: "Prints NAME and its generation for each callback (posts may coalesce into one).")
         @OptionGroup var root: DeviceRootOptions
         @Argument(help: "The notification name.") var name: String
-        @Option(help: "Wall seconds to wait (0 < s <= 86400).") var timeout = 30.0
-        @Option(help: "Callbacks to wait for (1...1000000).") var count = 1
+        @Option(parsing: .unconditional, help: "Wall seconds to wait (0 < s <= 86400).") var timeout = 30.0
+        @Option(parsing: .unconditional, help: "Callbacks to wait for (1...1000000).") var count = 1
 
         func run() throws {
             guard timeout > 0, timeout <= 86_400 else { throw InputError("--timeout \(timeout): must be more than 0 and at most 86400 seconds") }
@@ -86,6 +86,9 @@ struct NotifyCommand: ParsableCommand {
             }
             let center = try NotifyCommand.center(root)
             if let value { try center.setState(name, value) }
+            if case .corrupt(let reason) = try center.recordFile(name) {
+                throw InputError("notify/\(name) is corrupt (\(Excerpt.inner(reason))): the processes read it as never posted until the next post or --set quarantines it")
+            }
             print("\(name) state \(try center.state(name)) generation \(try center.generation(name))")
         }
     }

@@ -11,14 +11,14 @@ struct PlanCommand: ParsableCommand {
     @Argument(help: "Scenario file (YAML).") var scenario: String
     @Option(parsing: .unconditional, help: "Seed of the workload and fault schedule (a whole number).", transform: Seed.parse)
     var seed: UInt64 = 1
-    @Option(help: "Device time the workload covers, e.g. 2h or 90m (default: the scenario's).") var duration: String?
+    @Option(parsing: .unconditional, help: "Device time the workload covers, e.g. 2h or 90m (default: the scenario's).") var duration: String?
 
     func run() throws {
         let sc = try ScenarioParser.load(path: scenario, systems: HarnessCLI.catalog)
         var override: Duration?
         if let duration {
             guard let s = ScenarioDuration.seconds(from: duration), s > 0 else {
-                throw InputError("--duration \(String(reflecting: duration)): use e.g. 90s, 15m, 2h, 1h30m (more than 0, at most 366 days)")
+                throw InputError("--duration \(String(reflecting: duration)): use e.g. 90s, 15m, 2h, 1h30m, 2d (more than 0, at most 366 days)")
             }
             override = .seconds(s)
         }

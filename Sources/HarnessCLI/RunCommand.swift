@@ -29,7 +29,7 @@ struct RunCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Seed of the workload and fault schedule (a whole number).", transform: Seed.parse)
     var seed: UInt64?
     @Option(parsing: .unconditional, help: "Run a range of seeds, e.g. 1-20 (overrides --seed; in a suite, overrides its seeds).") var seeds: String?
-    @Option(help: "Device time the workload covers, e.g. 2h or 90m (default: the scenario's).") var duration: String?
+    @Option(parsing: .unconditional, help: "Device time the workload covers, e.g. 2h or 90m (default: the scenario's).") var duration: String?
     @Option(help: "Write a JUnit XML report here.") var junit: String?
     @Option(help: "Directory for run directories (history.jsonl, traces, schedule.json, report.json).") var out: String = "runs"
     @Option(
@@ -47,7 +47,7 @@ struct RunCommand: ParsableCommand {
     var crashPoints = false
     @Option(name: .customLong("in-process"), help: InProcessScope.help)
     var inProcess: String?
-    @Option(help: "Run only this runner's part: K/N (1-based) or auto/N (K = $JOB_COMPLETION_INDEX + 1); the N parts together are the whole run (harness merge joins them).")
+    @Option(parsing: .unconditional, help: "Run only this runner's part: K/N (1-based) or auto/N (K = $JOB_COMPLETION_INDEX + 1); the N parts together are the whole run (harness merge joins them).")
     var shard: String?
 
     static let maxSeeds = 10_000
@@ -79,13 +79,14 @@ struct RunCommand: ParsableCommand {
     /// Everything that can be checked before a run is (README "Exit codes"): a bad input never
     /// costs a run, and never exits with the code of a verdict.
     func preflight() throws -> (
-        cases: [SuiteRunner.Case], durationOverride: Duration?, outDir: String, deviceRoot: String?, gate: [String]?, failpoints: [Failpoint]
+        cases: [SuiteRunner.Case], durationOverride: Duration?, outDir: String, deviceRoot: String?, gate: [String]?, failpoints: [Failpoint],
+        scope: InProcessScope
     ) {
         let seedValues = try seedList()
         var durationOverride: Duration?
         if let duration {
             guard let s = ScenarioDuration.seconds(from: duration), s > 0 else {
-                throw InputError("--duration \(String(reflecting: duration)): use e.g. 90s, 15m, 2h, 1h30m (more than 0, at most 366 days)")
+                throw InputError("--duration \(String(reflecting: duration)): use e.g. 90s, 15m, 2h, 1h30m, 2d (more than 0, at most 366 days)")
             }
             durationOverride = .seconds(s)
         }
@@ -136,17 +137,18 @@ struct RunCommand: ParsableCommand {
                 throw InputError("\(path) is missing; build all products first (swift build -c release)")
             }
         }
-        let outDir = try Preflight.outputDirectory(out)
-        if let junit { try Preflight.writableFile(junit, what: "--junit") }
+        // Every other check first: bad input leaves no --out directory behind.
+        if let junit { try Preflight.junitTarget(junit) }
         let root = try Preflight.runDeviceRoot(flag: deviceRoot, cases: cases.count)
         if let root { try Preflight.writableDeviceRoot(root, source: deviceRoot?.isEmpty == false ? "--device-root" : DeviceRoot.environmentVariable) }
-        return (cases, durationOverride, outDir, root, gate, failpoints)
+        let scope = try InProcessScope.flag(inProcess)
+        for c in cases { if let why = scope.refusal(scenario: c.scenario, failpoints: failpoints) { throw InputError(why) } }
+        let outDir = try Preflight.outputDirectory(out)
+        return (cases, durationOverride, outDir, root, gate, failpoints, scope)
     }
 
     func run() throws {
-        let (cases, durationOverride, outDir, root, gate, failpoints) = try preflight()
-        let scope = try InProcessScope.flag(inProcess)
-        for c in cases { if let why = scope.refusal(scenario: c.scenario, failpoints: failpoints) { throw InputError(why) } }
+        let (cases, durationOverride, outDir, root, gate, failpoints, scope) = try preflight()
         if scope != .none && cases.count > 1 {
             // A seed's own code keeps process-wide state: one run with stand-ins inside per harness.
             throw InputError("--in-process runs one scenario × variant × seed per harness (\(cases.count) asked): a seed's own code keeps process-wide state; run them one at a time, or explore them")
@@ -270,6 +272,21 @@ enum Preflight {
     /// Absent or a regular file (never a device, FIFO, socket or symlink: `OutputFile`).
     static func writableFile(_ path: String, what: String) throws {
         do { try OutputFile.check(path, what: what) } catch { throw InputError(error.description) }
+    }
+
+    /// `--junit PATH`: as `writableFile`, and an existing file must be a JUnit report already
+    /// (CI reruns write over the last one) — never a user's file that happens to be there.
+    static func junitTarget(_ path: String) throws {
+        try writableFile(path, what: "--junit")
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return }  // absent (writableFile refused everything else)
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: 512)
+        let n = read(fd, &head, head.count)
+        let text = String(decoding: head.prefix(max(0, n)), as: UTF8.self)
+        guard n == 0 || text.contains("<testsuite") else {
+            throw InputError("--junit \(path) exists and is not a JUnit report (no <testsuite>); choose another path (nothing was replaced)")
+        }
     }
 
     /// `--device-root` (or `$SCREENTIME_DEVICE_ROOT`) for `run`: a root of the user's, kept after

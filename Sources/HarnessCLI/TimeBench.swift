@@ -13,7 +13,7 @@ struct TimeBench: ParsableCommand {
         abstract: "Virtual time vs. a fixed clock rate on the same scenario and seed: wall time, speed, verdicts.")
 
     @Option(help: "Scenario (default: the bundled FocusPledge scenario).") var scenario = "Sources/Systems/FocusPledge/scenarios/focuspledge.yaml"
-    @Option(help: "Device time of the workload.") var duration = "24h"
+    @Option(parsing: .unconditional, help: "Device time of the workload.") var duration = "24h"
     @Option(help: "Variant.") var variant = "hardened"
     @Option(parsing: .unconditional, help: "Seed (a whole number).", transform: Seed.parse) var seed: UInt64 = 1
     @Option(help: ArgumentHelp(

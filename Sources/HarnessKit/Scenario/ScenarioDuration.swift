@@ -1,5 +1,5 @@
 /// Durations as people write them in scenario files and on the command line:
-/// `90s`, `15m`, `4h`, `1h30m`, `2m30s`, `1h30m15s`, or a bare number of seconds (`5400`).
+/// `90s`, `15m`, `4h`, `1h30m`, `2d`, `1d12h`, `1h30m15s`, or a bare number of seconds (`5400`).
 /// Units appear at most once each, largest first; only whole numbers.
 public enum ScenarioDuration {
     /// A year of device time: more than any scenario needs, small enough that nothing overflows.
@@ -13,7 +13,7 @@ public enum ScenarioDuration {
         if trimmed.allSatisfy(\.isASCIIDigit) {
             return boundedInt(trimmed)
         }
-        let unitSeconds: [(unit: Character, seconds: Int)] = [("h", 3600), ("m", 60), ("s", 1)]
+        let unitSeconds: [(unit: Character, seconds: Int)] = [("d", 86_400), ("h", 3600), ("m", 60), ("s", 1)]
         var total = 0
         var nextUnitIndex = 0
         var digits = ""

@@ -14,7 +14,7 @@
 //                                   (the clock file's bounds, PROTOCOL.md §2)
 //     start: "2026-02-17T08:00:00Z" = that; ISO 8601 with a zone (Z or +01:00)
 //     timeZone: Europe/Berlin       = UTC; an IANA time zone identifier
-//   duration: 4h                    required; device time the workload covers: 90s, 15m, 4h, 1h30m,
+//   duration: 4h                    required; device time the workload covers: 90s, 15m, 4h, 1h30m, 2d,
 //                                   or whole seconds; 0 < duration <= 366 days
 //   settle: 45m                     = the system's (`harness systems`; FocusPledge 45m); device time
 //                                   after the workload for the system to settle before it is
@@ -499,7 +499,7 @@ struct NodeReader {
     }
 
     func duration(_ node: Node, _ path: String) throws(ScenarioError) -> Int {
-        let usage = "use e.g. 90s, 15m, 4h, 1h30m or a whole number of seconds"
+        let usage = "use e.g. 90s, 15m, 4h, 1h30m, 2d or a whole number of seconds"
         guard case .scalar(let scalar) = node, [.int, .str].contains(node.tagName) else {
             throw error(node, "\(path): expected a duration (\(usage)), got \(describe(node))")
         }

@@ -63,6 +63,7 @@ import Glibc
         row("run", ["run", "$D/s.yaml", "--seeds", "x"], 2, "use a range of whole numbers like 1-20"),
         row("run", ["run", "$D/s.yaml", "--duration", "0"], 2, "--duration \"0\"", "more than 0"),
         row("run", ["run", "$D/s.yaml", "--duration", "400d"], 2, "--duration \"400d\"", "90s, 15m"),
+        row("run", ["run", "$D/s.yaml", "--duration", "-1h"], 2, "--duration \"-1h\"", "more than 0"),
         row("run", ["run", "$D/s.yaml", "--out", "/proc/x"], 2, "--out /proc/x: cannot create the output directory (mkdir /proc/x"),
         row("run", ["run", "$D/s.yaml", "--out", "$D/file"], 2, "--out $D/file: not a directory"),
         row("run", ["run", "$D/s.yaml", "--out", "$D/fifo"], 2, "--out $D/fifo: not a directory"),
@@ -70,6 +71,7 @@ import Glibc
         row("run", ["run", "$D/s.yaml", "--junit", "$D"], 2, "--junit $D: is a directory; name a file"),
         row("run", ["run", "$D/s.yaml", "--junit", "$D/fifo"], 2, "--junit $D/fifo: is a FIFO, not a regular file", "never replaces one"),
         row("run", ["run", "$D/s.yaml", "--junit", "$D/sock"], 2, "--junit $D/sock: is a socket, not a regular file"),
+        row("run", ["run", "$D/s.yaml", "--junit", "$D/passwd"], 2, "--junit $D/passwd exists and is not a JUnit report (no <testsuite>)", "nothing was replaced"),
         row("run", ["run", "$D/s.yaml", "--junit", "$D/filelink"], 2, "--junit $D/filelink: is a symlink; name a regular file"),
         row("run", ["run", "$D/s.yaml", "--variant", "hardened", "--device-root", "$D/link"], 2, "--device-root $D/link is a symlink"),
         row("run", ["run", "$D/s.yaml", "--variant", "hardened", "--device-root", "$D/full"], 2, "is not empty", "fresh device root"),
@@ -88,6 +90,8 @@ import Glibc
         row("explore", ["explore", "$D/s.yaml", "--max", "0"], 2, "--max \"0\": use a whole number of crash points, 1...1000000"),
         row("explore", ["explore", "$D/s.yaml", "--jobs", "0"], 2, "--jobs \"0\": use a whole number of runs at once, 1...64"),
         row("explore", ["explore", "$D/s.yaml", "--jobs", "two"], 2, "--jobs \"two\": use a whole number of runs at once, 1...64"),
+        row("explore", ["explore", "$D/s.yaml", "--jobs", "-1"], 2, "--jobs \"-1\": use a whole number of runs at once, 1...64"),
+        row("explore", ["explore", "$D/s.yaml", "--shard", "-1/2"], 2, "--shard -1/2"),
         row("explore", ["explore", "$D/s.yaml", "--variant", "nope"], 2, "unknown variant 'nope'"),
         row("explore", ["explore", "$D/fixed.yaml"], 2, "explore needs clock.mode: virtual"),
         row("explore", ["explore", "$D/s.yaml", "--junit", "$D"], 2, "--junit $D: is a directory; name a file"),
@@ -169,6 +173,7 @@ import Glibc
         row("notify", ["notify", "wait", "x", "--timeout", "0", "--device-root", "$D/root"], 2, "--timeout 0.0: must be more than 0"),
         row("notify", ["notify", "wait", "x", "--timeout", "0.2", "--device-root", "$D/root"], 1, "no post of x within 0.2 s"),
         row("notify", ["notify", "state", "x", "--set", "abc", "--device-root", "$D/root"], 2, "--set \"abc\": use an unsigned 64-bit number"),
+        row("notify", ["notify", "state", "x", "--device-root", "$D/corrupt-root"], 2, "notify/x is corrupt (not a notify record)", "read it as never posted"),
         row("notify", ["notify", "bogus", "x"], 2, "unexpected arguments", "harness notify --help"),
         row("notify", ["notify", "state", "x", "--set", "-1", "--device-root", "$D/root"], 2, "--set \"-1\": use an unsigned 64-bit number"),
         row("notify", ["notify", "post", "$'\\xff\\xfe'", "--device-root", "$D/root"], 2, "argument 3 is not UTF-8 text (bytes ff fe)"),
@@ -255,6 +260,8 @@ import Glibc
             try fm.createDirectory(atPath: path + "/full", withIntermediateDirectories: true)
             try write("full/something", "x")
             try fm.createDirectory(atPath: path + "/root", withIntermediateDirectories: true)
+            try fm.createDirectory(atPath: path + "/corrupt-root/notify", withIntermediateDirectories: true)
+            try write("corrupt-root/notify/x", "garbage, not a record")
             try fm.createDirectory(atPath: path + "/elsewhere", withIntermediateDirectories: true)
             symlink(path + "/elsewhere", path + "/link")
             symlink(path + "/file", path + "/filelink")

@@ -58,6 +58,23 @@ import Glibc
         deinit { try? FileManager.default.removeItem(atPath: path) }
     }
 
+    /// Every check runs before the output directory is made: bad input leaves no `--out` behind.
+    @Test(arguments: [
+        ["run", "$S/s.yaml", "--junit", "/proc/x/junit.xml"],
+        ["run", "$S/s.yaml", "--in-process", "nope"],
+        ["run", "$S/s.yaml", "--device-root", "$S/s.yaml"],
+        ["explore", "$S/s.yaml", "--junit", "/proc/x/junit.xml"],
+        ["replay", "$S/nowhere"],
+    ])
+    func badInputLeavesNoOutputDirectory(arguments: [String]) throws {
+        let s = try Scratch()
+        let out = s.path + "/fresh/runs"
+        let args = arguments.map { $0.replacingOccurrences(of: "$S", with: s.path) } + ["--out", out]
+        let done = try Self.harness(args)
+        #expect(done.status == .exited(2), "\(done.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: s.path + "/fresh"), "\(args) made \(out)")
+    }
+
     @Test func runWithAJUnitReportOnAFullFilesystemExits2NamingIt() throws {
         guard let fs = try SmallTmpfs() else { return }
         let s = try Scratch()

@@ -58,14 +58,14 @@ struct ScenarioParserTests {
         "durations",
         arguments: [
             ("90s", 90), ("15m", 900), ("4h", 14_400), ("1h30m", 5400), ("2m30s", 150), ("1h30m15s", 5415),
-            ("5400", 5400), (" 10m ", 600), ("0s", 0),
+            ("5400", 5400), (" 10m ", 600), ("0s", 0), ("1d", 86_400), ("1d12h", 129_600), ("366d", 31_622_400),
         ]
     )
     func durations(text: String, seconds: Int) {
         #expect(ScenarioDuration.seconds(from: text) == seconds)
     }
 
-    @Test("not durations", arguments: ["", "h", "1x", "1m1h", "1h1h", "1h30", "-5m", "1.5h", "m30", "99999999999999h", "1 h"])
+    @Test("not durations", arguments: ["", "h", "1x", "1m1h", "1h1h", "1h30", "-5m", "1.5h", "m30", "99999999999999h", "1 h", "1h1d", "367d"])
     func notDurations(text: String) {
         #expect(ScenarioDuration.seconds(from: text) == nil)
     }
