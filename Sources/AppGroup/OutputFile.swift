@@ -78,8 +78,5 @@ public enum OutputFile {
         try write([UInt8](data), to: path, what: what)
     }
 
-    static func directory(of path: String) -> String {
-        let d = (path as NSString).deletingLastPathComponent
-        return d.isEmpty ? "." : d
-    }
+    static func directory(of path: String) -> String { PathText.directory(of: path) }
 }

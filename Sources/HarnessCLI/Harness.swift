@@ -116,8 +116,21 @@ enum HarnessExit {
         return path.joined(separator: " ")
     }
 
+    /// The longest run of non-blank characters a message shows whole: a path or value past it
+    /// (a 3000-byte `--out`) is cut to its start, with its length.
+    static let longestWord = 200
+
+    /// The message on one line, and the excerpt rule as a last net under every message: a control
+    /// character or terminal escape never reaches the terminal raw, and no word runs on for
+    /// kilobytes, whichever verb built the message.
     static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: "; ")
+        let line = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: "; ")
+        return line.split(separator: " ", omittingEmptySubsequences: false).map { word -> String in
+            let escaped = word.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+            guard escaped || word.count > longestWord else { return String(word) }
+            let cut = word.count > longestWord ? " (\(word.utf8.count) bytes)" : ""
+            return Excerpt.inner(String(word), limit: longestWord) + cut
+        }.joined(separator: " ")
     }
 
     /// Every argument must be UTF-8: Swift's `CommandLine.arguments` repairs invalid bytes to
@@ -176,6 +189,9 @@ struct DeviceRootOptions: ParsableArguments {
         return "the default device root"
     }
 
+    /// What a device root holds at its top (PROTOCOL.md §1): one of them marks a directory as one.
+    static let layout: Set<String> = ["clock", "containers", "notify", "sandboxes", "system", DeviceRoot.quarantineFileName]
+
     /// The resolved root (PROTOCOL.md §1 "Where"). A symlink is refused for every verb, as below
     /// the root; anything but a directory too; `mustExist`: it must be there already.
     func path(mustExist: Bool) throws -> String {
@@ -186,6 +202,12 @@ struct DeviceRootOptions: ParsableArguments {
                 throw InputError("device root \(p) (\(source)) is a symlink; pass the directory itself (no device root is reached through a symlink)")
             }
             if (st.st_mode & S_IFMT) != S_IFDIR { throw InputError("device root \(p) (\(source)) is not a directory") }
+            // An empty directory becomes a device root; one holding other things is not one (a
+            // `defaults read` there made containers/ beside a user's files).
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: p)) ?? []
+            if !entries.isEmpty && !entries.contains(where: Self.layout.contains) {
+                throw InputError("\(p) (\(source)) is not a device root: it holds none of \(Self.layout.sorted().joined(separator: ", ")); pass a run's device root or an empty directory")
+            }
         } else if mustExist {
             throw InputError("no device root at \(p) (\(source)); pass --device-root DIR of a live run (its run_started line says deviceRoot) or a kept one")
         }

@@ -1,3 +1,4 @@
+import AppGroup
 import Foundation
 import HarnessKit
 
@@ -25,7 +26,7 @@ extension Preflight {
         var dir = path
         var st = stat()
         while stat(dir, &st) != 0 {
-            let parent = (dir as NSString).deletingLastPathComponent
+            let parent = PathText.directory(of: dir)
             if parent.isEmpty || parent == dir { return }  // nothing exists: mkdir -p names the failing part
             dir = parent
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AppGroup
 import Foundation
 import RunReport
 
@@ -26,7 +27,7 @@ struct ReportCommand: ParsableCommand {
             if dirs.count == 1 && index == nil {
                 print(try RunReportPage.write(runDirectory: dirs[0]))
             } else {
-                let indexPath = index ?? ((dirs[0] as NSString).deletingLastPathComponent.isEmpty ? "." : (dirs[0] as NSString).deletingLastPathComponent) + "/index.html"
+                let indexPath = index ?? PathText.directory(of: dirs[0]) + "/index.html"
                 for p in try SuiteIndexPage.write(runDirectories: dirs, indexPath: indexPath) { print(p) }
                 print("index: \(indexPath)")
             }

@@ -175,7 +175,7 @@ struct RunCommand: ParsableCommand {
         if pages.count > 1 {
             let index = outDir + "/index.html"
             do {
-                try SuiteIndexPage.writeIndex(runDirectories: pages.map { ($0 as NSString).deletingLastPathComponent }, indexPath: index)
+                try SuiteIndexPage.writeIndex(runDirectories: pages.map { PathText.directory(of: $0) }, indexPath: index)
                 print("reports: \(index) (\(pages.count) runs)")
             } catch { printer.message("… index of the reports not written: \(error)") }
         }

@@ -3,6 +3,10 @@ import Foundation
 import History
 import Mustache
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `report.html` of one run: a self-contained page (no network; opens from disk) with the run's
 /// verdict, the command that reruns it, a timeline (one lane per process on the device-time axis,
 /// zoom and pan), every violation with the history lines that prove it, and a histogram per
@@ -212,11 +216,25 @@ enum ReportFile {
     /// FIFO, socket, directory or symlink is refused, never replaced — written whole (temp, fsync,
     /// rename) or not at all.
     static func write(_ text: String, to path: String, what: String = RunReportPage.fileName) throws(RunReportError) {
+        try check(path, what: what)
         do { try OutputFile.write(Data(text.utf8), to: path, what: what) } catch { throw RunReportError(error.description) }
     }
 
-    /// Refuses `path` before anything is written (the index of several runs).
+    /// How every page the harness writes begins (both templates; a test keeps them so): an
+    /// existing file that does not is a user's, and is never replaced.
+    static let ownPrefix = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';"
+
+    /// Refuses `path` before anything is written: the output rule (`OutputFile`), and an existing
+    /// file must be empty or a page this harness wrote (`report --index notes.md` replaced it).
     static func check(_ path: String, what: String) throws(RunReportError) {
         do { try OutputFile.check(path, what: what) } catch { throw RunReportError(error.description) }
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: ownPrefix.utf8.count)
+        let n = read(fd, &head, head.count)
+        guard n == 0 || (n == head.count && head.elementsEqual(ownPrefix.utf8)) else {
+            throw RunReportError("\(what) \(path) exists and is not a page the harness wrote; choose another path (nothing was replaced)")
+        }
     }
 }

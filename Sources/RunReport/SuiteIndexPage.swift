@@ -30,7 +30,7 @@ public enum SuiteIndexPage {
             written.append(path)
             entries.append(entry(d, r))
         }
-        try ReportFile.write(render(entries, indexDirectory: (indexPath as NSString).deletingLastPathComponent), to: indexPath, what: "index")
+        try ReportFile.write(render(entries, indexDirectory: PathText.directory(of: indexPath)), to: indexPath, what: "index")
         return written
     }
 
@@ -38,7 +38,7 @@ public enum SuiteIndexPage {
     public static func writeIndex(runDirectories: [String], indexPath: String) throws(RunReportError) {
         var entries: [Entry] = []
         for d in runDirectories { entries.append(entry(d, try RunRecord.load(runDirectory: d))) }
-        try ReportFile.write(render(entries, indexDirectory: (indexPath as NSString).deletingLastPathComponent), to: indexPath, what: "index")
+        try ReportFile.write(render(entries, indexDirectory: PathText.directory(of: indexPath)), to: indexPath, what: "index")
     }
 
     static func entry(_ dir: String, _ r: RunRecord) -> Entry {

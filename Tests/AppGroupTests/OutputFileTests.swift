@@ -88,6 +88,12 @@ import Glibc
         if kind == "symlink" { #expect(try String(contentsOfFile: s.path + "/real", encoding: .utf8) == "kept") }
     }
 
+    /// `NSString.deletingLastPathComponent` trapped on Linux for a name without a `/` (`--junit 1`).
+    @Test func theDirectoryOfAPathIsFoundByHand() {
+        let cases = [("1", "."), ("index.html", "."), ("a/b", "a"), ("a/b/", "a"), ("/x", "/"), ("/", "/"), ("/a/b/c", "/a/b"), ("./x", ".")]
+        for (path, directory) in cases { #expect(PathText.directory(of: path) == directory, "\(path)") }
+    }
+
     @Test func aMissingDirectoryIsNamed() {
         #expect(throws: OutputFile.Failure(what: "report.json", path: "/nonexistent-sth/report.json", reason: "directory /nonexistent-sth does not exist")) {
             try OutputFile.write([1], to: "/nonexistent-sth/report.json", what: "report.json")

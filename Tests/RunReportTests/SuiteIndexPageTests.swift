@@ -25,6 +25,26 @@ import Testing
         #expect(index.contains("NOT JUDGED"))
     }
 
+    /// An index or page is written over only a page the harness wrote (or an empty file): a
+    /// user's file at `--index` is refused and left as it was; the harness's own is replaced.
+    @Test func onlyTheHarnesssOwnPageIsReplaced() throws {
+        let root = NSTemporaryDirectory() + "sth-index-\(getpid())-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let a = root + "/runs/demo-as-written-seed7"
+        try FileManager.default.createDirectory(atPath: a, withIntermediateDirectories: true)
+        try RunReportFixture.history.write(to: URL(fileURLWithPath: a + "/history.jsonl"))
+        try RunReportFixture.report.write(to: URL(fileURLWithPath: a + "/report.json"))
+        for template in [ReportTemplates.index, ReportTemplates.page] { #expect(template.hasPrefix(ReportFile.ownPrefix)) }
+        let notes = root + "/notes.md"
+        try "# my notes\n".write(toFile: notes, atomically: false, encoding: .utf8)
+        #expect(throws: RunReportError.self) { try SuiteIndexPage.write(runDirectories: [a], indexPath: notes) }
+        #expect(try String(contentsOfFile: notes, encoding: .utf8) == "# my notes\n")
+        let index = root + "/index.html"
+        _ = try SuiteIndexPage.write(runDirectories: [a], indexPath: index)
+        _ = try SuiteIndexPage.write(runDirectories: [a], indexPath: index)
+        #expect(try String(contentsOfFile: index, encoding: .utf8).hasPrefix(ReportFile.ownPrefix))
+    }
+
     @Test func aDirectoryThatIsNotARunIsNamedBeforeAnythingIsWritten() throws {
         let root = NSTemporaryDirectory() + "sth-index-\(getpid())-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: root + "/run", withIntermediateDirectories: true)

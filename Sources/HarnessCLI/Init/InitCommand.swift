@@ -1,4 +1,5 @@
 import ArgumentParser
+import AppGroup
 import Foundation
 
 /// `harness init DIR`: writes a Swift package that tests a team's own Screen Time app from its
@@ -49,7 +50,7 @@ struct InitCommand: ParsableCommand {
         }
         for file in InitTemplateFiles.files {
             let target = dir + "/" + fill(file.path)
-            try fm.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try fm.createDirectory(atPath: PathText.directory(of: target), withIntermediateDirectories: true)
             guard fm.createFile(atPath: target, contents: Data(fill(file.text).utf8), attributes: [.posixPermissions: 0o644]) else {
                 throw InputError("cannot write \(target)")
             }

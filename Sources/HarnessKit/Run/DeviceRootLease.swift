@@ -35,7 +35,7 @@ public final class DeviceRootLease: @unchecked Sendable {
     ) -> String {
         // Absolute: the stand-ins get the device root's path and run elsewhere.
         if let dir = environment[runsDirectoryVariable], !dir.isEmpty { return dir.hasPrefix("/") ? dir : currentDirectory + "/" + dir }
-        return (DeviceRoot.resolvePath(environment: [:]) as NSString).deletingLastPathComponent + "/runs"
+        return PathText.directory(of: DeviceRoot.resolvePath(environment: [:])) + "/runs"
     }
 
     public struct Busy: Error, CustomStringConvertible {
@@ -46,7 +46,7 @@ public final class DeviceRootLease: @unchecked Sendable {
     /// Takes the lease on `path` (creating its parent); throws when another harness holds it.
     public init(path: String) throws {
         self.path = path
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: PathText.directory(of: path), withIntermediateDirectories: true)
         fd = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
         guard fd >= 0 else { throw RunError("cannot create \(path).lock: \(String(cString: strerror(errno)))") }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {

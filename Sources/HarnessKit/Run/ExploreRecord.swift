@@ -222,7 +222,7 @@ public enum ExploreMerge {
                 throw Failure(description: "\(name): \(path)'s run had other crash points than \(shards[0].path)'s (another scenario file?); merge the shards of one exploration")
             }
             guard r.complete else {
-                let dir = (path as NSString).deletingLastPathComponent
+                let dir = PathText.directory(of: path)
                 throw Failure(description: "\(name): \(path) was interrupted before every point of its part was decided; go on with harness explore … --resume \(dir)")
             }
         }
@@ -263,7 +263,7 @@ public enum ExploreMerge {
         }
         return Merged(
             scenario: first.scenario, variant: first.variant, seed: first.seed, crashPointCount: first.crashPoints.count,
-            directories: (1...n).map { (byIndex[$0]!.path as NSString).deletingLastPathComponent },
+            directories: (1...n).map { PathText.directory(of: byIndex[$0]!.path) },
             findings: findings.keys.sorted().map { findings[$0]! }, undecidedEnumerations: undecided,
             enumerationViolated: shards.contains { $0.record.enumerationExitCode == 1 })
     }

@@ -12,6 +12,7 @@
 //   gate: [hardened]                        = [hardened]; variants whose violations fail the job
 //                                           (exit 1); the others' violations are listed as findings
 
+import AppGroup
 import Foundation
 import Yams
 
@@ -42,7 +43,7 @@ public struct SuiteFile: Sendable, Equatable {
     public static func load(path: String) throws(ScenarioError) -> SuiteFile {
         let data = try ScenarioParser.readFile(path, what: "suite file", usage: "(a suite is a .yaml file; see README \"The suite\")")
         guard let yaml = String(data: data, encoding: .utf8) else { throw ScenarioError(file: path, message: "the suite file is not UTF-8") }
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathText.directory(of: path)
         return try parse(yaml: yaml, file: path, directory: directory.isEmpty ? "." : directory)
     }
 

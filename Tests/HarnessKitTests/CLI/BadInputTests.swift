@@ -178,6 +178,7 @@ import Glibc
         row("notify", ["notify", "state", "x", "--set", "-1", "--device-root", "$D/root"], 2, "--set \"-1\": use an unsigned 64-bit number"),
         row("notify", ["notify", "post", "$'\\xff\\xfe'", "--device-root", "$D/root"], 2, "argument 3 is not UTF-8 text (bytes ff fe)"),
         // defaults
+        row("defaults", ["defaults", "read", "group.test", "--device-root", "$D/full"], 2, "$D/full (--device-root) is not a device root: it holds none of clock, containers", "an empty directory"),
         row("defaults", ["defaults", "read", "group.test", "--device-root", "$D/missing"], 2, "no device root at $D/missing"),
         row("defaults", ["defaults", "read", "not-a-group", "--device-root", "$D/root"], 2, "\"not-a-group\" is not an app group id", "--group"),
         row("defaults", ["defaults", "read", "group.test", "--group", "nogroup", "--device-root", "$D/root"], 2, "--group \"nogroup\": not an app group id"),
@@ -205,6 +206,7 @@ import Glibc
         // place of the index or a run's report.html is refused, never replaced.
         row("report", ["report", "$D/report-run", "--index", "$D/fifo"], 2, "index $D/fifo: is a FIFO, not a regular file", "never replaces one"),
         row("report", ["report", "$D/report-run", "--index", "$D/filelink"], 2, "index $D/filelink: is a symlink", "never writes through or replaces a symlink"),
+        row("report", ["report", "$D/report-run", "--index", "$D/passwd"], 2, "index $D/passwd exists and is not a page the harness wrote", "nothing was replaced"),
         row("report", ["report", "$D/report-run", "--index", "/dev/null"], 2, "index /dev/null: is a character device, not a regular file"),
         row("report", ["report", "$D/report-fifo"], 2, "report.html $D/report-fifo/report.html: is a FIFO, not a regular file"),
     ]

@@ -350,7 +350,7 @@ public final class LedgerJournal {
 
     /// A new journal's directory entry must be durable too, or a crash could lose the whole file.
     private static func syncParentDirectory(of path: String) throws(JournalError) {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathText.directory(of: path)
         let dirFd = posixOpen(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dirFd >= 0 else { throw .io(operation: "open directory", path: path, errno: errno) }
         defer { close(dirFd) }
