@@ -70,6 +70,11 @@ final class LiveRun {
 
     static func now() -> Int64 { TraceLog.monotonicNanos() }
 
+    /// The bounds whose expiry changes the run are measured on this: wall time the harness was
+    /// running, its own stops left out (`RunningClock`).
+    var running = RunningClock(monotonicNanos: LiveRun.now())
+    func runningNow() -> Int64 { running.look(monotonicNanos: Self.now()) }
+
     /// Everything up to the first process: directories, the device root, the clock, the recorder,
     /// the OS's notify observers, the OS, the plan (`schedule.json`), the children's environment.
     init(_ setup: RunSetup) throws {
@@ -228,6 +233,10 @@ final class LiveRun {
             do { try clock.write(current, to: root) } catch { rec.record("clock_error", ["error": "\(error)"]) }
         }
         recordTamperAtTheEnd()
+        if stepped, running.gapNanos > 1_000_000_000 {
+            // Said beside the history, not in it: the same seed gives the same history either way.
+            o.progress(String(format: "note: the harness was not running for %.1f s of wall time (stopped or not scheduled); its wall bounds did not count it", Double(running.gapNanos) / 1e9))
+        }
         for f in FoundationDefaults.found(deviceRoot: root.path) {
             o.progress("note: " + FoundationDefaults.reason(role: f.role, suite: f.suite))
             rec.record(FoundationDefaults.event, ["target": f.role, "suite": f.suite, "file": f.path])

@@ -106,7 +106,7 @@ extension LiveRun {
         var f = fields
         do {
             let child = try start(role, extra: call.arguments(delivery: delivery))
-            processes.table.extensionStarted(role: role.name, pid: child.pid, callback: call.callbackName, delivery: delivery, wallNanos: Self.now())
+            processes.table.extensionStarted(role: role.name, pid: child.pid, callback: call.callbackName, delivery: delivery, wallNanos: runningNow())
             f["childPid"] = String(child.pid)
             rec.record(f["deferredUntil"] == nil ? "callback_delivered" : "callback_started", f)
         } catch {
@@ -164,7 +164,7 @@ extension LiveRun {
             exited(pid, status)
         }
         for (pid, child) in processes.dying where child.poll() != nil { processes.dying[pid] = nil }
-        execute(processes.table.watchdog(wallNanos: Self.now()))
+        execute(processes.table.watchdog(wallNanos: runningNow()))
         return any
     }
 

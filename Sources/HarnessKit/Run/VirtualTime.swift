@@ -48,7 +48,7 @@ extension LiveRun {
         let end = workloadEnd + Double(o.scenario.settleSeconds)
         var quiescing = false
         // Virtual time is far faster than the device; bound the wall time anyway.
-        let hardDeadline = startNanos + Self.overrunWallNanos + Int64(Double(plan.deviceDurationSeconds + o.scenario.settleSeconds) / 100 * 1e9)
+        let hardDeadline = runningNow() + Self.overrunWallNanos + Int64(Double(plan.deviceDurationSeconds + o.scenario.settleSeconds) / 100 * 1e9)
         var lastProgress = Self.now()
         var lastTick = Int64(0)
         quiesce()
@@ -90,7 +90,7 @@ extension LiveRun {
                 continue
             }
             if quiescing && virtualTime.now >= end && !processes.table.extensionCallsRunning && nemesis.deferredCalls.isEmpty { return }
-            if Self.now() > hardDeadline {
+            if runningNow() > hardDeadline {
                 rec.record("run_overran", [
                     "why": "virtual time did not reach the end within its wall-time bound",
                     "extensionCallsRunning": String(processes.table.extensions.count),
@@ -165,7 +165,7 @@ extension LiveRun {
     /// Waits until nothing holds device time at this instant (bounded).
     func quiesce() {
         virtualTime.lastQuiesceTimedOut = false
-        let deadline = Self.now() + Self.quiescenceWallNanos
+        let deadline = runningNow() + Self.quiescenceWallNanos
         var blockers: [String] = []
         // Blockers are worked out again only when something changed: a report came, a child
         // exited, or we posted a wake (reading the notify records is the costly part).
@@ -205,7 +205,14 @@ extension LiveRun {
                     runningCalls: running, exiting: exiting) + inProcessHolders
                 if blockers.isEmpty { return }
             }
-            if Self.now() > deadline { break }
+            let gap = self.running.gapNanos
+            if runningNow() > deadline { break }
+            if self.running.gapNanos > gap {
+                // The harness was not running: what changed meanwhile is looked at before anything
+                // is waited for again.
+                changed = true
+                continue
+            }
             // An in-process app with something to do takes its turn at the top of the loop (reap).
             if inProcessAppWantsToRun {
                 changed = true

@@ -85,4 +85,51 @@ import Glibc
             Issue.record("histories differ (\(historyA.count) vs \(historyB.count) lines); first difference at line \(firstDiff?.offset ?? min(historyA.count, historyB.count)):\n\(firstDiff?.element.0 ?? "-")\n\(firstDiff?.element.1 ?? "-")")
         }
     }
+
+    /// The harness itself SIGSTOPped for longer than its 5 s quiescence bound mid-run (a paused CI
+    /// runner, a closed laptop lid): its wall bounds count only the time it ran, so the history is
+    /// the one an unstopped run of the same seed writes, and the gap is said beside it.
+    @Test func aHarnessStoppedMidRunWritesTheSameHistory() throws {
+        let dir = NSTemporaryDirectory() + "sth-determinism-\(getpid())-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // The bundled scenario's settlement heartbeats: a stop there, before this was fixed, ended
+        // in a quiescence_timeout and 9 heartbeats missing (found at ~60% of the run).
+        let scenario = "Sources/Systems/FocusPledge/scenarios/focuspledge.yaml"
+        let (a, codeA) = try run(dir, scenario, variant: "hardened", seed: 1)
+        let linesA = try String(contentsOfFile: a + "/history.jsonl", encoding: .utf8).split(separator: "\n").count
+
+        let out = dir + "/stopped"
+        let logPath = dir + "/stopped.log"
+        let log = open(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        defer { close(log) }
+        let p = try ChildProcess.spawn(
+            try Executables.path(of: "harness"), ["run", scenario, "--variant", "hardened", "--seed", "1", "--out", out],
+            captureStdout: false, stdoutTo: log, stderrTo: log)
+        // Stop it once the run is well under way.
+        let began = Date()
+        func historyLines() -> Int {
+            guard let run = try? FileManager.default.contentsOfDirectory(atPath: out).first,
+                let data = FileManager.default.contents(atPath: out + "/" + run + "/history.jsonl")
+            else { return 0 }
+            return data.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+        }
+        while historyLines() < linesA * 6 / 10 && Date().timeIntervalSince(began) < 60 { usleep(2_000) }
+        #expect(kill(p.pid, SIGSTOP) == 0)
+        usleep(7_000_000)
+        #expect(kill(p.pid, SIGCONT) == 0)
+        let status = p.wait(timeout: .seconds(120)) ?? p.killAndReap()
+        #expect(status == codeA.map { .exited($0) })
+        let b = out + "/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: out).first))
+        let printed = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        #expect(printed.contains("note: the harness was not running for"), "\(printed.suffix(600))")
+        let historyA = try HistoryNormalizer.normalize(runDirectory: a)
+        let historyB = try HistoryNormalizer.normalize(runDirectory: b)
+        let eventsB = HistoryEvent.parse(jsonl: try Data(contentsOf: URL(fileURLWithPath: b + "/history.jsonl"))).events
+        #expect(!eventsB.contains { $0.event == "quiescence_timeout" })
+        if historyA != historyB {
+            let firstDiff = zip(historyA, historyB).enumerated().first { $0.element.0 != $0.element.1 }
+            Issue.record("histories differ (\(historyA.count) vs \(historyB.count) lines); first difference at line \(firstDiff?.offset ?? min(historyA.count, historyB.count)):\n\(firstDiff?.element.0 ?? "-")\n\(firstDiff?.element.1 ?? "-")")
+        }
+    }
 }
