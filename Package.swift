@@ -361,7 +361,7 @@ let package = Package(
             path: "Tests/Systems/PushinTests"),
         .testTarget(
             name: "FocusPledgePackTests",
-            dependencies: ["FocusPledgePack", "FocusPledge", "FocusPledgeServer", "HarnessKit", "History", "Supervision", "SystemRegistry"],
+            dependencies: ["AppGroup", "FocusPledgePack", "FocusPledge", "FocusPledgeServer", "HarnessKit", "History", "Supervision", "SystemRegistry"],
             path: "Tests/Systems/FocusPledgePackTests"
         ),
     ],

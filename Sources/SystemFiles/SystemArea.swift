@@ -39,9 +39,16 @@ public struct SystemArea: @unchecked Sendable {
 
     /// Replaces `name` with `value` (temp + rename, no fsync: a record is the OS's state, and a
     /// SIGKILL leaves the old or the new one), then posts `notification` if given.
+    /// A record over `SystemPaths.maxRecordBytes` is refused, not written: every reader (and the
+    /// harness's tamper check) holds records to that bound.
     public func write<T: Encodable>(_ value: T, _ name: String, post notification: String?) throws(SystemFileError) {
+        let bytes: [UInt8]
+        do { bytes = try SystemJSON.encode(value) } catch { throw .malformed(path: path(name), reason: "cannot encode: \(error)") }
+        guard bytes.count <= SystemPaths.maxRecordBytes else {
+            throw .malformed(path: path(name), reason: "not written: \(bytes.count) bytes, over the \(SystemPaths.maxRecordBytes) a record may hold")
+        }
         do {
-            try directory.writeAtomically(name, bytes: try SystemJSON.encode(value), fsync: false)
+            try directory.writeAtomically(name, bytes: bytes, fsync: false)
             if let notification { try center.post(notification) }
         } catch let e as AppGroupError {
             throw .io(e)

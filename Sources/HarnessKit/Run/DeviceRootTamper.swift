@@ -1,5 +1,6 @@
 import AppGroup
 import Foundation
+import ScreenTimeModel
 
 #if canImport(Glibc)
 import Glibc
@@ -16,8 +17,9 @@ import Glibc
 /// §9). So any other kind of file anywhere below `notify/`, `containers/` or `system/` — a FIFO,
 /// socket, device or symlink — came from outside. Content: every participant writes suites and
 /// notify records through the protocol's encoders, so a notify record that is not one (the scan
-/// reads them all), a quarantined notify record, or a quarantined suite in a run without the
-/// harness's own `torn_write` fault, was written by someone else too.
+/// reads them all), a `system/` record that is not JSON within its bound (`foreignSystemRecord`),
+/// a quarantined notify record, or a quarantined suite in a run without the harness's own
+/// `torn_write` fault, was written by someone else too.
 final class DeviceRootTamper {
     let root: DeviceRoot
     /// `os.faults: torn_write` tears suites on purpose: a malformed suite is then the fault's.
@@ -35,6 +37,21 @@ final class DeviceRootTamper {
         let wake = "system/" + WakeReceiver.directory + "/"
         return path.hasPrefix(wake) && Int32(path.dropFirst(wake.count)) != nil
     }
+
+    /// `system/` files by path and their stamp when last judged: a file is read again only when
+    /// its stamp moved.
+    private var systemStamps: [String: Stamp] = [:]
+    struct Stamp: Equatable {
+        var inode: UInt64, size: Int64, mtime: Int64, ctime: Int64
+        init(_ st: stat) {
+            inode = UInt64(st.st_ino)
+            size = Int64(st.st_size)
+            mtime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+            ctime = Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec)
+        }
+    }
+    /// What `system/` holds that is not a JSON record by design: the harness's own fault tokens.
+    static let systemNonRecords: Set<String> = ["system/faults"]
 
     private var lastScanNanos: Int64 = 0
     /// One `tamper` line per run: the first change found stops it.
@@ -56,7 +73,7 @@ final class DeviceRootTamper {
     func check(nowNanos: Int64, force: Bool = false) -> (file: String, what: String)? {
         guard !reported, force || nowNanos &- lastScanNanos >= Self.scanIntervalNanos else { return nil }
         lastScanNanos = nowNanos
-        let found = foreignFile() ?? foreignNotifyRecord() ?? foreignContent()
+        let found = foreignFile() ?? foreignNotifyRecord() ?? foreignSystemRecord() ?? foreignContent()
         reported = found != nil
         return found
     }
@@ -117,6 +134,86 @@ final class DeviceRootTamper {
             guard case .corrupt(let reason)? = try? DarwinNotificationCenter.readRecordFile(name, in: notify) else { continue }
             let path = top + "/" + name
             return (path, "\(path) is not a notify record (\(reason)): every participant writes records through the protocol's encoder, so someone outside the run wrote it")
+        }
+        return nil
+    }
+
+    /// A `system/` record that is not one: every writer of `system/` — the harness, the
+    /// frameworks (`SystemArea`), the app inbox — writes a JSON document of at most
+    /// `SystemPaths.maxRecordBytes` by temp + rename (dot names are locks and temps). Garbage in
+    /// `authorization/familycontrols.json` was blamed on the app; random bytes in a
+    /// `deviceactivity` record the OS had already read went unseen. Each file is read again only
+    /// when its stamp (inode, size, mtime, ctime) moved since it was last judged.
+    func foreignSystemRecord() -> (file: String, what: String)? {
+        var budget = Self.maxEntries
+        var seen: Set<String> = []
+        defer { systemStamps = systemStamps.filter { seen.contains($0.key) } }
+        return records(root.directory.fd, "system", depth: 0, budget: &budget, seen: &seen)
+    }
+
+    private func records(_ parentFd: Int32, _ relative: String, depth: Int, budget: inout Int, seen: inout Set<String>) -> (file: String, what: String)? {
+        guard !Self.systemNonRecords.contains(relative) else { return nil }
+        let fd = openat(parentFd, String(relative.split(separator: "/").last ?? ""), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0, let dir = fdopendir(fd) else {
+            if fd >= 0 { close(fd) }
+            return nil
+        }
+        defer { closedir(dir) }
+        while budget > 0, let entry = readdir(dir) {
+            budget -= 1
+            let child = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            if child.hasPrefix(".") { continue }
+            let path = relative + "/" + child
+            var st = stat()
+            guard fstatat(dirfd(dir), child, &st, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+            switch st.st_mode & S_IFMT {
+            case S_IFDIR:
+                if depth + 1 < Self.maxDepth, let found = records(dirfd(dir), path, depth: depth + 1, budget: &budget, seen: &seen) { return found }
+            case S_IFREG:
+                seen.insert(path)
+                let stamp = Stamp(st)
+                guard systemStamps[path] != stamp else { continue }
+                systemStamps[path] = stamp
+                switch Self.notARecord(dirfd(dir), child, size: Int(st.st_size)) {
+                case nil: continue
+                case Self.lookAgain?: systemStamps[path] = nil
+                case let why?:
+                    return (path, "\(path) is not a system record (\(why)): every process of the system writes them as JSON through temp + rename, so someone outside the run wrote it")
+                }
+            default:
+                continue  // foreignFile judges the other kinds
+            }
+        }
+        return nil
+    }
+
+    /// `notARecord`'s answer for a file that changed while it was read: not judged this time.
+    static let lookAgain = "look again"
+
+    /// Why the file is not a record, or nil when it is one (absent meanwhile: nil, nothing to judge).
+    static func notARecord(_ dirFd: Int32, _ name: String, size: Int) -> String? {
+        let limit = SystemPaths.maxRecordBytes
+        guard size <= limit else { return "over the \(limit) bytes a record may hold" }
+        let fd = openat(dirFd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        // The size as stat saw it, and a page more: a file replaced meanwhile is read whole or
+        // seen over the limit.
+        var bytes = [UInt8](repeating: 0, count: min(limit, size + 4096) + 1)
+        var n = 0
+        while n < bytes.count {
+            let r = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + n, $0.count - n) }
+            if r < 0 && errno == EINTR { continue }
+            guard r > 0 else { break }
+            n += r
+        }
+        if n == bytes.count {
+            // Replaced by a larger file since the stat: judged again at the next scan.
+            guard bytes.count > limit else { return Self.lookAgain }
+            return "over the \(limit) bytes a record may hold"
+        }
+        guard (try? JSONSerialization.jsonObject(with: Data(bytes[..<n]))) != nil else {
+            return "not JSON: " + Excerpt.quoted(bytes: bytes[..<min(n, 40)])
         }
         return nil
     }

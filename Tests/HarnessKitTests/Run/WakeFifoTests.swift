@@ -113,6 +113,27 @@ import Glibc
         #expect(tamper.foreignFile()?.file == "system/wake/not-a-pid")
     }
 
+    /// Every system/ record is JSON written by temp + rename: one that is not (garbage, over the
+    /// size limit) is tampering, judged when its stamp moves; the harness's fault tokens and dot
+    /// names (locks, temps) are not records.
+    @Test func aSystemRecordThatIsNotJSONIsTampering() throws {
+        let r = try Self.root()
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: r.path + "/system/deviceactivity", withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: r.path + "/system/faults", withIntermediateDirectories: true)
+        try Data(#"{"name":"a"}"#.utf8).write(to: URL(fileURLWithPath: r.path + "/system/deviceactivity/a.json"))
+        try Data("\u{1}x".utf8).write(to: URL(fileURLWithPath: r.path + "/system/deviceactivity/.lock"))
+        try Data().write(to: URL(fileURLWithPath: r.path + "/system/faults/torn-x-0"))
+        let tamper = DeviceRootTamper(root: r.root, tornWritesPlanned: false)
+        #expect(tamper.foreignSystemRecord() == nil)
+        try Data([0x00, 0xFF, 0x13, 0x37]).write(to: URL(fileURLWithPath: r.path + "/system/deviceactivity/a.json"), options: .atomic)
+        let found = try #require(tamper.foreignSystemRecord())
+        #expect(found.file == "system/deviceactivity/a.json")
+        #expect(found.what.contains("is not a system record (not JSON:"), "\(found.what)")
+        try Data(repeating: 0x20, count: (1 << 20) + 1).write(to: URL(fileURLWithPath: r.path + "/system/deviceactivity/a.json"), options: .atomic)
+        #expect(tamper.foreignSystemRecord()?.what.contains("over the 1048576 bytes") == true)
+    }
+
     /// A post whose state is known no longer reads its record (PROTOCOL.md §4.2), so the scan
     /// reads notify records itself: a regular file there that is not a record is tampering.
     @Test func aNotifyRecordThatIsNotOneIsTampering() throws {

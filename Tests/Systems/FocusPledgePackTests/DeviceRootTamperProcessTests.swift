@@ -1,3 +1,4 @@
+import AppGroup
 import Foundation
 import History
 import Supervision
@@ -35,7 +36,12 @@ import Glibc
             Case(kind: "system/ record", file: "system/managedsettings/default.json", replacement: r, reportedFile: "system/"),
             Case(kind: "clock", file: "clock", replacement: r, reportedFile: "clock"),
         ]
-    }
+    } + [
+        // Records the OS reads once (authorization) or only on a change notification
+        // (deviceactivity): garbage there was blamed on the app, or went unseen.
+        Case(kind: "authorization record", file: "system/authorization/familycontrols.json", replacement: .garbage, reportedFile: "system/authorization/familycontrols.json"),
+        Case(kind: "new deviceactivity record", file: "system/deviceactivity/planted.json", replacement: .garbage, reportedFile: "system/deviceactivity/planted.json"),
+    ]
 
     @Test(arguments: cases)
     func tamperingIsReportedAsSuchNeverAsAViolation(_ c: Case) throws {
@@ -45,8 +51,8 @@ import Glibc
         // What the system wrote is replaced the way an outsider would: made beside it (same
         // filesystem), renamed over it.
         let target = root + "/" + c.file
-        let beside = (target as NSString).deletingLastPathComponent + "/planted-by-test"
-        try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let beside = PathText.directory(of: target) + "/planted-by-test"
+        try FileManager.default.createDirectory(atPath: PathText.directory(of: target), withIntermediateDirectories: true)
         switch c.replacement {
         case .fifo: #expect(mkfifo(beside, 0o600) == 0)
         case .symlink:
