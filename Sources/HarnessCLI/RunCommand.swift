@@ -103,7 +103,7 @@ struct RunCommand: ParsableCommand {
             for entry in file.entries {
                 for p in entry.scenarioPaths {
                     let sc = try ScenarioParser.load(path: p, systems: HarnessCLI.catalog)
-                    var variants = try (entry.variants ?? sc.variants.map(\.rawValue)).map { name throws(ScenarioError) in try sc.variant(named: name) }
+                    var variants = try (entry.variants ?? sc.variants.map(\.rawValue)).map { name throws(ScenarioError) in try entry.variant(name, of: sc) }
                     if let variant { variants = variants.filter { $0.rawValue == variant } }
                     for v in variants { for s in seedValues ?? Array(entry.seeds) { cases.append(.init(scenarioPath: p, scenario: sc, variant: v, seed: s)) } }
                 }
@@ -321,6 +321,6 @@ extension InProcessScope {
     }
 
     static let help = ArgumentHelp(
-        "Run these roles inside the harness instead of as processes: extensions (a thread per call; same history, less CPU). Default: none.",
+        "Run these roles inside the harness instead of as processes: none (the default), extensions (a thread per call), device (the apps and their extensions; servers stay processes) or all (the whole run is one process). Same history, less CPU.",
         valueName: "roles")
 }

@@ -197,7 +197,8 @@ public enum HeartbeatReplay {
     public static func render(_ t: Table) -> String {
         var lines = [
             "\(t.system) \(t.monitor): \(t.writer) — rule \"\(t.rule)\"; \(t.runs) run\(t.runs == 1 ? "" : "s"), "
-                + String(format: "%.2f", t.deviceHours) + " device hours, \(t.beats) beats replayed"
+                + String(format: "%.2f", t.deviceHours) + " device hours, \(t.beats) beats replayed; each setting alarms at most once per silence"
+                + " (a run's own summary counts the monitor's decisions, which may repeat within one)"
         ]
         let header = ["setting", "alarms", "false", "false/device h", "false while", "monitor down", "detected", "latency p50 s", "p99 s"]
         var cells: [[String]] = []

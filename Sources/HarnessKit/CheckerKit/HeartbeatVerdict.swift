@@ -56,7 +56,7 @@ public struct HeartbeatVerdict: Codable, Equatable, Sendable {
 
     public static let maxFindings = 100
 
-    /// "heartbeats: N deaths, detected M (p99 X s), false alarms K".
+    /// "heartbeats: N deaths, detected M (p99 X s), false alarms K of D decisions".
     public static func summary(_ verdicts: [HeartbeatVerdict]) -> String? {
         guard !verdicts.isEmpty else { return nil }
         let deaths = verdicts.reduce(0) { $0 + $1.deaths }
@@ -65,7 +65,10 @@ public struct HeartbeatVerdict: Codable, Equatable, Sendable {
         let p99 = verdicts.compactMap(\.detectionLatencyP99Seconds).max()
         let latency = p99.map { " (p99 \(Self.seconds($0)) s)" } ?? ""
         let missed = verdicts.reduce(0) { $0 + $1.missed }
-        return "heartbeats: \(deaths) death\(deaths == 1 ? "" : "s"), detected \(detected)\(latency), false alarms \(falseAlarms)"
+        // Counted in the monitor's own decisions (one per check it made while the writer was
+        // alive); `harness heartbeats` counts one per silence, and says so.
+        let decisions = verdicts.reduce(0) { $0 + $1.decisions }
+        return "heartbeats: \(deaths) death\(deaths == 1 ? "" : "s"), detected \(detected)\(latency), false alarms \(falseAlarms) of \(decisions) decision\(decisions == 1 ? "" : "s")"
             + (missed > 0 ? ", missed \(missed)" : "")
     }
 

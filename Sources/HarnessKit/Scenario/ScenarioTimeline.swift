@@ -48,8 +48,10 @@ public enum ScenarioTimeline {
         return nil
     }
 
+    /// In the proleptic Gregorian calendar, as the scenario wrote it (`ISO8601DateFormatter` shows
+    /// years before 1583 in the Julian one: `0001-01-01` came back as `0001-01-03`).
     static func format(_ unixSeconds: Double) -> String {
         guard unixSeconds.isFinite, abs(unixSeconds) < 1e12 else { return String(unixSeconds) }
-        return ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: unixSeconds))
+        return ISO8601Date.format(Date(timeIntervalSince1970: unixSeconds))
     }
 }

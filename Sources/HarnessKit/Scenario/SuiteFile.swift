@@ -27,6 +27,17 @@ public struct SuiteFile: Sendable, Equatable {
         /// nil = every variant each scenario lists.
         public var variants: [String]?
         public var seeds: ClosedRange<UInt64>
+        /// Where `variants:` is written: a name no scenario of the entry has is an error there.
+        public var variantsAt: ScenarioError?
+
+        /// `name` as a variant of `scenario`, or an error at this entry's `variants:`.
+        public func variant(_ name: String, of scenario: Scenario) throws(ScenarioError) -> ScenarioVariant {
+            do { return try scenario.variant(named: name) } catch {
+                guard var at = variantsAt else { throw error }
+                at.message = "variants: unknown variant '\(Excerpt.inner(name))'; \(scenario.name) (\(scenario.system.id)) has: \(scenario.system.descriptor.variants.joined(separator: ", "))"
+                throw at
+            }
+        }
     }
 
     public var path: String
@@ -63,7 +74,7 @@ public struct SuiteFile: Sendable, Equatable {
             let variants = try e["variants"].map { v throws(ScenarioError) in try v.stringList(nonEmpty: true) }
             var seeds: ClosedRange<UInt64> = 1...1
             if let s = e["seeds"] { seeds = try seedRange(s) }
-            entries.append(Entry(scenarioPaths: matches, variants: variants, seeds: seeds))
+            entries.append(Entry(scenarioPaths: matches, variants: variants, seeds: seeds, variantsAt: e["variants"]?.error("variants")))
         }
         guard !entries.isEmpty else { throw top.error("runs: list at least one run") }
         let gate = try top["gate"].map { v throws(ScenarioError) in try v.stringList(nonEmpty: false) } ?? defaultGate

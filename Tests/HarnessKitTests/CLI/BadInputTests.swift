@@ -71,6 +71,8 @@ import Glibc
         row("run", ["run", "$D/s.yaml", "--junit", "$D"], 2, "--junit $D: is a directory; name a file"),
         row("run", ["run", "$D/s.yaml", "--junit", "$D/fifo"], 2, "--junit $D/fifo: is a FIFO, not a regular file", "never replaces one"),
         row("run", ["run", "$D/s.yaml", "--junit", "$D/sock"], 2, "--junit $D/sock: is a socket, not a regular file"),
+        row("run", ["run", "--suite", "$D/suite-bogus.yaml"], 2, "suite-bogus.yaml:3:15: variants: unknown variant 'bogus'; s (focuspledge) has: as-written, hardened"),
+        row("plan", ["plan", "$D/start-0001.yaml"], 2, "clock.start: 0001-01-01T00:00:00Z is before 1970-01-01T00:00:00Z"),
         row("run", ["run", "$D/s.yaml", "--junit", "$D/passwd"], 2, "--junit $D/passwd exists and is not a JUnit report (no <testsuite>)", "nothing was replaced"),
         row("run", ["run", "$D/s.yaml", "--junit", "$D/filelink"], 2, "--junit $D/filelink: is a symlink; name a regular file"),
         row("run", ["run", "$D/s.yaml", "--variant", "hardened", "--device-root", "$D/link"], 2, "--device-root $D/link is a symlink"),
@@ -247,6 +249,8 @@ import Glibc
             try Data([0x6E, 0x61, 0x6D, 0x65, 0x3A, 0x20, 0xE9, 0x0A]).write(to: URL(fileURLWithPath: path + "/latin1.yaml"))
             try write("feb30.yaml", good.replacingOccurrences(of: "rate: 600", with: "rate: 600, start: \"2026-02-30T08:00:00Z\""))
             try write("control.yaml", "system: rally\nname: \"ab\u{01}sk-live-0123456789abcdef\"\n")
+            try write("suite-bogus.yaml", "runs:\n  - scenarios: s.yaml\n    variants: [bogus]\n")
+            try write("start-0001.yaml", good.replacingOccurrences(of: "rate: 600", with: "rate: 600, start: \"0001-01-01T00:00:00Z\""))
             try write("start-submilli.yaml", good.replacingOccurrences(of: "rate: 600", with: "rate: 600, start: \"2026-03-02T08:00:00.0001Z\""))
             try write("start-1969.yaml", good.replacingOccurrences(of: "rate: 600", with: "rate: 600, start: \"1969-12-31T23:00:00Z\""))
             try write("start-9999.yaml", good.replacingOccurrences(of: "rate: 600", with: "rate: 600, start: \"9999-12-31T23:00:00Z\""))
