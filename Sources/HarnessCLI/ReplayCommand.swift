@@ -64,6 +64,12 @@ struct ReplayCommand: ParsableCommand {
         guard outcome.exitCode != 2 else {
             throw InputError("the replay could not be decided: \(outcome.setupError ?? outcome.report?.undecidedReason ?? "undecided") (\(outcome.runDirectory))")
         }
+        // The plan is the seed's, made again: a recorded schedule.json that differs was edited (or
+        // is garbage) and played no part; say so rather than let it pass as replayed.
+        let recordedPlan = FileManager.default.contents(atPath: dir + "/schedule.json")
+        if recordedPlan != FileManager.default.contents(atPath: outcome.runDirectory + "/schedule.json") {
+            print("note: \(dir)/schedule.json \(recordedPlan == nil ? "is missing" : "is not the plan seed \(seed) makes (edited after the run?)"); the replay ran the seed's plan, which the recorded history followed")
+        }
         let now = Set(outcome.report?.violations.map(\.invariant) ?? [])
         func words(_ s: Set<String>) -> String { s.isEmpty ? "held" : "violated: " + s.sorted().joined(separator: ", ") }
         guard let recorded else {

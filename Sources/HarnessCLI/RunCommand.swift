@@ -126,7 +126,13 @@ struct RunCommand: ParsableCommand {
             // Decided on the whole list (same order in every shard), before anything else is checked.
             let part: Shard
             do { part = try Shard.parse(shard, environment: ProcessInfo.processInfo.environment) } catch { throw InputError(error.description) }
-            let names = cases.map { "\($0.scenario.name)|\($0.variant.rawValue)|\($0.seed)" }
+            // The scenario's text is part of the plan: shards of two scenarios that share a name
+            // (an edited file between two CI jobs) are not one suite's and do not merge.
+            var texts: [String: String] = [:]
+            for c in cases where texts[c.scenarioPath] == nil {
+                texts[c.scenarioPath] = Shard.digest([(try? String(contentsOfFile: c.scenarioPath, encoding: .utf8)) ?? ""])
+            }
+            let names = cases.map { "\($0.scenario.name)|\($0.variant.rawValue)|\($0.seed)|\(texts[$0.scenarioPath] ?? "")" }
             for i in cases.indices { cases[i].shardFacts = part.facts(index: i, names: names) }
             cases = part.part(of: cases)
         }
