@@ -128,6 +128,13 @@ struct ExploreCommand: ParsableCommand {
                 let names = BuildIdentity.differences(recorded: recorded.build, now: build).map { $0.prefix { $0 != ":" } }.joined(separator: ", ")
                 throw InputError("--resume \(resume): that exploration ran another build of \(names) (run_started's build in its runs says which); its verdicts are not this build's — explore afresh")
             }
+            if recorded.complete {
+                // Nothing left: say what it found, run nothing (no second enumeration directory).
+                let points = recorded.points.compactMap(\.finding)
+                print("--resume \(resume): that exploration is complete (\(points.count) of \(recorded.crashPoints.count) crash points decided): \(CrashPointExplorer.counts(points)); nothing left to explore")
+                if points.contains(where: { $0.verdict == .violated }) { throw ExitCode(1) }
+                return
+            }
             exploreDir = resume
             resuming = CrashPointExplorer.Resume(crashPoints: recorded.crashPoints, decided: ExploreRecord.decidedPoints(record: recorded, directory: resume))
         } else {
@@ -157,7 +164,7 @@ struct ExploreCommand: ParsableCommand {
         let pointsFile = exploreDir + "/" + ExploreRecord.pointsFileName
         let decidedBefore = resuming?.decided.count ?? 0
         let appender = PointAppender(path: pointsFile)
-        let result = CrashPointExplorer.explore(
+        var result = CrashPointExplorer.explore(
             options, maxPoints: limit, shard: part, keepPassingRuns: keepRuns, jobs: parallel, eachLabelOnce: eachLabelOnce, resuming: resuming,
             failFast: failFast, progress: { err.write(Data("… \($0)\n".utf8)) },
             onChosen: { enumeration, chosen in
@@ -171,6 +178,8 @@ struct ExploreCommand: ParsableCommand {
                 do { try begun.write(toDirectory: exploreDir) } catch { err.write(Data("… \(exploreDir)/\(ExploreRecord.fileName) not written: \(error)\n".utf8)) }
             },
             onFinding: { i, total, f in
+                // A point cut short by the harness's own SIGINT/SIGTERM is not decided: --resume runs it again.
+                if RunInterruption.signal != nil && f.verdict == .undecided { return }
                 appender.append(f)
                 let explored = i - decidedBefore
                 let elapsed = Date().timeIntervalSince(t0)
@@ -178,6 +187,7 @@ struct ExploreCommand: ParsableCommand {
                 err.write(Data("  [\(i)/\(total)] \(f.crashPoint): \(f.verdict.rawValue)\(f.detail.isEmpty ? "" : " (\(f.detail.joined(separator: ", ")))") — \(String(format: "%.0f", rate)) points/min\(Self.timeLeft(rate: rate, left: total - i))\n".utf8))
             })
         if let mismatch = result.mismatch { throw InputError("--resume \(exploreDir): \(mismatch)") }
+        if RunInterruption.signal != nil { result.findings.removeAll { $0.verdict == .undecided } }
         // What `harness merge` puts shards together from (the points that held left no run
         // directory), written first: an enumeration that could not be decided is recorded too.
         let record = ExploreRecord(
@@ -207,6 +217,9 @@ struct ExploreCommand: ParsableCommand {
             print("stopped at a violation (--fail-fast): \(result.chosen.count - result.findings.count) point(s) not explored; go on with --resume \(exploreDir) and the same options (without --fail-fast: every remaining point)")
         }
         for line in CrashPointExplorer.notHeld(result.findings, history: true) { print(line) }
+        if let signal = RunInterruption.signal {
+            print("interrupted (\(RunInterruption.name(of: signal))): \(result.chosen.count - result.findings.count) point(s) not explored; go on with --resume \(exploreDir) and the same options")
+        }
         if let junit {
             do {
                 try CrashPointExplorer.junit(result, scenario: sc.name, variant: v.rawValue, seed: seed).write(toPath: junit, what: "--junit")

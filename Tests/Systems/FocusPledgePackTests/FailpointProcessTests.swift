@@ -227,10 +227,16 @@ import Glibc
             }
             usleep(20_000)
         }
-        _ = p.killAndReap()
+        // Ctrl-C: the point under way is not recorded as decided, and the harness says how to go on.
+        kill(p.pid, SIGINT)
+        var said: [String] = []
+        while let l = p.readLine(timeout: .seconds(60)) { said.append(l) }
+        let status = p.wait(timeout: .seconds(30)) ?? p.killAndReap()
+        #expect(status == .exited(130))
         let explore = try #require(dir, "no three points decided within 90 s")
+        #expect(said.contains { $0.hasPrefix("interrupted (SIGINT):") && $0.contains("go on with --resume \(explore)") }, "\(said)")
         let before = try #require(try ExploreMerge.load(explore + "/" + ExploreRecord.fileName))
-        #expect(!before.complete, "killed: the record is the one written as it began")
+        #expect(!before.complete, "interrupted: the record is not complete")
         let decided = ExploreRecord.decidedPoints(record: before, directory: explore).filter { $0.value.verdict != .undecided }.count
         try #require(decided >= 3 && decided < 30, "\(decided) decided before the kill")
 
@@ -262,6 +268,11 @@ import Glibc
         let rest = try HarnessReliabilityProcessTests.harness(common + ["--resume", d.path + "/x/" + name])
         #expect(rest.stdout.contains("6 of") && rest.stdout.contains("(1 decided before, 5 now)"), "\(rest.stdout)\n\(rest.stderr)")
         #expect(try ExploreMerge.load(d.path + "/x/" + name + "/" + ExploreRecord.fileName).complete)
+        // Complete: resuming again runs nothing (no second enumeration) and says what it found.
+        let enumerations = try FileManager.default.contentsOfDirectory(atPath: d.path + "/x/" + name + "/enumeration").count
+        let again = try HarnessReliabilityProcessTests.harness(common + ["--resume", d.path + "/x/" + name])
+        #expect(again.status == .exited(1) && again.stdout.contains("that exploration is complete (6 of"), "\(again.stdout)\n\(again.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: d.path + "/x/" + name + "/enumeration").count == enumerations)
     }
 
     /// `harness explore --max 3`: the enumeration run, then one run killed at each of the first
