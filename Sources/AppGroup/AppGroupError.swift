@@ -16,6 +16,7 @@ public enum AppGroupError: Error, CustomStringConvertible, Equatable, Sendable {
     case valueTooLarge(key: String, bytes: Int, limitBytes: Int)
     case valueTooDeep(key: String, nesting: Int, limit: Int)
     case notXMLText(key: String, scalar: UInt32)
+    case dateOutOfRange(key: String)
     case suiteTooLarge(suite: String, bytes: Int, limitBytes: Int)
     case lockTimeout(path: String, waitedMilliseconds: Int)
     case malformedFile(path: String, reason: String)
@@ -39,6 +40,8 @@ public enum AppGroupError: Error, CustomStringConvertible, Equatable, Sendable {
         case .notXMLText(let k, let c):
             return "key or value \(String(reflecting: String(k.prefix(80)))) holds U+\(String(c, radix: 16, uppercase: true)), which an XML 1.0 property list cannot hold "
                 + "(of the control characters only tab, newline and carriage return); store such bytes as data (PROTOCOL.md §3)"
+        case .dateOutOfRange(let k):
+            return "value for key \(String(reflecting: String(k.prefix(80)))) holds a date outside 0001-01-01T00:00:00Z … 9999-12-31T23:59:59Z, which a property list cannot hold for every reader (PROTOCOL.md §3)"
         case .suiteTooLarge(let s, let b, let l): return "suite \(s) would be \(b) bytes; the limit is \(l) bytes"
         case .lockTimeout(let p, let ms): return "could not take the lock \(p) within \(ms) ms (is its holder stopped?)"
         case .malformedFile(let p, let r): return "malformed file \(p): \(r)"

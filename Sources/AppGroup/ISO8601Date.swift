@@ -13,6 +13,17 @@ import Glibc
 public enum ISO8601Date {
     public struct Invalid: Error, Sendable { public var reason: String }
 
+    /// The dates a property list holds (PROTOCOL.md §3): 0001-01-01T00:00:00Z … 9999-12-31T23:59:59Z,
+    /// whole seconds are what is written. Python's `datetime` (the other participant's reader) has
+    /// no year 0 and no year 10000, so a writer refuses a date outside and every reader quarantines one.
+    public static let range: ClosedRange<Double> = -62_135_596_800 ... 253_402_300_799
+
+    /// Whether `d` is a date every participant can write and read back.
+    public static func isWritable(_ d: Date) -> Bool {
+        let t = d.timeIntervalSince1970
+        return t.isFinite && range.contains(t.rounded(.down))
+    }
+
     static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
 
     /// The date `text` names, or why not (with at most an 80-character excerpt of it).
@@ -60,6 +71,7 @@ public enum ISO8601Date {
             return .failure(Invalid(reason: usage))
         }
         guard i == bytes.count else { return .failure(Invalid(reason: usage)) }
+        guard year >= 1 else { return .failure(Invalid(reason: "\(Excerpt.quoted(text)) is before 0001-01-01T00:00:00Z, the first date a property list holds (there is no year 0)")) }
         guard (1...12).contains(month) else { return .failure(Invalid(reason: "\(Excerpt.quoted(text)) is not a date: there is no month \(month)")) }
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
         let monthDays = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]

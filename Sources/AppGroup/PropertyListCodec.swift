@@ -141,6 +141,16 @@ public enum PropertyListCodec {
         }
     }
 
+    /// Whether `v` holds a date outside `ISO8601Date.range` (written, it would make the suite corrupt).
+    public static func holdsUnwritableDate(_ v: PropertyListValue) -> Bool {
+        switch v {
+        case .date(let d): return !ISO8601Date.isWritable(d)
+        case .array(let a): return a.contains(where: holdsUnwritableDate)
+        case .dictionary(let d): return d.values.contains(where: holdsUnwritableDate)
+        default: return false
+        }
+    }
+
     /// The nesting of `v`: 0 for a scalar, 1 + the deepest element for an array or dictionary.
     public static func nesting(_ v: PropertyListValue) -> Int {
         switch v {

@@ -358,6 +358,7 @@ public final class SharedDefaults: @unchecked Sendable {
             if let c = k.unicodeScalars.first(where: { !PropertyListCodec.isXMLCharacter($0) }) ?? PropertyListCodec.firstNonXMLCharacter(v) {
                 throw AppGroupError.notXMLText(key: k, scalar: c.value)
             }
+            if PropertyListCodec.holdsUnwritableDate(v) { throw AppGroupError.dateOutOfRange(key: k) }
             let nesting = PropertyListCodec.nesting(v)
             if nesting > PropertyListCodec.maxValueNesting {
                 throw AppGroupError.valueTooDeep(key: k, nesting: nesting, limit: PropertyListCodec.maxValueNesting)

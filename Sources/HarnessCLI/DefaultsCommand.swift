@@ -126,7 +126,15 @@ enum DefaultsText {
             case "false", "no", "0": return .bool(false)
             default: throw bad("true or false")
             }
-        case "date": guard let d = ISO8601DateFormatter().date(from: text) else { throw bad("an ISO 8601 date like 2026-02-17T08:00:00Z") }; return .date(d)
+        case "date":
+            // The one date rule every reader and writer keeps (PROTOCOL.md §3): strict, proleptic
+            // Gregorian, 0001…9999 — Foundation's formatter rolled Feb 30 over and read 1582 as Julian.
+            switch ISO8601Date.parse(text) {
+            case .success(let d):
+                guard ISO8601Date.isWritable(d) else { throw bad("a date from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z") }
+                return .date(d)
+            case .failure(let why): throw InputError("--type date: \(why.reason)")
+            }
         case "data": guard let d = Data(base64Encoded: text) else { throw bad("base64") }; return .data(d)
         case "json":
             // Nesting first: JSONDecoder gives up at 512 levels, the suite's reader at 62.
@@ -178,7 +186,7 @@ enum DefaultsText {
         case .real(let d): return d.isFinite ? String(d) : quote(String(d))
         case .bool(let b): return b ? "true" : "false"
         case .data(let d): return quote(d.base64EncodedString())
-        case .date(let d): return quote(ISO8601DateFormatter().string(from: d))
+        case .date(let d): return quote(ISO8601Date.format(d))
         case .array(let a): return "[" + a.map(json).joined(separator: ", ") + "]"
         case .dictionary(let d): return "{" + d.keys.sorted().map { "\(quote($0)): \(json(d[$0]!))" }.joined(separator: ", ") + "}"
         }

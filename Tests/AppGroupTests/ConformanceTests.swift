@@ -125,6 +125,42 @@ struct ConformanceTests {
         #expect(err.contains("moved aside to \(TestRoot.group).plist.corrupt-"), "\(err)")
     }
 
+    /// One date rule in both languages (PROTOCOL.md §3): proleptic Gregorian, 0001…9999, whole
+    /// seconds. Swift writes, Python reads the same day (a Julian reading shifted 1582-10-10 by ten
+    /// days); Python writes, Swift reads it back unchanged; a date Python cannot hold is refused
+    /// by the Swift writer, never written to make the suite corrupt for the other.
+    @Test func datesAgreeAcrossLanguages() throws {
+        let t = try TestRoot()
+        let texts = ["0001-01-01T00:00:00Z", "1000-06-01T00:00:00Z", "1582-10-10T00:00:00Z", "2026-02-17T08:00:00Z", "9999-12-31T23:59:59Z"]
+        let d = try t.defaults()
+        try d.update { s in for (i, text) in texts.enumerated() { s["d\(i)"] = .date(try! ISO8601Date.parse(text).get()) } }
+        for (i, text) in texts.enumerated() {
+            let read = try Self.participant(["read", "--root", t.path, "--key", "d\(i)"])
+            let line = read.readLine(timeout: .seconds(10))
+            #expect(line == text.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: ""), "Python read \(text) as \(line ?? "nothing")")
+            #expect(read.wait(timeout: .seconds(10)) == .exited(0))
+        }
+        #expect(t.root.quarantineRecords().isEmpty, "\(t.root.quarantineRecords())")
+        for out in [Date(timeIntervalSince1970: ISO8601Date.range.lowerBound - 1), Date(timeIntervalSince1970: ISO8601Date.range.upperBound + 1)] {
+            #expect(throws: AppGroupError.dateOutOfRange(key: "far")) { try d.update { $0["far"] = .date(out) } }
+        }
+        let python = try ChildProcess.spawn(PythonParticipant.python!, [
+            "-c", "import plistlib,sys,datetime; sys.stdout.buffer.write(plistlib.dumps({'a': datetime.datetime(1000, 6, 1), 'b': datetime.datetime(1, 1, 1)}))",
+        ])
+        var plist = ""
+        while let l = python.readLine(timeout: .seconds(10)) { plist += l + "\n" }
+        #expect(python.wait(timeout: .seconds(10)) == .exited(0))
+        try plist.write(toFile: t.suitePath, atomically: false, encoding: .utf8)
+        let back = try t.defaults()
+        for (key, text) in [("a", "1000-06-01T00:00:00Z"), ("b", "0001-01-01T00:00:00Z")] {
+            guard case .date(let x)? = try back.value(forKey: key) else {
+                Issue.record("\(key): not a date")
+                continue
+            }
+            #expect(ISO8601Date.format(x) == text)
+        }
+    }
+
     /// State and quarantine rules in both directions.
     @Test func stateAndQuarantineAgreeAcrossLanguages() throws {
         let t = try TestRoot()

@@ -181,6 +181,11 @@ import Glibc
         row("notify", ["notify", "post", "$'\\xff\\xfe'", "--device-root", "$D/root"], 2, "argument 3 is not UTF-8 text (bytes ff fe)"),
         // defaults
         row("defaults", ["defaults", "read", "group.test", "--device-root", "$D/full"], 2, "$D/full (--device-root) is not a device root: it holds none of clock, containers", "an empty directory"),
+        row("defaults", ["defaults", "write", "group.test", "d", "10000-01-01T00:00:00Z", "--type", "date", "--device-root", "$D/root"], 2, "--type date: expected an ISO 8601 time"),
+        row("defaults", ["defaults", "write", "group.test", "d", "0000-12-31T00:00:00Z", "--type", "date", "--device-root", "$D/root"], 2, "is before 0001-01-01T00:00:00Z, the first date a property list holds"),
+        row("defaults", ["defaults", "write", "group.test", "d", "2026-02-30T00:00:00Z", "--type", "date", "--device-root", "$D/root"], 2, "is not a date: February 2026 has 28 days"),
+        row("defaults", ["defaults", "write", "group.test", "d", "2026-01-01T24:00:00Z", "--type", "date", "--device-root", "$D/root"], 2, "is not a time of day"),
+        row("defaults", ["defaults", "write", "group.test", "d", "2026-01-01T00:00:00+25:00", "--type", "date", "--device-root", "$D/root"], 2, "the zone offset is not ±HH:MM within ±23:59"),
         row("defaults", ["defaults", "read", "group.test", "--device-root", "$D/missing"], 2, "no device root at $D/missing"),
         row("defaults", ["defaults", "read", "not-a-group", "--device-root", "$D/root"], 2, "\"not-a-group\" is not an app group id", "--group"),
         row("defaults", ["defaults", "read", "group.test", "--group", "nogroup", "--device-root", "$D/root"], 2, "--group \"nogroup\": not an app group id"),
