@@ -32,10 +32,10 @@ func fakeOS(_ seconds: Double = 3, answer: @escaping @Sendable () throws -> Bool
             try FamilyControlsAuthority.setStatus("approved", answering: r.id, on: os)
             return true
         }
-        try await center.requestAuthorization(for: .individual)
+        try await bounded(30) { try await center.requestAuthorization(for: .individual) }
         #expect(center.authorizationStatus == .approved)
         // Approved: no new prompt, no wait.
-        try await center.requestAuthorization(for: .individual)
+        try await bounded(30) { try await center.requestAuthorization(for: .individual) }
         #expect(try FamilyControlsAuthority.openRequest(on: os) == nil)
     }
 
@@ -43,7 +43,7 @@ func fakeOS(_ seconds: Double = 3, answer: @escaping @Sendable () throws -> Bool
         let t = try TestDevice()
         let center = AuthorizationCenter(device: t.device)
         center.answerWallCapSeconds = 0.3
-        await #expect(throws: SystemFileError.self) { try await center.requestAuthorization(for: .individual) }
+        await #expect(throws: SystemFileError.self) { try await bounded(30) { try await center.requestAuthorization(for: .individual) } }
         let os = t.device
         center.answerWallCapSeconds = 5
         // The unanswered request stays on disk; the OS answers the app's next one.
@@ -53,7 +53,7 @@ func fakeOS(_ seconds: Double = 3, answer: @escaping @Sendable () throws -> Bool
             try FamilyControlsAuthority.setStatus("denied", answering: r.id, on: os)
             return true
         }
-        await #expect(throws: FamilyControlsError.authorizationCanceled) { try await center.requestAuthorization(for: .individual) }
+        await #expect(throws: FamilyControlsError.authorizationCanceled) { try await bounded(30) { try await center.requestAuthorization(for: .individual) } }
         #expect(center.authorizationStatus == .denied)
     }
 
@@ -71,7 +71,7 @@ func fakeOS(_ seconds: Double = 3, answer: @escaping @Sendable () throws -> Bool
             try FamilyControlsAuthority.setStatus("approved", answering: r.id, on: os)
             return true
         }
-        try await center.requestAuthorization(for: .individual)
+        try await bounded(30) { try await center.requestAuthorization(for: .individual) }
         #expect(center.authorizationStatus == .approved)
     }
 
@@ -85,7 +85,7 @@ func fakeOS(_ seconds: Double = 3, answer: @escaping @Sendable () throws -> Bool
         center.answerWallCapSeconds = 30
         let started = ContinuousClock.now
         do {
-            try center.requestAuthorizationBlocking(for: .individual)
+            try bounded(30) { try center.requestAuthorizationBlocking(for: .individual) }
             Issue.record("an unanswered prompt returned")
         } catch SystemFileError.noAnswer(_, let device, let wall) {
             #expect(device >= 1800 && wall < 10, "device \(device) s, wall \(wall) s")
@@ -103,12 +103,12 @@ func fakeOS(_ seconds: Double = 3, answer: @escaping @Sendable () throws -> Bool
             try NotificationAuthority.setAuthorization("authorized", options: ["alert", "sound"], answering: r.id, on: os)
             return true
         }
-        #expect(try await center.requestAuthorization(options: [.alert, .sound, .badge]))
+        #expect(try await bounded(30) { try await center.requestAuthorization(options: [.alert, .sound, .badge]) })
         let settings = await center.notificationSettings()
         #expect(settings.authorizationStatus == .authorized)
         #expect(settings.alertSetting == .enabled && settings.badgeSetting == .disabled)
         // Decided: answered from the status, without a prompt (the wall cap would fail it otherwise).
         center.answerWallCapSeconds = 0.1
-        #expect(try await center.requestAuthorization(options: [.alert]))
+        #expect(try await bounded(30) { try await center.requestAuthorization(options: [.alert]) })
     }
 }

@@ -123,18 +123,9 @@ import Glibc
         #expect(r.body == Self.bytes(body))
     }
 
-    /// Runs `body` on its own thread and waits at most `seconds` for it: a client that never
-    /// returns fails this test in seconds instead of hanging the run (a time limit cannot stop a
-    /// thread that never yields).
+    /// `body` under the tests' watchdog (`bounded`): nil when it did not return in time.
     static func bounded(_ seconds: Double, _ body: @escaping @Sendable () -> String) -> String? {
-        final class Box: @unchecked Sendable { var value: String? }
-        let box = Box()
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            box.value = body()
-            done.signal()
-        }.start()
-        return done.wait(timeout: .now() + seconds) == .success ? box.value : nil
+        try? FrameworksTests.bounded(seconds, body)
     }
 
     @Test func aServerThatNeverAnswersIsAnErrorWithinTheTimeout() throws {

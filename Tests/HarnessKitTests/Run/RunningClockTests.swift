@@ -3,7 +3,7 @@ import Testing
 
 /// The running clock counts the harness's own wall time: a step longer than half a second
 /// (the harness was stopped or not scheduled) counts half a second, the rest is a gap.
-@Suite struct RunningClockTests {
+@Suite(.timeLimit(.minutes(1))) struct RunningClockTests {
     @Test func aStopIsAGapNotRunningTime() {
         var c = RunningClock(monotonicNanos: 1_000)
         #expect(c.look(monotonicNanos: 1_000 + 50_000_000) == 50_000_000)
