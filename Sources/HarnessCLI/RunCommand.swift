@@ -270,7 +270,11 @@ enum Preflight {
             throw InputError("--out \(out): not a directory")
         }
         guard access(out, W_OK | X_OK) == 0 else { throw InputError("--out \(out): not writable (\(String(cString: strerror(errno))))") }
-        return out.hasPrefix("/") ? out : FileManager.default.currentDirectoryPath + "/" + out
+        // One spelling of the path (no `//`, no trailing `/`): it is written into the history (a
+        // server's journal path, a port file in an error), and the normalizer replaces the run
+        // directory only as spelled once.
+        let absolute = out.hasPrefix("/") ? out : FileManager.default.currentDirectoryPath + "/" + out
+        return "/" + absolute.split(separator: "/").joined(separator: "/")
     }
 
     /// A file the harness will write at the end: its directory must exist and be writable, and

@@ -58,6 +58,18 @@ import Glibc
         deinit { try? FileManager.default.removeItem(atPath: path) }
     }
 
+    /// `--out DIR//` is spelled once in everything the run writes: a `//` in the server's journal
+    /// path kept the path in the normalized history (the normalizer knows one spelling).
+    @Test func anOutWithTrailingSlashesIsSpelledOnce() throws {
+        let s = try Scratch()
+        let done = try Self.harness(["run", s.path + "/s.yaml", "--variant", "hardened", "--out", s.path + "/runs//"])
+        #expect(done.status == .exited(0), "\(done.stderr)")
+        let run = try #require(try FileManager.default.contentsOfDirectory(atPath: s.path + "/runs").first)
+        let history = try String(contentsOfFile: s.path + "/runs/" + run + "/history.jsonl", encoding: .utf8)
+        #expect(history.contains(s.path + "/runs/" + run), "the run directory is named in the history")
+        #expect(!history.contains("runs//"))
+    }
+
     /// Every check runs before the output directory is made: bad input leaves no `--out` behind.
     @Test(arguments: [
         ["run", "$S/s.yaml", "--junit", "/proc/x/junit.xml"],
