@@ -148,7 +148,7 @@ import Glibc
         row("plan", ["plan", "$D/s.yaml", "--seed", "-3"], 2, "use a whole number"),
         row("plan", ["plan", "$D/s.yaml", "--duration", "5x"], 2, "--duration \"5x\""),
         row("plan", ["plan", "$D/control.yaml"], 2, "control.yaml:2:10: invalid YAML: control characters are not allowed (here U+0001;", never: ["sk-live"]),
-        row("plan", ["plan", "/proc/self/environ"], 2, "/proc/self/environ:1:", "control characters are not allowed (here U+0000;", never: ["PATH=", "HOME="]),
+        row("plan", ["plan", "$D/environ"], 2, "environ:1:11: invalid YAML: control characters are not allowed (here U+0000;", never: ["PATH=", "HOME="]),
         row("plan", ["plan", "$D/start-submilli.yaml"], 2, "clock.start: \"2026-03-02T08:00:00.0001Z\" is finer than a millisecond"),
         row("plan", ["plan", "$D/start-late.yaml", "--duration", "7000h"], 2, "--duration 25200000s with $D/start-late.yaml: clock.start"),
         row("normalize", ["normalize", "$D/nowhere"], 2, "cannot read $D/nowhere/history.jsonl"),
@@ -253,6 +253,8 @@ import Glibc
             try write("rate-tiny.yaml", good.replacingOccurrences(of: "rate: 600", with: "rate: 0.0001"))
             try Data([0x6E, 0x61, 0x6D, 0x65, 0x3A, 0x20, 0xE9, 0x0A]).write(to: URL(fileURLWithPath: path + "/latin1.yaml"))
             try write("feb30.yaml", good.replacingOccurrences(of: "rate: 600", with: "rate: 600, start: \"2026-02-30T08:00:00Z\""))
+            // What `harness plan /proc/self/environ` reads (NUL-separated), the same on every machine.
+            try write("environ", "HOME=/root\u{0}PATH=/usr/bin:/bin\u{0}TOKEN=sk-live-0123\u{0}")
             try write("control.yaml", "system: rally\nname: \"ab\u{01}sk-live-0123456789abcdef\"\n")
             try write("suite-bogus.yaml", "runs:\n  - scenarios: s.yaml\n    variants: [bogus]\n")
             try write("start-0001.yaml", good.replacingOccurrences(of: "rate: 600", with: "rate: 600, start: \"0001-01-01T00:00:00Z\""))
