@@ -21,22 +21,20 @@ enum PythonPong {
 
 @Suite(.serialized, .timeLimit(.minutes(3)), .enabled(if: PythonPong.python != nil, "python3 is not installed: the Python participant cannot run"))
 struct PythonParticipantVirtualTimeTests {
-    /// A bin directory with the Swift helper (ping) and `python-pong`, a two-line script that
-    /// runs the participant: the harness starts both as it starts any role.
+    /// Where the runs go. The roles are found as any team's are: ping beside the harness's own
+    /// executables, pong by its absolute path — `participant.py` itself, a program that speaks
+    /// docs/PROTOCOL.md and was never built by this package ("bring a binary").
     final class Bin {
         let path: String
         init() throws {
             path = NSTemporaryDirectory() + "sth-python-pong-\(getpid())-\(UUID().uuidString.prefix(8))"
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            symlink(Executables.directory + "/sth-test-helper", path + "/sth-test-helper")
-            try "#!/bin/sh\nexec \(PythonPong.python!) \(PythonPong.script) pong\n".write(toFile: path + "/python-pong", atomically: false, encoding: .utf8)
-            chmod(path + "/python-pong", 0o755)
         }
         deinit { try? FileManager.default.removeItem(atPath: path) }
     }
 
     static let pack = PingPongPack(
-        pongRole: ProcessRole(name: "pong", lifetime: .app, executable: "python-pong", arguments: [], summary: "returns (Python)"))
+        pongRole: ProcessRole(name: "pong", lifetime: .app, executable: PythonPong.script, arguments: ["pong"], summary: "returns (Python)"))
     static let catalog = SystemCatalog([AnySystemPack(pack)])
 
     static func run(_ variant: ScenarioVariant, bin: Bin) throws -> (ScenarioRunner.Outcome, [HistoryEvent]) {
@@ -52,7 +50,7 @@ struct PythonParticipantVirtualTimeTests {
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         let runner = ScenarioRunner(options: .init(
             scenario: scenario, scenarioPath: "rally.yaml", variant: variant, seed: 1, durationOverride: nil,
-            outputDirectory: out, binDirectory: bin.path, progress: { _ in }))
+            outputDirectory: out, binDirectory: Executables.directory, progress: { _ in }))
         let outcome = runner.run()
         let history = HistoryEvent.parse(jsonl: FileManager.default.contents(atPath: outcome.runDirectory + "/history.jsonl") ?? Data()).events
         return (outcome, history)
