@@ -258,26 +258,26 @@ let package = Package(
             name: "SystemRegistry", dependencies: ["HarnessKit", "StandInKit", "SystemKit", "FocusPledgePack", "FocusPledgeStandIns", "FocusPledgeServer", "ExitStandIns", "RallyPack", "UntilPack", "ExitPack", "PushinPack", "EnforcementPack"],
             path: "Sources/Systems/Registry"),
 
-        // MARK: Seed code — the seeds' Swift blocks compiled against the frameworks (Tests/SeedCode, EDITS.md)
+        // MARK: Seed code — the seeds' Swift blocks compiled against the frameworks (Sources/SeedCode, EDITS.md)
         // Stand-ins for what the seeds' apps link besides Screen Time (UIKit's app lifecycle, Flutter,
         // SwiftUI, React Native); compile-only. One module per seed: seeds reuse class names.
-        .target(name: "SeedPlatform", path: "Tests/SeedCode/Stubs/SeedPlatform"),
+        .target(name: "SeedPlatform", path: "Sources/SeedCode/Stubs/SeedPlatform"),
         // Not named SwiftUI / React: a team's own package may have targets of those names.
-        .target(name: "SeedSwiftUI", dependencies: ["SeedPlatform"], path: "Tests/SeedCode/Stubs/SeedSwiftUI"),
-        .target(name: "SeedReact", path: "Tests/SeedCode/Stubs/SeedReact"),
+        .target(name: "SeedSwiftUI", dependencies: ["SeedPlatform"], path: "Sources/SeedCode/Stubs/SeedSwiftUI"),
+        .target(name: "SeedReact", path: "Sources/SeedCode/Stubs/SeedReact"),
         .target(
             name: "Seed000", dependencies: ["AppGroup", "DeviceActivity", "FamilyControls", "ManagedSettings", "SeedPlatform", "SeedSwiftUI"],
-            path: "Tests/SeedCode/Seed000", swiftSettings: [.swiftLanguageMode(.v5)]),
+            path: "Sources/SeedCode/Seed000", swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(
             name: "Seed002", dependencies: ["AppGroup", "ManagedSettings", "SeedPlatform", "UserNotifications"],
-            path: "Tests/SeedCode/Seed002", swiftSettings: [.swiftLanguageMode(.v5)]),
+            path: "Sources/SeedCode/Seed002", swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(
             name: "Seed003", dependencies: ["AppGroup", "CFDarwinNotify", "DeviceActivity", "FamilyControls", "ManagedSettings", "SeedReact"],
-            path: "Tests/SeedCode/Seed003", swiftSettings: [.swiftLanguageMode(.v5)]),
+            path: "Sources/SeedCode/Seed003", swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(
             name: "Seed004",
             dependencies: ["AppGroup", "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "SeedReact", "SeedSwiftUI"],
-            path: "Tests/SeedCode/Seed004", swiftSettings: [.swiftLanguageMode(.v5)]),
+            path: "Sources/SeedCode/Seed004", swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
             name: "SeedCodeCompileTests", dependencies: ["AppGroup", "Seed000", "Seed002", "Seed003", "Seed004"],
             path: "Tests/SeedCode/CompileTests"),
