@@ -4,17 +4,17 @@ import Foundation
 /// that the linker writes) of the harness and of every executable the system's roles run. Two
 /// builds of the same sources with the same toolchain give the same ids; any change gives others.
 /// Recorded in `run_started` (`build`) so that `harness replay` refuses a run of another build.
-public enum BuildIdentity {
+package enum BuildIdentity {
     /// `name=<hex build id>` for each executable, sorted by name, comma-separated; an executable
     /// without a build id (or missing) is `name=?`.
-    public static func of(binDirectory: String, executables: [String]) -> String {
+    package static func of(binDirectory: String, executables: [String]) -> String {
         Set(executables).sorted().map { name in
             "\(name)=\(elfBuildId(path: name.hasPrefix("/") ? name : binDirectory + "/" + name) ?? "?")"
         }.joined(separator: ",")
     }
 
     /// The executables whose ids differ between two identities (`name: recorded → now`).
-    public static func differences(recorded: String, now: String) -> [String] {
+    package static func differences(recorded: String, now: String) -> [String] {
         func parse(_ s: String) -> [String: String] {
             var out: [String: String] = [:]
             for part in s.split(separator: ",") {
@@ -31,7 +31,7 @@ public enum BuildIdentity {
 
     /// Reads the NT_GNU_BUILD_ID note of an ELF64 little-endian file through its program headers
     /// (PT_NOTE); nil when there is none. Reads at most a few KiB.
-    public static func elfBuildId(path: String) -> String? {
+    package static func elfBuildId(path: String) -> String? {
         guard let h = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? h.close() }
         func read(_ offset: UInt64, _ count: Int) -> [UInt8]? {

@@ -9,8 +9,8 @@ import Supervision
 /// the invariants are checked. Every run uses real processes (README "Explore every crash point"
 /// says what that costs). Under virtual time a run replays exactly, so the run killed at point P
 /// is the enumeration run up to P; a point that is not reached is reported as such, never as a pass.
-public enum CrashPointExplorer {
-    public enum Verdict: String, Sendable {
+package enum CrashPointExplorer {
+    package enum Verdict: String, Sendable {
         /// The process died there, was relaunched, and every invariant held.
         case held
         case violated
@@ -20,42 +20,42 @@ public enum CrashPointExplorer {
         case notReached = "not reached"
     }
 
-    public struct Finding: Sendable {
-        public var crashPoint: String
-        public var verdict: Verdict
+    package struct Finding: Sendable {
+        package var crashPoint: String
+        package var verdict: Verdict
         /// The invariants violated (sorted), or why it is undecided.
-        public var detail: [String]
-        public var runDirectory: String
-        public var wallSeconds: Double
+        package var detail: [String]
+        package var runDirectory: String
+        package var wallSeconds: Double
         /// The command that reruns exactly this run.
-        public var rerunCommand: String
+        package var rerunCommand: String
     }
 
-    public struct Result: Sendable {
+    package struct Result: Sendable {
         /// The run that enumerated the crash points.
-        public var enumeration: ScenarioRunner.Outcome
+        package var enumeration: ScenarioRunner.Outcome
         /// Every crash point the enumeration run passed, in order.
-        public var crashPoints: [String]
+        package var crashPoints: [String]
         /// The points this exploration took (`--max`, `--each-label-once`, `--shard`), in order.
-        public var chosen: [String] = []
-        public var findings: [Finding]
+        package var chosen: [String] = []
+        package var findings: [Finding]
         /// Wall seconds of the whole exploration (the enumeration run included).
-        public var wallSeconds: Double
+        package var wallSeconds: Double
         /// How many of `findings` an earlier exploration decided (`--resume`): not explored again.
-        public var resumed = 0
+        package var resumed = 0
         /// Set when the enumeration run's crash points are not the ones expected (`--resume` of an
         /// exploration of another build or scenario file): nothing was explored.
-        public var mismatch: String?
+        package var mismatch: String?
         /// `--fail-fast`: a point violated and no new point was started after it.
-        public var stoppedAtViolation = false
+        package var stoppedAtViolation = false
         /// With stand-ins inside the harness (`--in-process`): how the points ran — inside, the
         /// un-killed run having been the same run as with processes, or with processes because
         /// it was not (the first difference). Nil: with processes, as asked.
-        public var inProcessCheck: String?
+        package var inProcessCheck: String?
 
         /// Crash points explored per wall minute (by this exploration), the enumeration run's time included.
-        public var pointsPerMinute: Double { wallSeconds > 0 ? Double(findings.count - resumed) * 60 / wallSeconds : 0 }
-        public var exitCode: Int32 {
+        package var pointsPerMinute: Double { wallSeconds > 0 ? Double(findings.count - resumed) * 60 / wallSeconds : 0 }
+        package var exitCode: Int32 {
             if mismatch != nil || enumeration.exitCode == 2 || findings.contains(where: { $0.verdict == .undecided || $0.verdict == .notReached }) { return 2 }
             return findings.contains { $0.verdict == .violated } || enumeration.exitCode == 1 ? 1 : 0
         }
@@ -68,7 +68,7 @@ public enum CrashPointExplorer {
     /// `onFinding` sees each point as it is decided — `done` counts the points decided so far,
     /// in the order they finish — one call at a time (the CLI's progress line); the result lists
     /// them in crash-point order whatever the order they finished in.
-    public static func explore(
+    package static func explore(
         _ base: ScenarioRunner.Options, maxPoints: Int?, shard: Shard? = nil, keepPassingRuns: Bool = false, jobs: Int = 1,
         eachLabelOnce: Bool = false, resuming: Resume? = nil, failFast: Bool = false,
         progress: @escaping @Sendable (String) -> Void,
@@ -167,17 +167,17 @@ public enum CrashPointExplorer {
     /// What `--resume` carries over from an earlier exploration of the same run: its crash points
     /// (this run's must be the same) and the points it decided (held, violated, not reached; an
     /// undecided one — an interruption's — is explored again).
-    public struct Resume: Sendable {
-        public var crashPoints: [String]
-        public var decided: [String: Finding]
+    package struct Resume: Sendable {
+        package var crashPoints: [String]
+        package var decided: [String: Finding]
 
-        public init(crashPoints: [String], decided: [String: Finding]) {
+        package init(crashPoints: [String], decided: [String: Finding]) {
             self.crashPoints = crashPoints
             self.decided = decided.filter { $0.value.verdict != .undecided }
         }
 
         /// Where two runs' crash points first differ, in words (nil: the same).
-        public static func difference(recorded: [String], now: [String]) -> String? {
+        package static func difference(recorded: [String], now: [String]) -> String? {
             guard recorded != now else { return nil }
             let i = zip(recorded, now).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(recorded.count, now.count)
             let a = i < recorded.count ? recorded[i] : "(the end: \(recorded.count) points)"
@@ -188,30 +188,30 @@ public enum CrashPointExplorer {
 
     /// Each worker on its own CPU, counting on from the one `choice` gives the first (CPUPinning):
     /// resolved once, here, so two workers never both take "the CPU I am on".
-    public static func workerCPUs(_ choice: CPUPinning.Choice, count: Int) -> [CPUPinning.Choice] {
+    package static func workerCPUs(_ choice: CPUPinning.Choice, count: Int) -> [CPUPinning.Choice] {
         (0..<count).map { k in CPUPinning.cpu(for: choice, worker: k).map { .cpu($0) } ?? .off }
     }
 
     /// Each label's first pass (`<label>#1`), in the run's order.
-    public static func firstPasses(_ points: [String]) -> [String] { points.filter { $0.hasSuffix("#1") } }
+    package static func firstPasses(_ points: [String]) -> [String] { points.filter { $0.hasSuffix("#1") } }
 
     /// The points an unsharded exploration takes: the first `maxPoints` (nil: all) of the run's
     /// points, or with `eachLabelOnce` of each label's first pass (`#1`) — one run per kind of
     /// point, a sample that reaches every label, not every pass.
-    public static func selection(of points: [String], maxPoints: Int?, eachLabelOnce: Bool) -> [String] {
+    package static func selection(of points: [String], maxPoints: Int?, eachLabelOnce: Bool) -> [String] {
         let candidates = eachLabelOnce ? firstPasses(points) : points
         return Array(candidates.prefix(maxPoints ?? candidates.count))
     }
 
     /// "N held, N violated, N not reached, N undecided".
-    public static func counts(_ findings: [Finding]) -> String {
+    package static func counts(_ findings: [Finding]) -> String {
         let n = Dictionary(grouping: findings, by: { $0.verdict }).mapValues { $0.count }
         return "\(n[.held] ?? 0) held, \(n[.violated] ?? 0) violated, \(n[.notReached] ?? 0) not reached, \(n[.undecided] ?? 0) undecided"
     }
 
     /// Each point that did not hold: its verdict and why, the command that reruns it, and (where
     /// its run directory is at hand) its history.
-    public static func notHeld(_ findings: [Finding], history: Bool) -> [String] {
+    package static func notHeld(_ findings: [Finding], history: Bool) -> [String] {
         findings.filter { $0.verdict != .held }.flatMap { f in
             ["── \(f.crashPoint): \(f.verdict.rawValue)\(f.detail.isEmpty ? "" : " — \(f.detail.joined(separator: ", "))")", "   rerun: \(f.rerunCommand)"]
                 + (history ? ["   history: \(f.runDirectory)/history.jsonl"] : [])
@@ -224,19 +224,19 @@ public enum CrashPointExplorer {
     /// is how soon each kind of point is tried — on the bundled FocusPledge scenario the last
     /// label's first pass is point 1,427 of 1,454, reached in the last minute of a run-order
     /// exploration, and here in the first 35 runs: a bug at a kind of point shows in seconds.
-    public static func executionOrder(_ points: [String]) -> [Int] {
+    package static func executionOrder(_ points: [String]) -> [Int] {
         func pass(_ p: String) -> Int { p.lastIndex(of: "#").flatMap { Int(p[p.index(after: $0)...]) } ?? 1 }
         return points.indices.sorted { (pass(points[$0]), $0) < (pass(points[$1]), $1) }
     }
 
     /// Set in a `harness explore-point` process: it runs its point in itself.
-    nonisolated(unsafe) public static var pointsRunHere = false
+    nonisolated(unsafe) package static var pointsRunHere = false
 
     /// One run killed at `point` (nil: the label has no `#n`, nothing to aim at). With stand-ins
     /// inside the harness (`--in-process`) each point is a `harness explore-point` process of its
     /// own: a run's stand-ins lend their context to the threads their code starts (one run per
     /// process), and what the stand-ins it kills held in memory goes with that process.
-    public static func explore(point: String, index i: Int, base: ScenarioRunner.Options, keepPassingRuns: Bool) -> Finding? {
+    package static func explore(point: String, index i: Int, base: ScenarioRunner.Options, keepPassingRuns: Bool) -> Finding? {
         if base.inProcess != .none && !pointsRunHere { return exploreInChild(point: point, index: i, base: base, keepPassingRuns: keepPassingRuns) }
         guard let hash = point.lastIndex(of: "#"), let n = Int(point[point.index(after: hash)...]) else { return nil }
         var options = base
@@ -334,7 +334,7 @@ public enum CrashPointExplorer {
     static func seconds(since t0: Int64) -> Double { Double(LiveRun.now() - t0) / 1e9 }
 
     /// Crash point × outcome, one row each.
-    public static func table(_ findings: [Finding]) -> String {
+    package static func table(_ findings: [Finding]) -> String {
         let header = ["#", "crash point", "outcome", "violated invariants / why", "wall s"]
         let rows = findings.enumerated().map { i, f in
             [String(i + 1), f.crashPoint, f.verdict.rawValue, f.detail.isEmpty ? "-" : f.detail.joined(separator: ","), String(format: "%.1f", f.wallSeconds)]
@@ -346,15 +346,15 @@ public enum CrashPointExplorer {
         return ([line(header)] + rows.map(line)).joined(separator: "\n")
     }
 
-    public static let junitSuiteName = "ScreenTimeHarness explore"
+    package static let junitSuiteName = "ScreenTimeHarness explore"
 
     /// One testcase per crash point (classname: the scenario and variant).
-    public static func junit(_ result: Result, scenario: String, variant: String, seed: UInt64) -> JUnitReport {
+    package static func junit(_ result: Result, scenario: String, variant: String, seed: UInt64) -> JUnitReport {
         junit(result.findings, scenario: scenario, variant: variant, seed: seed)
     }
 
     /// One testcase per crash point (classname: the scenario and variant).
-    public static func junit(_ findings: [Finding], scenario: String, variant: String, seed: UInt64) -> JUnitReport {
+    package static func junit(_ findings: [Finding], scenario: String, variant: String, seed: UInt64) -> JUnitReport {
         let cases = findings.map { f -> JUnitReport.TestCase in
             var failure: JUnitReport.Failure?
             switch f.verdict {
@@ -383,7 +383,7 @@ extension CrashPointExplorer {
     static let reapers = DispatchGroup()
 
     /// Waits (bounded) until every point process is reaped: an exploration's end, a CPU count.
-    public static func waitForPointProcesses() { _ = reapers.wait(timeout: .now() + 35) }
+    package static func waitForPointProcesses() { _ = reapers.wait(timeout: .now() + 35) }
 
     /// `explore(point:…)` in a `harness explore-point` process of its own; its finding comes back
     /// as one JSON line on its stdout.
@@ -425,7 +425,7 @@ extension CrashPointExplorer {
 
 extension CrashPointExplorer.Finding {
     /// One JSON line (what `harness explore-point` prints).
-    public var jsonLine: String {
+    package var jsonLine: String {
         let obj: [String: Any] = [
             "crashPoint": crashPoint, "verdict": verdict.rawValue, "detail": detail, "runDirectory": runDirectory,
             "wallSeconds": wallSeconds, "rerunCommand": rerunCommand,

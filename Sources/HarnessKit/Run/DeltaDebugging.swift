@@ -4,19 +4,19 @@
 /// out first. Written here rather than taken from a library: no Swift package on the approved list
 /// implements it, and the algorithm is a page; what it needs from us — a bound on the tests, a
 /// cache, an "undecided" answer that counts as "passes" — is specific to runs.
-public struct DeltaDebugging {
+package struct DeltaDebugging {
     /// At most this many calls of `fails` (each one is a whole run of the system).
-    public var maximumTests: Int
+    package var maximumTests: Int
 
-    public init(maximumTests: Int) { self.maximumTests = max(1, maximumTests) }
+    package init(maximumTests: Int) { self.maximumTests = max(1, maximumTests) }
 
-    public struct Outcome: Equatable, Sendable {
+    package struct Outcome: Equatable, Sendable {
         /// The smallest failing subset found (indices into the original steps, ascending).
-        public var kept: [Int]
+        package var kept: [Int]
         /// Calls of `fails` made (cache hits not counted).
-        public var tests: Int
+        package var tests: Int
         /// False when the budget ran out before `kept` was shown 1-minimal.
-        public var minimal: Bool
+        package var minimal: Bool
     }
 
     /// `fails(subset)`: true when a run with exactly those steps still fails the same way; false
@@ -24,7 +24,7 @@ public struct DeltaDebugging {
     /// fail": only a decided, same failure may replace the current subset).
     /// `groups` are tried first, each as one removal (e.g. every fault at once), since a failure
     /// caused by one kind of step sheds the other kinds in a single run.
-    public func minimize(count: Int, groups: [[Int]] = [], fails: ([Int]) -> Bool?) -> Outcome {
+    package func minimize(count: Int, groups: [[Int]] = [], fails: ([Int]) -> Bool?) -> Outcome {
         var tests = 0
         var cache: [[Int]: Bool] = [:]
         var exhausted = false

@@ -10,8 +10,8 @@ import Glibc
 /// has removed it. A harness that dies — SIGKILL included — releases the lock in the kernel, so the
 /// next harness (or `harness clean`) finds the root unlocked and removes it. A lock, not a pid:
 /// pids are reused and mean nothing across pid namespaces, a flock on a shared file works in both.
-public final class DeviceRootLease: @unchecked Sendable {
-    public let path: String
+package final class DeviceRootLease: @unchecked Sendable {
+    package let path: String
     private let fd: Int32
     /// A root without a lock file (a harness from before leases, or a crash between the two) is
     /// removed only when it has not changed for this long.
@@ -23,12 +23,12 @@ public final class DeviceRootLease: @unchecked Sendable {
     /// harnesses with different ones never sweep each other's roots: the test suite gives a test
     /// that watches a dead root its own, so a harness another test starts meanwhile cannot
     /// remove that root first (the flaky `aKilledHarness…IsSwept`).
-    public static let runsDirectoryVariable = "SCREENTIME_RUNS_DIRECTORY"
+    package static let runsDirectoryVariable = "SCREENTIME_RUNS_DIRECTORY"
 
     /// Where `harness run` puts its device roots and what `harness clean` sweeps:
     /// `$SCREENTIME_RUNS_DIRECTORY`, else `<base>/runs` (the base is the default device root's
     /// parent, e.g. `/dev/shm/screentime-harness-<uid>`).
-    public static var managedRunsDirectory: String { managedRunsDirectory() }
+    package static var managedRunsDirectory: String { managedRunsDirectory() }
 
     static func managedRunsDirectory(
         environment: [String: String] = ProcessInfo.processInfo.environment, currentDirectory: String = FileManager.default.currentDirectoryPath
@@ -38,13 +38,13 @@ public final class DeviceRootLease: @unchecked Sendable {
         return PathText.directory(of: DeviceRoot.resolvePath(environment: [:])) + "/runs"
     }
 
-    public struct Busy: Error, CustomStringConvertible {
-        public let path: String
-        public var description: String { "device root \(path) is in use by another harness" }
+    package struct Busy: Error, CustomStringConvertible {
+        package let path: String
+        package var description: String { "device root \(path) is in use by another harness" }
     }
 
     /// Takes the lease on `path` (creating its parent); throws when another harness holds it.
-    public init(path: String) throws {
+    package init(path: String) throws {
         self.path = path
         try FileManager.default.createDirectory(atPath: PathText.directory(of: path), withIntermediateDirectories: true)
         fd = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
@@ -56,7 +56,7 @@ public final class DeviceRootLease: @unchecked Sendable {
     }
 
     /// Removes the lock file and lets go (call after removing the root itself).
-    public func release() {
+    package func release() {
         unlink(path + ".lock")
         close(fd)
     }
@@ -79,7 +79,7 @@ public final class DeviceRootLease: @unchecked Sendable {
 
     /// Removes every device root under `runsDirectory` whose harness is gone; returns their paths.
     @discardableResult
-    public static func sweep(runsDirectory: String, now: Date = Date()) -> [String] {
+    package static func sweep(runsDirectory: String, now: Date = Date()) -> [String] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: runsDirectory) else { return [] }
         var removed: [String] = []
         let all = Set(names.prefix(maxEntries))

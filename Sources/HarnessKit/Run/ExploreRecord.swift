@@ -7,26 +7,26 @@ import Supervision
 /// took (`--max`, `--each-label-once`, `--shard`) and every point's verdict. The run directories of
 /// points that held are removed (a thousand runs are gigabytes), so this file is the only record
 /// of them: `harness merge` puts the shards of one exploration together from it (`ExploreMerge`).
-public struct ExploreRecord: Codable, Sendable, Equatable {
-    public static let fileName = "explore.json"
-    public static let currentVersion = 1
+package struct ExploreRecord: Codable, Sendable, Equatable {
+    package static let fileName = "explore.json"
+    package static let currentVersion = 1
 
-    public struct Point: Codable, Sendable, Equatable {
-        public var crashPoint: String
-        public var verdict: String
-        public var detail: [String]
-        public var runDirectory: String
-        public var wallSeconds: Double
-        public var rerunCommand: String
+    package struct Point: Codable, Sendable, Equatable {
+        package var crashPoint: String
+        package var verdict: String
+        package var detail: [String]
+        package var runDirectory: String
+        package var wallSeconds: Double
+        package var rerunCommand: String
 
-        public init(_ f: CrashPointExplorer.Finding) {
+        package init(_ f: CrashPointExplorer.Finding) {
             self.init(
                 crashPoint: f.crashPoint, verdict: f.verdict.rawValue, detail: f.detail, runDirectory: f.runDirectory, wallSeconds: f.wallSeconds,
                 rerunCommand: f.rerunCommand)
         }
 
         /// The finding it records; nil when its verdict is not one this harness knows.
-        public var finding: CrashPointExplorer.Finding? {
+        package var finding: CrashPointExplorer.Finding? {
             CrashPointExplorer.Verdict(rawValue: verdict).map {
                 CrashPointExplorer.Finding(
                     crashPoint: crashPoint, verdict: $0, detail: detail, runDirectory: runDirectory, wallSeconds: wallSeconds,
@@ -34,7 +34,7 @@ public struct ExploreRecord: Codable, Sendable, Equatable {
             }
         }
 
-        public init(crashPoint: String, verdict: String, detail: [String], runDirectory: String, wallSeconds: Double, rerunCommand: String) {
+        package init(crashPoint: String, verdict: String, detail: [String], runDirectory: String, wallSeconds: Double, rerunCommand: String) {
             self.crashPoint = crashPoint
             self.verdict = verdict
             self.detail = detail
@@ -44,42 +44,42 @@ public struct ExploreRecord: Codable, Sendable, Equatable {
         }
     }
 
-    public var version = ExploreRecord.currentVersion
-    public var scenario: String
-    public var scenarioPath: String
-    public var variant: String
-    public var seed: UInt64
+    package var version = ExploreRecord.currentVersion
+    package var scenario: String
+    package var scenarioPath: String
+    package var variant: String
+    package var seed: UInt64
     /// `BuildIdentity` of the harness and the system's executables.
-    public var build: String
+    package var build: String
     /// `--max` (nil: every point) and `--each-label-once`.
-    public var maxPoints: Int?
-    public var eachLabelOnce: Bool
+    package var maxPoints: Int?
+    package var eachLabelOnce: Bool
     /// `--shard K/N` (nil: unsharded).
-    public var shardIndex: Int?
-    public var shardCount: Int?
+    package var shardIndex: Int?
+    package var shardCount: Int?
     /// Every crash point of the enumeration run, in order.
-    public var crashPoints: [String]
+    package var crashPoints: [String]
     /// The enumeration run: its exit code (2: undecided, nothing explored) and directory.
-    public var enumerationExitCode: Int32
-    public var enumerationRunDirectory: String
+    package var enumerationExitCode: Int32
+    package var enumerationRunDirectory: String
     /// The points this explore took, in order, and its verdict of each it decided.
-    public var chosen: [String]
-    public var points: [Point]
+    package var chosen: [String]
+    package var points: [Point]
     /// False when the exploration was interrupted (a signal) before every chosen point was decided.
-    public var complete: Bool
-    public var wallSeconds: Double
+    package var complete: Bool
+    package var wallSeconds: Double
 
     /// The points an unsharded explore with this record's selection takes (what the shards split).
-    public var selection: [String] { CrashPointExplorer.selection(of: crashPoints, maxPoints: maxPoints, eachLabelOnce: eachLabelOnce) }
+    package var selection: [String] { CrashPointExplorer.selection(of: crashPoints, maxPoints: maxPoints, eachLabelOnce: eachLabelOnce) }
 
-    public var shard: Shard? {
+    package var shard: Shard? {
         guard let k = shardIndex, let n = shardCount else { return nil }
         return Shard(index: k, count: n)
     }
 
     /// The record of an exploration so far: `findings` decided of `chosen` (complete: every one,
     /// not interrupted).
-    public init(
+    package init(
         options: ScenarioRunner.Options, maxPoints: Int?, eachLabelOnce: Bool, shard: Shard?, crashPoints: [String],
         enumeration: ScenarioRunner.Outcome, chosen: [String], findings: [CrashPointExplorer.Finding], complete: Bool, wallSeconds: Double
     ) {
@@ -102,7 +102,7 @@ public struct ExploreRecord: Codable, Sendable, Equatable {
         self.wallSeconds = wallSeconds
     }
 
-    public init(result: CrashPointExplorer.Result, options: ScenarioRunner.Options, maxPoints: Int?, eachLabelOnce: Bool, shard: Shard?, complete: Bool) {
+    package init(result: CrashPointExplorer.Result, options: ScenarioRunner.Options, maxPoints: Int?, eachLabelOnce: Bool, shard: Shard?, complete: Bool) {
         self.init(
             options: options, maxPoints: maxPoints, eachLabelOnce: eachLabelOnce, shard: shard, crashPoints: result.crashPoints,
             enumeration: result.enumeration, chosen: result.chosen, findings: result.findings, complete: complete && result.mismatch == nil,
@@ -111,11 +111,11 @@ public struct ExploreRecord: Codable, Sendable, Equatable {
 
     /// Each point as it is decided, one JSON line appended to this file beside the record: what
     /// `--resume` finds of an exploration that was killed before it wrote its record again.
-    public static let pointsFileName = "explore-points.jsonl"
+    package static let pointsFileName = "explore-points.jsonl"
 
     /// The points decided in `dir`: the record's, then the lines of `pointsFileName` (a torn last
     /// line — the explorer killed while appending — is skipped), the last word on a point winning.
-    public static func decidedPoints(record: ExploreRecord, directory dir: String) -> [String: CrashPointExplorer.Finding] {
+    package static func decidedPoints(record: ExploreRecord, directory dir: String) -> [String: CrashPointExplorer.Finding] {
         var out: [String: CrashPointExplorer.Finding] = [:]
         var all = record.points
         if let data = try? InputFile.read(dir + "/" + pointsFileName, limitBytes: ExploreMerge.maxRecordBytes) {
@@ -127,7 +127,7 @@ public struct ExploreRecord: Codable, Sendable, Equatable {
         return out
     }
 
-    public func write(toDirectory dir: String) throws {
+    package func write(toDirectory dir: String) throws {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let enc = JSONEncoder()
         enc.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -141,29 +141,29 @@ public struct ExploreRecord: Codable, Sendable, Equatable {
 /// rather than merge what would not be the unsharded work: a shard missing or given twice, shards
 /// whose runs had other crash points (another build or scenario file), a shard that did not take
 /// exactly its part, or one that was interrupted.
-public enum ExploreMerge {
-    public struct Failure: Error, CustomStringConvertible, Sendable {
-        public let description: String
+package enum ExploreMerge {
+    package struct Failure: Error, CustomStringConvertible, Sendable {
+        package let description: String
     }
 
-    public struct Merged: Sendable {
+    package struct Merged: Sendable {
         /// One exploration: its first record names it.
-        public var scenario: String
-        public var variant: String
-        public var seed: UInt64
-        public var crashPointCount: Int
+        package var scenario: String
+        package var variant: String
+        package var seed: UInt64
+        package var crashPointCount: Int
         /// The records' directories, by shard.
-        public var directories: [String]
+        package var directories: [String]
         /// Every point of the selection, in crash-point order, with its verdict.
-        public var findings: [CrashPointExplorer.Finding]
+        package var findings: [CrashPointExplorer.Finding]
         /// An enumeration run that could not be decided (nothing explored in that shard).
-        public var undecidedEnumerations: [String]
+        package var undecidedEnumerations: [String]
         /// The run itself, un-killed, violated an invariant (every shard's enumeration is that run).
-        public var enumerationViolated = false
+        package var enumerationViolated = false
 
         /// As `harness explore`: 2 a point undecided or not reached (or an enumeration undecided),
         /// 1 a violation (at a point, or in the run itself), 0 every point held.
-        public var exitCode: Int32 {
+        package var exitCode: Int32 {
             if !undecidedEnumerations.isEmpty || findings.contains(where: { $0.verdict == .undecided || $0.verdict == .notReached }) { return 2 }
             return findings.contains { $0.verdict == .violated } || enumerationViolated ? 1 : 0
         }
@@ -174,11 +174,11 @@ public enum ExploreMerge {
 
     /// Every `explore.json` under `directory` (it or up to three levels below, as `harness merge`
     /// looks for run directories), sorted.
-    public static func recordPaths(under directory: String) -> [String] {
+    package static func recordPaths(under directory: String) -> [String] {
         RunMerge.findDirectories(under: directory, holding: ExploreRecord.fileName).map { $0 + "/" + ExploreRecord.fileName }
     }
 
-    public static func load(_ path: String) throws(Failure) -> ExploreRecord {
+    package static func load(_ path: String) throws(Failure) -> ExploreRecord {
         let bytes: Data
         do { bytes = try InputFile.read(path, limitBytes: maxRecordBytes) } catch { throw Failure(description: "\(error)") }
         do {
@@ -196,7 +196,7 @@ public enum ExploreMerge {
 
     /// Groups `records` (with their paths) into explorations and merges each; records of
     /// different scenarios, variants or seeds are different explorations.
-    public static func merge(_ records: [(path: String, record: ExploreRecord)]) throws(Failure) -> [Merged] {
+    package static func merge(_ records: [(path: String, record: ExploreRecord)]) throws(Failure) -> [Merged] {
         guard records.count <= maxRecords else { throw Failure(description: "more than \(maxRecords) exploration records to merge") }
         var groups: [String: [(path: String, record: ExploreRecord)]] = [:]
         for r in records { groups["\(r.record.scenario)\u{0}\(r.record.variant)\u{0}\(r.record.seed)", default: []].append(r) }

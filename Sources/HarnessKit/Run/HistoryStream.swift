@@ -10,8 +10,8 @@ import Glibc
 /// history that lacks at most what arrived since the last pump and ends in at most one torn line;
 /// the traces themselves are intact, and `harness check` merges them again. At the end the runner
 /// replaces the file with the merged, sorted history (temp + rename).
-public final class HistoryStream: @unchecked Sendable {
-    public static let fileName = "history.jsonl"
+package final class HistoryStream: @unchecked Sendable {
+    package static let fileName = "history.jsonl"
     /// How often new trace lines are copied.
     static let pumpIntervalMillis: UInt32 = 100
     /// Bound on what one pump copies from one trace (a trace line is at most 16 KiB).
@@ -32,7 +32,7 @@ public final class HistoryStream: @unchecked Sendable {
 
     /// Creates `<run-dir>/history.jsonl` and starts the thread; a stream that cannot open its file
     /// does nothing (the merge at the end still writes the history).
-    public init(runDirectory: String) {
+    package init(runDirectory: String) {
         self.runDirectory = runDirectory
         try? FileManager.default.createDirectory(atPath: runDirectory + "/trace", withIntermediateDirectories: true)
         fd = open(runDirectory + "/" + Self.fileName, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
@@ -62,7 +62,7 @@ public final class HistoryStream: @unchecked Sendable {
     }
 
     /// Copies what is left and stops the thread (bounded: 5 s).
-    public func stop() {
+    package func stop() {
         lock.lock()
         let already = stopRequested
         stopRequested = true

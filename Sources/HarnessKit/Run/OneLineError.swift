@@ -9,10 +9,10 @@ import Glibc
 /// print. A Foundation file error becomes `<path>: <strerror>` — never the
 /// `Error Domain=NSCocoaErrorDomain Code=640 … UserInfo={…}` dump its description is — and every
 /// other error its description with line breaks folded, at most `maxCharacters` long.
-public enum OneLineError {
-    public static let maxCharacters = 600
+package enum OneLineError {
+    package static let maxCharacters = 600
 
-    public static func describe(_ error: Error) -> String {
+    package static func describe(_ error: Error) -> String {
         let text: String
         let ns = error as NSError
         if ns.domain == NSCocoaErrorDomain || ns.domain == NSPOSIXErrorDomain {

@@ -8,57 +8,57 @@
 /// Long-lived roles (app, server) are kept alive: relaunched after the nemesis's kill once its
 /// down time is over, and after a crash (bounded). Extension calls are one process each; iOS's
 /// watchdog kills one that runs too long.
-public struct ProcessTable: Sendable {
-    public enum Signal: String, Sendable {
+package struct ProcessTable: Sendable {
+    package enum Signal: String, Sendable {
         case kill = "KILL", term = "TERM", stop = "STOP", cont = "CONT"
     }
 
-    public enum Command: Sendable, Equatable {
+    package enum Command: Sendable, Equatable {
         case spawn(role: String)
         case signal(pid: Int32, Signal)
         /// A harness history line.
         case record(String, [String: String])
     }
 
-    public struct LongLived: Sendable, Equatable {
-        public var role: String
-        public var pid: Int32?
+    package struct LongLived: Sendable, Equatable {
+        package var role: String
+        package var pid: Int32?
         /// When to (re)start it; nil = not scheduled.
-        public var restartAtNanos: Int64?
+        package var restartAtNanos: Int64?
         /// While SIGSTOPped: when to SIGCONT.
-        public var resumeAtNanos: Int64?
+        package var resumeAtNanos: Int64?
         /// True while the harness expects it to be gone (nemesis kill/term, final shutdown).
-        public var expectedExit = false
+        package var expectedExit = false
         /// Restarts after exits nobody caused (crashes): bounded.
-        public var unexpectedExits = 0
+        package var unexpectedExits = 0
         /// SIGSTOPped by iOS (an app in the background): continued only when iOS resumes it.
-        public var osSuspended = false
+        package var osSuspended = false
         /// Terminated by iOS (force quit): not brought back until iOS launches it.
-        public var heldDownByOS = false
+        package var heldDownByOS = false
 
-        public var isStopped: Bool { resumeAtNanos != nil }
+        package var isStopped: Bool { resumeAtNanos != nil }
     }
 
-    public struct ExtensionCall: Sendable, Equatable {
-        public var role: String
-        public var pid: Int32
-        public var callback: String
-        public var delivery: Int
+    package struct ExtensionCall: Sendable, Equatable {
+        package var role: String
+        package var pid: Int32
+        package var callback: String
+        package var delivery: Int
         /// Wall nanoseconds (the watchdog's clock).
-        public var startedWallNanos: Int64
+        package var startedWallNanos: Int64
         /// Ticks.
-        public var resumeAtNanos: Int64?
+        package var resumeAtNanos: Int64?
     }
 
     /// Under virtual time a fault on an extension role waits for that role's next call (none runs
     /// while the system is idle): killed as it starts, or stopped for the hold.
-    public struct ArmedFault: Sendable, Equatable {
-        public var kind: FaultKind
-        public var holdTicks: Int64
+    package struct ArmedFault: Sendable, Equatable {
+        package var kind: FaultKind
+        package var holdTicks: Int64
         /// Ticks; a call after this is not hit.
-        public var untilTicks: Int64
+        package var untilTicks: Int64
 
-        public init(kind: FaultKind, holdTicks: Int64, untilTicks: Int64) {
+        package init(kind: FaultKind, holdTicks: Int64, untilTicks: Int64) {
             self.kind = kind
             self.holdTicks = holdTicks
             self.untilTicks = untilTicks
@@ -66,48 +66,48 @@ public struct ProcessTable: Sendable {
     }
 
     // Bounds.
-    public static let maxUnexpectedExits = 50
+    package static let maxUnexpectedExits = 50
     /// A crashed long-lived process comes back after this.
-    public static let crashRestartDelayMillis: Int64 = 50
+    package static let crashRestartDelayMillis: Int64 = 50
     /// A failed spawn is retried after this.
-    public static let spawnRetryMillis: Int64 = 100
+    package static let spawnRetryMillis: Int64 = 100
     /// An extension still running after this is killed, as iOS's watchdog would.
-    public static let extensionWatchdogNanos: Int64 = 3_000_000_000
+    package static let extensionWatchdogNanos: Int64 = 3_000_000_000
     /// Extension calls running at once (the OS queues nothing: past this, a call is refused).
-    public static let maxExtensionCalls = 256
+    package static let maxExtensionCalls = 256
 
     /// In the order the system lists its roles.
-    public internal(set) var longLived: [LongLived]
-    public private(set) var extensions: [ExtensionCall] = []
+    package internal(set) var longLived: [LongLived]
+    package private(set) var extensions: [ExtensionCall] = []
     /// Faults carried out, by kind (`kill`, `term`, `stop`).
-    public private(set) var faultCounts: [String: Int] = [:]
+    package private(set) var faultCounts: [String: Int] = [:]
     /// 1_000_000 (wall ns) at a fixed rate, 1 (device ms) under virtual time.
-    public let ticksPerMillisecond: Int64
+    package let ticksPerMillisecond: Int64
     /// Virtual time: extension faults wait for the role's next call.
-    public let armsExtensionFaults: Bool
-    public private(set) var armed: [String: ArmedFault] = [:]
+    package let armsExtensionFaults: Bool
+    package private(set) var armed: [String: ArmedFault] = [:]
 
-    public init(longLivedRoles: [String], ticksPerMillisecond: Int64 = 1_000_000, armsExtensionFaults: Bool = false) {
+    package init(longLivedRoles: [String], ticksPerMillisecond: Int64 = 1_000_000, armsExtensionFaults: Bool = false) {
         longLived = longLivedRoles.map { LongLived(role: $0) }
         self.ticksPerMillisecond = ticksPerMillisecond
         self.armsExtensionFaults = armsExtensionFaults
     }
 
     /// The earliest tick at which `due(now:)` has something to do (nil: nothing scheduled).
-    public var nextDueTicks: Int64? {
+    package var nextDueTicks: Int64? {
         let longLivedTimes = longLived.flatMap { [$0.resumeAtNanos, $0.pid == nil && !$0.heldDownByOS ? $0.restartAtNanos : nil] }.compactMap { $0 }
         return (longLivedTimes + extensions.compactMap(\.resumeAtNanos)).min()
     }
 
-    public func entry(_ role: String) -> LongLived? { longLived.first { $0.role == role } }
+    package func entry(_ role: String) -> LongLived? { longLived.first { $0.role == role } }
 
-    public var extensionCallsRunning: Bool { !extensions.isEmpty }
+    package var extensionCallsRunning: Bool { !extensions.isEmpty }
 
-    public var extensionCallsFull: Bool { extensions.count >= Self.maxExtensionCalls }
+    package var extensionCallsFull: Bool { extensions.count >= Self.maxExtensionCalls }
 
     // MARK: Spawning
 
-    public mutating func spawned(role: String, pid: Int32) {
+    package mutating func spawned(role: String, pid: Int32) {
         guard let i = index(role) else { return }
         longLived[i].pid = pid
         longLived[i].restartAtNanos = nil
@@ -117,20 +117,20 @@ public struct ProcessTable: Sendable {
         longLived[i].heldDownByOS = false
     }
 
-    public mutating func spawnFailed(role: String, error: String, now: Int64) -> [Command] {
+    package mutating func spawnFailed(role: String, error: String, now: Int64) -> [Command] {
         guard let i = index(role) else { return [] }
         longLived[i].restartAtNanos = now + Self.spawnRetryMillis * ticksPerMillisecond
         return [.record("spawn_failed", ["target": role, "error": error])]
     }
 
     /// A call started.
-    public mutating func extensionStarted(role: String, pid: Int32, callback: String, delivery: Int, wallNanos: Int64) {
+    package mutating func extensionStarted(role: String, pid: Int32, callback: String, delivery: Int, wallNanos: Int64) {
         extensions.append(ExtensionCall(role: role, pid: pid, callback: callback, delivery: delivery, startedWallNanos: wallNanos))
     }
 
     /// Under virtual time: the fault armed for `role`'s next call, if one is and its hold has not
     /// run out; it is used up (and counted).
-    public mutating func takeArmedFault(role: String, now: Int64) -> ArmedFault? {
+    package mutating func takeArmedFault(role: String, now: Int64) -> ArmedFault? {
         guard let fault = armed.removeValue(forKey: role), now <= fault.untilTicks else { return nil }
         faultCounts[fault.kind.rawValue, default: 0] += 1
         return fault
@@ -139,7 +139,7 @@ public struct ProcessTable: Sendable {
     // MARK: Exits
 
     /// `pid` exited with `status` (its description); `clean` = exit code 0.
-    public mutating func exited(pid: Int32, status: String, clean: Bool, now: Int64) -> [Command] {
+    package mutating func exited(pid: Int32, status: String, clean: Bool, now: Int64) -> [Command] {
         if let e = extensions.firstIndex(where: { $0.pid == pid }) {
             let call = extensions.remove(at: e)
             let fields = ["callback": call.callback, "delivery": String(call.delivery), "childPid": String(pid), "status": status]
@@ -165,7 +165,7 @@ public struct ProcessTable: Sendable {
 
     // MARK: The nemesis
 
-    public mutating func apply(_ fault: PlannedFault, now: Int64) -> [Command] {
+    package mutating func apply(_ fault: PlannedFault, now: Int64) -> [Command] {
         let signal: Signal
         switch fault.kind {
         case .kill: signal = .kill
@@ -224,7 +224,7 @@ public struct ProcessTable: Sendable {
 
     /// Stopped processes whose stop is over are continued; long-lived ones whose down time is over
     /// are restarted.
-    public mutating func due(now: Int64) -> [Command] {
+    package mutating func due(now: Int64) -> [Command] {
         var commands: [Command] = []
         for i in longLived.indices {
             if let r = longLived[i].resumeAtNanos, r <= now {
@@ -259,7 +259,7 @@ public struct ProcessTable: Sendable {
     }
 
     /// Extensions running past iOS's watchdog (wall time; a stopped one is the nemesis's) are killed.
-    public func watchdog(wallNanos: Int64) -> [Command] {
+    package func watchdog(wallNanos: Int64) -> [Command] {
         var commands: [Command] = []
         for call in extensions where wallNanos - call.startedWallNanos > Self.extensionWatchdogNanos && call.resumeAtNanos == nil {
             commands += [
@@ -271,7 +271,7 @@ public struct ProcessTable: Sendable {
     }
 
     /// The workload is over: nothing stays stopped or down while the system settles.
-    public mutating func beginQuiesce(now: Int64) -> [Command] {
+    package mutating func beginQuiesce(now: Int64) -> [Command] {
         var commands: [Command] = []
         for i in longLived.indices {
             if longLived[i].isStopped, let pid = longLived[i].pid, !longLived[i].osSuspended {
@@ -298,7 +298,7 @@ public struct ProcessTable: Sendable {
     }
 
     /// The final shutdown: every long-lived process is expected to go.
-    public mutating func shuttingDown() {
+    package mutating func shuttingDown() {
         for i in longLived.indices {
             longLived[i].expectedExit = true
             longLived[i].restartAtNanos = nil

@@ -11,11 +11,11 @@ import Glibc
 /// `report.json` (undecided, `"interruption": "SIGINT"`); the suite runs no further case; `harness
 /// run` prints its summary and exits 128 + the signal (130, 143). A second signal ends the harness
 /// at once with the same code (its children die with it: PR_SET_PDEATHSIG).
-public enum RunInterruption {
+package enum RunInterruption {
     static let caught = Atomic<Int32>(0)
 
     /// Installs the handlers (the CLI does; library users and tests keep the default actions).
-    public static func install() {
+    package static func install() {
         for sig in [SIGINT, SIGTERM] {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = onStopSignal
@@ -26,15 +26,15 @@ public enum RunInterruption {
     }
 
     /// The signal that asked the run to stop, or nil.
-    public static var signal: Int32? {
+    package static var signal: Int32? {
         let s = caught.load(ordering: .relaxed)
         return s == 0 ? nil : s
     }
 
     /// Marks a stop request as if `signal` had arrived (tests, and the CLI's own deadline).
-    public static func request(_ signal: Int32) { _ = caught.compareExchange(expected: 0, desired: signal, ordering: .relaxed) }
+    package static func request(_ signal: Int32) { _ = caught.compareExchange(expected: 0, desired: signal, ordering: .relaxed) }
 
-    public static func name(of signal: Int32) -> String {
+    package static func name(of signal: Int32) -> String {
         switch signal {
         case SIGINT: return "SIGINT"
         case SIGTERM: return "SIGTERM"
@@ -44,7 +44,7 @@ public enum RunInterruption {
     }
 
     /// The exit status of a run stopped by `signal` (the shell's convention, 128 + n).
-    public static func exitCode(for signal: Int32) -> Int32 { 128 + signal }
+    package static func exitCode(for signal: Int32) -> Int32 { 128 + signal }
 }
 
 private func onStopSignal(_ sig: Int32) {

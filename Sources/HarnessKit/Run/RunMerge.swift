@@ -6,23 +6,23 @@ import History
 /// directories, put together — each run's scenario, variant and seed from its history's
 /// `run_started`, its verdict from its `report.json` — as the one table, JUnit and exit code the
 /// unsharded run would have given.
-public enum RunMerge {
-    public struct Run: Sendable {
-        public var directory: String
-        public var scenario: String
-        public var variant: String
-        public var seed: UInt64
+package enum RunMerge {
+    package struct Run: Sendable {
+        package var directory: String
+        package var scenario: String
+        package var variant: String
+        package var seed: UInt64
         /// Nil when the run left no readable report (it is undecided).
-        public var report: CheckReport?
-        public var wallSeconds: Double
-        public var faults: Int
+        package var report: CheckReport?
+        package var wallSeconds: Double
+        package var faults: Int
         /// A sharded suite's run: its shard and place in the whole plan (`Shard.facts`).
-        public var shard: String?
-        public var planIndex: Int?
-        public var planRuns: Int?
-        public var plan: String?
+        package var shard: String?
+        package var planIndex: Int?
+        package var planRuns: Int?
+        package var plan: String?
 
-        public init(
+        package init(
             directory: String, scenario: String, variant: String, seed: UInt64, report: CheckReport?, wallSeconds: Double, faults: Int,
             shard: String? = nil, planIndex: Int? = nil, planRuns: Int? = nil, plan: String? = nil
         ) {
@@ -40,14 +40,14 @@ public enum RunMerge {
         }
 
         /// 0 held, 1 violated, 2 undecided: as `ScenarioRunner.Outcome.exitCode`.
-        public var exitCode: Int32 {
+        package var exitCode: Int32 {
             guard let r = report, r.decided else { return 2 }
             return r.violations.isEmpty ? 0 : 1
         }
     }
 
-    public struct Failure: Error, CustomStringConvertible, Sendable {
-        public let description: String
+    package struct Failure: Error, CustomStringConvertible, Sendable {
+        package let description: String
     }
 
     /// How deep below each given directory a run directory is looked for (`--out DIR` puts runs
@@ -58,7 +58,7 @@ public enum RunMerge {
     /// Every run directory (one holding `history.jsonl` with a `run_started` line) under
     /// `directories`, sorted by scenario, variant, seed, then path. A directory that does not
     /// exist, or holds no run at all, is an error: a shard's artifact went missing.
-    public static func collect(_ directories: [String]) throws(Failure) -> [Run] {
+    package static func collect(_ directories: [String]) throws(Failure) -> [Run] {
         var runs: [Run] = []
         for top in directories {
             var isDir: ObjCBool = false
@@ -111,7 +111,7 @@ public enum RunMerge {
     /// The runs are the unsharded run's, each once: no run given twice (the same scenario, variant
     /// and seed in two directories — a shard passed twice), and for a sharded suite, every case of
     /// its plan present (a shard whose artifact went missing is named) and no run of another plan.
-    public static func checkComplete(_ runs: [Run]) throws(Failure) {
+    package static func checkComplete(_ runs: [Run]) throws(Failure) {
         var seen: [String: String] = [:]
         for r in runs {
             let key = "\(r.scenario) \(r.variant) seed \(r.seed)"
@@ -136,12 +136,12 @@ public enum RunMerge {
 
     /// What the unsharded `harness run` exits with: 2 if any run is undecided, else 1 if a run of a
     /// gated variant (every variant when `gate` is nil) violated, else 0.
-    public static func exitCode(_ runs: [Run], gate: [String]?) -> Int32 {
+    package static func exitCode(_ runs: [Run], gate: [String]?) -> Int32 {
         if runs.contains(where: { $0.exitCode == 2 }) { return 2 }
         return runs.contains { $0.exitCode == 1 && (gate?.contains($0.variant) ?? true) } ? 1 : 0
     }
 
-    public static func table(_ runs: [Run]) -> String {
+    package static func table(_ runs: [Run]) -> String {
         let header = ["scenario", "variant", "seed", "verdict", "faults", "violated invariants", "run directory"]
         let rows = runs.map { r -> [String] in
             let verdict = r.exitCode == 0 ? "PASS" : r.exitCode == 1 ? "VIOLATION" : "UNDECIDED"
@@ -155,7 +155,7 @@ public enum RunMerge {
         return ([line(header)] + rows.map(line)).joined(separator: "\n")
     }
 
-    public static func junit(_ runs: [Run], suiteName: String) -> JUnitReport {
+    package static func junit(_ runs: [Run], suiteName: String) -> JUnitReport {
         JUnitReport(suiteName: suiteName, testCases: runs.map {
             SuiteRunner.testCase(
                 scenario: $0.scenario, variant: $0.variant, seed: $0.seed, report: $0.report,

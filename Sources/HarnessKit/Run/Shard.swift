@@ -2,28 +2,28 @@
 /// Kubernetes Indexed Job). Item i (0-based, in the order the unsharded run would do it) belongs to
 /// shard `i % N + 1`, so the shards are disjoint and their union is exactly the unsharded work,
 /// and every shard gets a spread of seeds and crash points rather than one end of the list.
-public struct Shard: Sendable, Equatable, CustomStringConvertible {
+package struct Shard: Sendable, Equatable, CustomStringConvertible {
     /// 1-based.
-    public var index: Int
-    public var count: Int
+    package var index: Int
+    package var count: Int
 
-    public static let maxCount = 10_000
+    package static let maxCount = 10_000
     /// Kubernetes Indexed Jobs set it, 0-based, in each pod (`--shard auto/N`).
-    public static let jobCompletionIndexVariable = "JOB_COMPLETION_INDEX"
+    package static let jobCompletionIndexVariable = "JOB_COMPLETION_INDEX"
 
-    public init(index: Int, count: Int) {
+    package init(index: Int, count: Int) {
         self.index = index
         self.count = count
     }
 
-    public var description: String { "\(index)/\(count)" }
+    package var description: String { "\(index)/\(count)" }
 
-    public struct ParseError: Error, CustomStringConvertible, Sendable {
-        public let description: String
+    package struct ParseError: Error, CustomStringConvertible, Sendable {
+        package let description: String
     }
 
     /// `K/N` with 1 <= K <= N <= 10000, or `auto/N` with K = $JOB_COMPLETION_INDEX + 1.
-    public static func parse(_ text: String, environment: [String: String]) throws(ParseError) -> Shard {
+    package static func parse(_ text: String, environment: [String: String]) throws(ParseError) -> Shard {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 2, let n = Int(parts[1]), n >= 1, n <= maxCount else {
             throw ParseError(description: "--shard \(text): use K/N with whole numbers, 1 <= K <= N <= \(maxCount) (e.g. 2/4), or auto/N")
@@ -48,20 +48,20 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Whether item `i` (0-based) is this shard's.
-    public func owns(_ i: Int) -> Bool { i % count == index - 1 }
+    package func owns(_ i: Int) -> Bool { i % count == index - 1 }
 
     /// This shard's items, in order.
-    public func part<T>(of items: [T]) -> [T] { items.enumerated().filter { owns($0.offset) }.map(\.element) }
+    package func part<T>(of items: [T]) -> [T] { items.enumerated().filter { owns($0.offset) }.map(\.element) }
 
     /// What each run of a sharded suite records (`run_started`): its shard, its place in the whole
     /// plan, the plan's size and a digest of the plan (`names`: each case's scenario, variant and
     /// seed, in the unsharded order), so a merge can check every case is there exactly once.
-    public func facts(index i: Int, names: [String]) -> [String: String] {
+    package func facts(index i: Int, names: [String]) -> [String: String] {
         ["shard": description, "planIndex": String(i), "planRuns": String(names.count), "plan": Self.digest(names)]
     }
 
     /// FNV-1a of the plan's names, hex: the same list gives the same digest in every shard.
-    public static func digest(_ names: [String]) -> String {
+    package static func digest(_ names: [String]) -> String {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in names.joined(separator: "\n").utf8 {
             h ^= UInt64(byte)

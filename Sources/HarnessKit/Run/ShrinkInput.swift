@@ -8,25 +8,25 @@ import Yams
 /// rule (`os.faults`). A subset becomes the recorded scenario with a `plan:` section pinning the
 /// kept actions and faults, the kept failpoints and the kept rules; the rest of the scenario (clock,
 /// workload settings, `os:`) is unchanged, so the same seed runs the same way.
-public struct ShrinkInput {
-    public enum Kind: String, CaseIterable, Sendable {
+package struct ShrinkInput {
+    package enum Kind: String, CaseIterable, Sendable {
         case action = "user actions"
         case fault = "nemesis faults"
         case failpoint = "failpoints"
         case fieldFault = "field faults"
     }
 
-    public struct Step: Sendable {
-        public var kind: Kind
+    package struct Step: Sendable {
+        package var kind: Kind
         /// What it is, in one line (for the final listing).
-        public var summary: String
+        package var summary: String
         /// Device seconds from the start when it happens (actions, faults under virtual time).
-        public var atSeconds: Double? = nil
+        package var atSeconds: Double? = nil
         /// A fault under virtual time: device seconds from the start when it ends (the stopped
         /// process continues, the killed one is relaunched).
-        public var untilSeconds: Double? = nil
+        package var untilSeconds: Double? = nil
         /// An action `postponing` moved: from when, in place of which fault (also in `summary`).
-        public var moved: String? = nil
+        package var moved: String? = nil
         /// The entry: a JSON object (actions, faults), a failpoint's text, or a field-fault rule's node.
         fileprivate var payload: Payload
     }
@@ -37,32 +37,32 @@ public struct ShrinkInput {
         case node(Node)
     }
 
-    public var steps: [Step]
+    package var steps: [Step]
     /// The pack's own keys of the run's schedule.json (its summary), one JSON object, pinned as
     /// they were (FocusPledge's server reads the planned sessions there).
     var summaryJSON: String
     /// The recorded run's scenario file, composed (comments are not kept).
     let root: Node
-    public var scenarioName: String
-    public var variant: String
-    public var seed: UInt64
+    package var scenarioName: String
+    package var variant: String
+    package var seed: UInt64
     /// The run's device duration when `--duration` overrode the scenario's.
-    public var durationSeconds: Int?
+    package var durationSeconds: Int?
     /// The invariants the run violated (report.json).
-    public var violated: Set<String>
+    package var violated: Set<String>
     /// Per violated invariant, its explanations with every number made `#` (`signature`): a
     /// trial fails "the same way" only with one of these, so the shrink does not slip to another
     /// bug that breaks the same invariant (a start with no apps selected instead of a start cut
     /// short by a kill).
-    public var signatures: [String: Set<String>]
+    package var signatures: [String: Set<String>]
     /// run_started's `build` (GNU build ids): a shrink replays only on the same build.
-    public var build: String?
+    package var build: String?
     /// Whether the run counted crash points (its failpoints name them).
-    public var runDirectory: String
+    package var runDirectory: String
 
     /// Takes what failed from `violations` (a verdict judged again from the history) instead of
     /// report.json's.
-    public mutating func take(_ violations: [InvariantViolation]) {
+    package mutating func take(_ violations: [InvariantViolation]) {
         (violated, signatures) = Self.failures(violations.map { ($0.invariant, $0.explanation) })
     }
 
@@ -72,12 +72,12 @@ public struct ShrinkInput {
         return (Set(violations.map(\.invariant)), signatures)
     }
 
-    public struct LoadError: Error, CustomStringConvertible {
-        public var description: String
+    package struct LoadError: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// Reads RUN_DIR/{history.jsonl, scenario.yaml, schedule.json, report.json}.
-    public static func load(runDirectory dir: String) throws(LoadError) -> ShrinkInput {
+    package static func load(runDirectory dir: String) throws(LoadError) -> ShrinkInput {
         func read(_ name: String, _ why: String) throws(LoadError) -> Data {
             guard let data = FileManager.default.contents(atPath: dir + "/" + name) else {
                 throw LoadError(description: "cannot read \(dir)/\(name): \(why)")
@@ -159,21 +159,21 @@ public struct ShrinkInput {
     }
 
     /// `kept` in the order they happen (timed steps by time, then the failpoints and rules).
-    public func chronological(_ kept: [Int]) -> [Int] {
+    package func chronological(_ kept: [Int]) -> [Int] {
         kept.sorted { (steps[$0].atSeconds ?? .infinity, $0) < (steps[$1].atSeconds ?? .infinity, $1) }
     }
 
     /// Steps of each kind, by index (delta debugging tries dropping each kind whole first).
-    public var groups: [[Int]] {
+    package var groups: [[Int]] {
         Kind.allCases.map { kind in steps.indices.filter { steps[$0].kind == kind } }
     }
 
-    public func count(of kind: Kind, in kept: [Int]? = nil) -> Int {
+    package func count(of kind: Kind, in kept: [Int]? = nil) -> Int {
         (kept ?? Array(steps.indices)).filter { steps[$0].kind == kind }.count
     }
 
     /// "48 user actions, 106 nemesis faults, 1 failpoint" (kinds with none left out).
-    public func describe(_ kept: [Int]? = nil) -> String {
+    package func describe(_ kept: [Int]? = nil) -> String {
         let parts = Kind.allCases.compactMap { kind -> String? in
             let n = count(of: kind, in: kept)
             return n == 0 ? nil : "\(n) \(n == 1 ? String(kind.rawValue.dropLast()) : kind.rawValue)"
@@ -185,7 +185,7 @@ public struct ShrinkInput {
     /// `name`, every kept action and fault pinned in `plan:`, the nemesis section gone (the plan's
     /// faults replace it), failpoints and `os.faults` cut to the kept ones. `header` lines are
     /// prepended as comments.
-    public func scenarioYAML(keeping kept: [Int], name: String, header: [String] = []) throws -> String {
+    package func scenarioYAML(keeping kept: [Int], name: String, header: [String] = []) throws -> String {
         let keep = Set(kept)
         // In time order (ties keep their order): a step `postponing` moved may now come later.
         func jsonLines(_ kind: Kind) -> [String] {
@@ -236,7 +236,7 @@ public struct ShrinkInput {
     /// fault may matter only because it held back what those actions set off, so the same failure
     /// may come from the user acting when the fault ends instead — one step fewer
     /// (`postponing`). Per fault in time order: each action alone, then all of them together.
-    public func postponements(of kept: [Int]) -> [(fault: Int, actions: [Int])] {
+    package func postponements(of kept: [Int]) -> [(fault: Int, actions: [Int])] {
         var out: [(fault: Int, actions: [Int])] = []
         for f in chronological(kept) where steps[f].kind == .fault {
             guard let from = steps[f].atSeconds, let until = steps[f].untilSeconds else { continue }
@@ -252,7 +252,7 @@ public struct ShrinkInput {
     /// The input whose steps are `kept` without `fault`, `actions` moved to the moment the fault
     /// ended (their order among themselves kept). Indices of the result count from 0 in `kept`'s
     /// order. Nil when an action's entry cannot be rewritten (not a JSON object with a time).
-    public func postponing(_ actions: [Int], to fault: Int, keeping kept: [Int]) -> ShrinkInput? {
+    package func postponing(_ actions: [Int], to fault: Int, keeping kept: [Int]) -> ShrinkInput? {
         guard let until = steps[fault].untilSeconds else { return nil }
         var out = self
         out.steps = []
@@ -279,7 +279,7 @@ public struct ShrinkInput {
 
     /// An explanation with its UUIDs replaced by `<uuid>` (an app's `UUID()` differs from run to
     /// run, as `harness normalize` knows) and its numbers (times, counts, ids' digits) by `#`.
-    public static func signature(_ explanation: String) -> String {
+    package static func signature(_ explanation: String) -> String {
         explanation.replacing(/[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/, with: "<uuid>")
             .replacing(/[0-9]+(\.[0-9]+)?/, with: "#")
     }

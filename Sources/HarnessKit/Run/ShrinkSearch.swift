@@ -5,20 +5,20 @@
 /// to its end) is tried as one run; the first that still fails the same way replaces the steps —
 /// one fewer — and ddmin runs again on them. The result keeps ddmin's promise: dropping any one of
 /// its steps makes the failure go away, unless the budget ran out (`minimal` false).
-public enum ShrinkSearch {
-    public struct Outcome {
+package enum ShrinkSearch {
+    package struct Outcome {
         /// The steps `kept` indexes (the loaded input, or one with postponed actions).
-        public var input: ShrinkInput
-        public var kept: [Int]
+        package var input: ShrinkInput
+        package var kept: [Int]
         /// Calls of `fails` (each a run of the system; ddmin's cache hits not counted).
-        public var tests: Int
-        public var minimal: Bool
+        package var tests: Int
+        package var minimal: Bool
         /// Postponements that kept the failure (each removed a fault).
-        public var postponed: Int
+        package var postponed: Int
     }
 
     /// `fails(input, kept)`: as for `DeltaDebugging.minimize`, over `input`'s steps.
-    public static func run(_ input: ShrinkInput, maximumTests: Int, fails: (ShrinkInput, [Int]) -> Bool?) -> Outcome {
+    package static func run(_ input: ShrinkInput, maximumTests: Int, fails: (ShrinkInput, [Int]) -> Bool?) -> Outcome {
         let first = DeltaDebugging(maximumTests: maximumTests).minimize(count: input.steps.count, groups: input.groups) { fails(input, $0) }
         var out = Outcome(input: input, kept: first.kept, tests: first.tests, minimal: first.minimal, postponed: 0)
         search: while out.tests < maximumTests {

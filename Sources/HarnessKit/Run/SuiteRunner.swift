@@ -3,17 +3,17 @@ import Foundation
 
 /// Runs scenario × variant × seed combinations one after the other and summarises them:
 /// a table for people, JUnit for CI.
-public enum SuiteRunner {
-    public struct Case: Sendable {
-        public var scenarioPath: String
-        public var scenario: Scenario
-        public var variant: ScenarioVariant
-        public var seed: UInt64
+package enum SuiteRunner {
+    package struct Case: Sendable {
+        package var scenarioPath: String
+        package var scenario: Scenario
+        package var variant: ScenarioVariant
+        package var seed: UInt64
         /// Where the case sits in a sharded suite (`Shard.facts`), recorded in its `run_started` so
         /// `harness merge` can tell a missing or repeated shard.
-        public var shardFacts: [String: String] = [:]
+        package var shardFacts: [String: String] = [:]
 
-        public init(scenarioPath: String, scenario: Scenario, variant: ScenarioVariant, seed: UInt64) {
+        package init(scenarioPath: String, scenario: Scenario, variant: ScenarioVariant, seed: UInt64) {
             self.scenarioPath = scenarioPath
             self.scenario = scenario
             self.variant = variant
@@ -21,12 +21,12 @@ public enum SuiteRunner {
         }
     }
 
-    public struct Result: Sendable {
-        public var `case`: Case
-        public var outcome: ScenarioRunner.Outcome
+    package struct Result: Sendable {
+        package var `case`: Case
+        package var outcome: ScenarioRunner.Outcome
     }
 
-    public static func run(
+    package static func run(
         _ cases: [Case], durationOverride: Duration?, outputDirectory: String, binDirectory: String,
         progress: @escaping @Sendable (String) -> Void, deviceRoot: String? = nil, failpoints: [Failpoint] = [],
         recordCrashPoints: Bool = false, cpu: CPUPinning.Choice = .off, inProcess: InProcessScope = .none, onStart: (Int, Case) -> Void = { _, _ in },
@@ -55,12 +55,12 @@ public enum SuiteRunner {
         return out
     }
 
-    public static func verdictWord(_ o: ScenarioRunner.Outcome) -> String { verdict(o) }
+    package static func verdictWord(_ o: ScenarioRunner.Outcome) -> String { verdict(o) }
 
     /// The line printed as each run ends. Work iOS lost (a user action whose callback was dropped
     /// or killed, `report.lostByOS`) is said here too, so a PASS never hides it. The
     /// report.html written for the run ends it.
-    public static func resultLine(_ o: ScenarioRunner.Outcome) -> String {
+    package static func resultLine(_ o: ScenarioRunner.Outcome) -> String {
         var parts = ["\(o.killsAndStops) kills/stops"]
         if let lost = o.report?.lostByOS, !lost.isEmpty {
             parts.append("\(lost.count) user action\(lost.count == 1 ? "" : "s") lost by iOS (report.json lostByOS)")
@@ -83,7 +83,7 @@ public enum SuiteRunner {
         }
     }
 
-    public static func table(_ results: [Result]) -> String {
+    package static func table(_ results: [Result]) -> String {
         let header = [
             "scenario", "variant", "seed", "verdict", "faults", "checked", "violated invariants", "latency p50/p99 ms (first series)",
             "heartbeats deaths/detected/false", "wall s",
@@ -112,7 +112,7 @@ public enum SuiteRunner {
         return ([line(header)] + rows.map(line)).joined(separator: "\n")
     }
 
-    public static func junit(_ results: [Result], suiteName: String) -> JUnitReport {
+    package static func junit(_ results: [Result], suiteName: String) -> JUnitReport {
         var cases: [JUnitReport.TestCase] = []
         for r in results {
             cases.append(testCase(
@@ -124,7 +124,7 @@ public enum SuiteRunner {
     }
 
     /// One run's testcase: `harness run` and `harness merge` name and judge runs alike.
-    public static func testCase(
+    package static func testCase(
         scenario: String, variant: String, seed: UInt64, report: CheckReport?, setupError: String?, runDirectory: String,
         wallSeconds: Double, faults: Int
     ) -> JUnitReport.TestCase {

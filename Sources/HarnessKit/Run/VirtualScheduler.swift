@@ -5,24 +5,24 @@ import AppGroup
 /// posted that an observer has not taken in, an HTTP answer outstanding to a server that runs, a
 /// timer due that has not fired, an extension call running — and when the next deadline is.
 /// Pure: the runner feeds it reports, spawns and exits, and hands in the notify generations.
-public struct VirtualScheduler: Sendable, Equatable {
-    public struct Participant: Sendable, Equatable {
-        public var role: String
-        public var report: SchedulerReport?
+package struct VirtualScheduler: Sendable, Equatable {
+    package struct Participant: Sendable, Equatable {
+        package var role: String
+        package var report: SchedulerReport?
     }
 
     /// Live participants by pid.
-    public private(set) var participants: [Int32: Participant] = [:]
+    package private(set) var participants: [Int32: Participant] = [:]
     /// Reports from pids that are not (or no longer) participants.
-    public private(set) var strayReports = 0
+    package private(set) var strayReports = 0
 
-    public init() {}
+    package init() {}
 
-    public mutating func spawned(pid: Int32, role: String) { participants[pid] = Participant(role: role) }
+    package mutating func spawned(pid: Int32, role: String) { participants[pid] = Participant(role: role) }
 
-    public mutating func exited(pid: Int32) { participants[pid] = nil }
+    package mutating func exited(pid: Int32) { participants[pid] = nil }
 
-    public mutating func received(_ report: SchedulerReport) {
+    package mutating func received(_ report: SchedulerReport) {
         guard var p = participants[report.pid] else {
             strayReports += 1
             return
@@ -39,7 +39,7 @@ public struct VirtualScheduler: Sendable, Equatable {
     /// them wait for their deadline); `runningCalls` the extension calls running (not stopped);
     /// `exiting` the long-lived roles signalled to die and not yet reaped (their exit is an event
     /// of this instant, recorded before anything else happens).
-    public func blockers(
+    package func blockers(
         now: Double, generation: (String) -> UInt64, stopped: Set<Int32>, stoppedServices: Set<String>, runningCalls: [String],
         exiting: [String] = []
     ) -> [String] {
@@ -65,7 +65,7 @@ public struct VirtualScheduler: Sendable, Equatable {
 
     /// Participants (not stopped) whose reported deadline has come and who have not been woken for
     /// it yet: the harness posts each one's `system.wake.<pid>`.
-    public func toWake(now: Double, generation: (String) -> UInt64, stopped: Set<Int32>) -> [Int32] {
+    package func toWake(now: Double, generation: (String) -> UInt64, stopped: Set<Int32>) -> [Int32] {
         participants.keys.sorted().filter { pid in
             guard !stopped.contains(pid), let r = participants[pid]?.report, let next = r.nextUnixSeconds, next <= now else { return false }
             let name = SchedulerChannel.wakeNotification(pid: pid)
@@ -74,7 +74,7 @@ public struct VirtualScheduler: Sendable, Equatable {
     }
 
     /// The earliest deadline of a participant that is not stopped, after `now`.
-    public func nextDeadline(after now: Double, stopped: Set<Int32>) -> Double? {
+    package func nextDeadline(after now: Double, stopped: Set<Int32>) -> Double? {
         participants.filter { !stopped.contains($0.key) }.compactMap { $0.value.report?.nextUnixSeconds }.filter { $0 > now }.min()
     }
 }

@@ -12,39 +12,39 @@ import Darwin
 /// `junit.xml` for CI: one `<testsuite>` (the run), one `<testcase>` per check. The format is the
 /// de-facto one Jenkins, GitLab and GitHub reporters read; counts in the suite's attributes are
 /// computed from the cases, never passed in, so they cannot disagree.
-public struct JUnitReport: Sendable, Equatable {
-    public var suiteName: String
+package struct JUnitReport: Sendable, Equatable {
+    package var suiteName: String
     /// ISO 8601, e.g. from the run's start; left out when nil (keeps golden files stable).
-    public var timestamp: String?
+    package var timestamp: String?
     /// Suite-level facts worth seeing in CI: seed, variant, scenario.
-    public var properties: [Property]
-    public var testCases: [TestCase]
+    package var properties: [Property]
+    package var testCases: [TestCase]
 
-    public init(suiteName: String, timestamp: String? = nil, properties: [Property] = [], testCases: [TestCase] = []) {
+    package init(suiteName: String, timestamp: String? = nil, properties: [Property] = [], testCases: [TestCase] = []) {
         self.suiteName = suiteName
         self.timestamp = timestamp
         self.properties = properties
         self.testCases = testCases
     }
 
-    public struct Property: Sendable, Equatable {
-        public var name: String
-        public var value: String
+    package struct Property: Sendable, Equatable {
+        package var name: String
+        package var value: String
 
-        public init(name: String, value: String) {
+        package init(name: String, value: String) {
             self.name = name
             self.value = value
         }
     }
 
-    public struct TestCase: Sendable, Equatable {
-        public var name: String
-        public var classname: String
-        public var timeSeconds: Double
-        public var failure: Failure?
-        public var systemOut: String?
+    package struct TestCase: Sendable, Equatable {
+        package var name: String
+        package var classname: String
+        package var timeSeconds: Double
+        package var failure: Failure?
+        package var systemOut: String?
 
-        public init(name: String, classname: String, timeSeconds: Double, failure: Failure? = nil, systemOut: String? = nil) {
+        package init(name: String, classname: String, timeSeconds: Double, failure: Failure? = nil, systemOut: String? = nil) {
             self.name = name
             self.classname = classname
             self.timeSeconds = timeSeconds
@@ -53,23 +53,23 @@ public struct JUnitReport: Sendable, Equatable {
         }
     }
 
-    public struct Failure: Sendable, Equatable {
+    package struct Failure: Sendable, Equatable {
         /// What CI dashboards count it as: only a `failure` is the app's; a run that could not be
         /// decided (interrupted, tampered, a setup error) is an `error`, one that had nothing to
         /// test (a crash point never reached) is `skipped`.
-        public enum Kind: String, Sendable, Equatable {
+        package enum Kind: String, Sendable, Equatable {
             case failure, error, skipped
         }
 
-        public var kind: Kind
+        package var kind: Kind
         /// One line, shown in CI summaries.
-        public var message: String
+        package var message: String
         /// The details: the offending history lines, expected vs. found.
-        public var text: String
+        package var text: String
         /// The `type` attribute (`failure`, `undecided`, `interrupted`, `tampered`, …).
-        public var type: String
+        package var type: String
 
-        public init(_ kind: Kind = .failure, message: String, text: String = "", type: String? = nil) {
+        package init(_ kind: Kind = .failure, message: String, text: String = "", type: String? = nil) {
             self.kind = kind
             self.message = message
             self.text = text
@@ -77,14 +77,14 @@ public struct JUnitReport: Sendable, Equatable {
         }
     }
 
-    public var testCount: Int { testCases.count }
-    public var failureCount: Int { count(.failure) }
-    public var errorCount: Int { count(.error) }
-    public var skippedCount: Int { count(.skipped) }
+    package var testCount: Int { testCases.count }
+    package var failureCount: Int { count(.failure) }
+    package var errorCount: Int { count(.error) }
+    package var skippedCount: Int { count(.skipped) }
     func count(_ kind: Failure.Kind) -> Int { testCases.filter { $0.failure?.kind == kind }.count }
-    public var totalTimeSeconds: Double { testCases.reduce(0) { $0 + max(0, $1.timeSeconds) } }
+    package var totalTimeSeconds: Double { testCases.reduce(0) { $0 + max(0, $1.timeSeconds) } }
 
-    public func xml() -> String {
+    package func xml() -> String {
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         out += "<testsuite name=\"\(Self.escapeAttribute(suiteName))\" tests=\"\(testCount)\""
         out += " failures=\"\(failureCount)\" errors=\"\(errorCount)\" skipped=\"\(skippedCount)\" time=\"\(Self.formatSeconds(totalTimeSeconds))\""
@@ -125,13 +125,13 @@ public struct JUnitReport: Sendable, Equatable {
     /// Text content: `&`, `<`, `>` as entities; `\r` as a reference so a parser does not fold it into
     /// `\n`; characters XML 1.0 cannot carry at all (other C0 controls, U+FFFE, U+FFFF) as the visible
     /// Swift spelling `\u{1B}`, so that e.g. ANSI colours in a failure stay readable.
-    public static func escapeText(_ text: String) -> String {
+    package static func escapeText(_ text: String) -> String {
         escape(text, inAttribute: false)
     }
 
     /// Attribute values: as text, plus quotes, and tab/newline as references (attribute-value
     /// normalization would turn them into spaces).
-    public static func escapeAttribute(_ text: String) -> String {
+    package static func escapeAttribute(_ text: String) -> String {
         escape(text, inAttribute: true)
     }
 
@@ -174,7 +174,7 @@ public struct JUnitReport: Sendable, Equatable {
     /// Writes `xml()` to `path` (`OutputFile`: a regular file only, temp + fsync + rename), so a CI
     /// reader (or a killed harness) never sees half a report, and a device, FIFO or symlink at the
     /// path is refused, never replaced. `what` names the file in the one-line error.
-    public func write(toPath path: String, what: String = "JUnit report") throws(OutputFile.Failure) {
+    package func write(toPath path: String, what: String = "JUnit report") throws(OutputFile.Failure) {
         try OutputFile.write(Array(xml().utf8), to: path, what: what)
     }
 }

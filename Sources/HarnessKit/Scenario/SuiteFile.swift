@@ -20,18 +20,18 @@ import Yams
 import Glibc
 #endif
 
-public struct SuiteFile: Sendable, Equatable {
-    public struct Entry: Sendable, Equatable {
+package struct SuiteFile: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
         /// Absolute scenario paths, sorted, matched by one `scenarios:` pattern.
-        public var scenarioPaths: [String]
+        package var scenarioPaths: [String]
         /// nil = every variant each scenario lists.
-        public var variants: [String]?
-        public var seeds: ClosedRange<UInt64>
+        package var variants: [String]?
+        package var seeds: ClosedRange<UInt64>
         /// Where `variants:` is written: a name no scenario of the entry has is an error there.
-        public var variantsAt: ScenarioError?
+        package var variantsAt: ScenarioError?
 
         /// `name` as a variant of `scenario`, or an error at this entry's `variants:`.
-        public func variant(_ name: String, of scenario: Scenario) throws(ScenarioError) -> ScenarioVariant {
+        package func variant(_ name: String, of scenario: Scenario) throws(ScenarioError) -> ScenarioVariant {
             do { return try scenario.variant(named: name) } catch {
                 guard var at = variantsAt else { throw error }
                 at.message = "variants: unknown variant '\(Excerpt.inner(name))'; \(scenario.name) (\(scenario.system.id)) has: \(scenario.system.descriptor.variants.joined(separator: ", "))"
@@ -40,18 +40,18 @@ public struct SuiteFile: Sendable, Equatable {
         }
     }
 
-    public var path: String
-    public var entries: [Entry]
+    package var path: String
+    package var entries: [Entry]
     /// Variants whose violations fail the job.
-    public var gate: [String]
+    package var gate: [String]
 
-    public static let defaultGate = ["hardened"]
-    public static let maximumSeeds: UInt64 = 10_000
+    package static let defaultGate = ["hardened"]
+    package static let maximumSeeds: UInt64 = 10_000
     static let keys = ["runs", "gate"]
     static let entryKeys = ["scenarios", "variants", "seeds"]
 
     /// Reads and checks the suite at `path`; every problem names `path` (and line:column).
-    public static func load(path: String) throws(ScenarioError) -> SuiteFile {
+    package static func load(path: String) throws(ScenarioError) -> SuiteFile {
         let data = try ScenarioParser.readFile(path, what: "suite file", usage: "(a suite is a .yaml file; see README \"The suite\")")
         guard let yaml = String(data: data, encoding: .utf8) else { throw ScenarioError(file: path, message: "the suite file is not UTF-8") }
         let directory = PathText.directory(of: path)
@@ -59,7 +59,7 @@ public struct SuiteFile: Sendable, Equatable {
     }
 
     /// Parses suite YAML; relative `scenarios:` patterns are resolved against `directory`.
-    public static func parse(yaml: String, file: String, directory: String) throws(ScenarioError) -> SuiteFile {
+    package static func parse(yaml: String, file: String, directory: String) throws(ScenarioError) -> SuiteFile {
         let root = try ScenarioParser.compose(yaml: yaml, file: file, what: "the suite file")
         let reader = NodeReader(file: file)
         let top = ScenarioSection(fields: try reader.fields(root, path: "", allowed: keys))
