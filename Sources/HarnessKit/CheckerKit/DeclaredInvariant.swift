@@ -15,16 +15,22 @@ import History
 ///           withinSeconds: 600      # optional: device seconds
 ///       - name: no-fatal-log
 ///         never: { process: host, log: "fatal" }
+///       - name: one-reminder-per-signal
+///         once: { process: host, write: lastReminder }        # no value written twice
 public struct DeclaredInvariant: Codable, Sendable, Equatable {
     /// The invariant's name in reports (`[a-z0-9-]`).
     public var name: String
     public var follows: Follows?
     public var never: Match?
+    /// Lines matching it carry each value at most once (a write's value, or an event's `field`):
+    /// at most one notification per signal, one settlement per session.
+    public var once: Match?
 
-    public init(name: String, follows: Follows? = nil, never: Match? = nil) {
+    public init(name: String, follows: Follows? = nil, never: Match? = nil, once: Match? = nil) {
         self.name = name
         self.follows = follows
         self.never = never
+        self.once = once
     }
 
     /// Every line matching `when` is followed by one matching `then`.
@@ -112,6 +118,23 @@ public struct DeclaredInvariant: Codable, Sendable, Equatable {
             outcome.checkedCount = 1
             for (i, e) in events.enumerated() where never.matches(e) {
                 outcome.fail(String(i + 1), "\(never) happened (the scenario declares it never does)", [e])
+                if outcome.violations.count >= Self.maxViolations { break }
+            }
+            return outcome
+        }
+        if let once {
+            var outcome = RuleOutcome(name, subjectKind: "value")
+            var seen: [String: (first: Int, count: Int)] = [:]
+            var order: [String] = []
+            for (i, e) in events.enumerated() where once.matches(e) {
+                guard let v = once.value(e) else { continue }
+                if seen[v] == nil { order.append(v) }
+                seen[v, default: (i, 0)].count += 1
+            }
+            outcome.checkedCount = order.count
+            for v in order where seen[v]!.count > 1 {
+                let lines = events.enumerated().filter { once.matches($0.element) && once.value($0.element) == v }.map(\.element)
+                outcome.fail(v, "\(once) = \(v) happened \(seen[v]!.count) times (the scenario declares each value at most once)", Array(lines.prefix(CheckReport.maxRelevantEvents)))
                 if outcome.violations.count >= Self.maxViolations { break }
             }
             return outcome

@@ -6,14 +6,14 @@ extension NodeReader {
     /// that can never apply to the system (a process it does not have, a chance role that is no
     /// app, a name one of the system's own invariants already has) is an error at its key.
     func declaredInvariants(_ node: Node, descriptor: SystemDescriptor) throws(ScenarioError) -> [DeclaredInvariant] {
-        let items = try list(node, "invariants", expected: "a list of invariants, each `- name: …` with `follows:` or `never:`")
+        let items = try list(node, "invariants", expected: "a list of invariants, each `- name: …` with `follows:`, `never:` or `once:`")
         var out: [DeclaredInvariant] = []
         var names = Set(descriptor.invariants.map(\.name))
         let processes = descriptor.roles.map(\.name) + ["harness"]
         let nameCharacters = Set("abcdefghijklmnopqrstuvwxyz0123456789-")
         for (i, item) in items.enumerated() {
             let path = "invariants[\(i)]"
-            let f = try fields(item, path: path, allowed: ["name", "follows", "never"])
+            let f = try fields(item, path: path, allowed: ["name", "follows", "never", "once"])
             let nameNode = try f.required("name")
             let name = try string(nameNode, path + ".name")
             guard !name.isEmpty, name.count <= 80, name.allSatisfy({ nameCharacters.contains($0) }) else {
@@ -42,6 +42,18 @@ extension NodeReader {
                     result.field = try nonEmpty(n, path + ".field")
                 }
                 return result
+            }
+            let kinds = ["follows", "never", "once"].filter { f[$0] != nil }
+            guard kinds.count == 1 else {
+                throw error(item, "\(path): give exactly one of follows (every A is followed by B), never (A never happens) or once (no value of A twice)")
+            }
+            if let once = f["once"] {
+                let m = try match(once, path + ".once")
+                guard m.write != nil || m.field != nil else {
+                    throw error(once, "\(path).once: needs a value to count (a write, or an event's field)")
+                }
+                out.append(DeclaredInvariant(name: name, once: m))
+                continue
             }
             switch (f["follows"], f["never"]) {
             case (let follows?, nil):

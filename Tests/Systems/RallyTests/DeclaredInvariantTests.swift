@@ -126,6 +126,23 @@ import Testing
         #expect(o.violations.count == 1 && o.checkedCount == 1)
     }
 
+    /// `once`: each value at most once — a value written twice is one violation naming both
+    /// lines; a rule with nothing to count is a positioned error.
+    @Test func onceFailsOnAValueSeenTwice() throws {
+        let rule = DeclaredInvariant(name: "one-return-per-ball", once: .init(process: "returner", write: "returned"))
+        let o = rule.judge([
+            Self.write(1, "returner", "returned", "1"), Self.write(2, "returner", "returned", "2"), Self.write(3, "returner", "returned", "2"),
+        ])
+        #expect(o.checkedCount == 2)
+        #expect(o.violations.map(\.subject?.id) == ["2"])
+        #expect(o.violations.first?.explanation == "returner's write of returned = 2 happened 2 times (the scenario declares each value at most once)")
+        #expect(o.violations.first?.relevantEvents.count == 2)
+        let parsed = try Self.scenario("  - name: one-return-per-ball\n    once: { process: returner, write: returned }")
+        #expect(parsed.declaredInvariants == [rule])
+        #expect(Self.error("  - name: x\n    once: { process: returner, log: hi }").contains("s.yaml:7:11: invariants[0].once: needs a value to count"))
+        #expect(Self.error("  - name: x\n    once: { process: returner, write: a }\n    never: { process: returner, log: b }").contains("give exactly one of follows"))
+    }
+
     @Test func theRunStartedLineCarriesTheDeclarationsToCheck() {
         let started = Self.line(0, "harness", "run_started", [DeclaredInvariant.runStartedField: DeclaredInvariant.encode([Self.rule])])
         #expect(DeclaredInvariant.declared(in: [started]) == [Self.rule])
