@@ -48,7 +48,10 @@ public enum PropertyListCodec {
             case UInt8(ascii: "&"): out.append(contentsOf: "&amp;".utf8)
             case UInt8(ascii: "<"): out.append(contentsOf: "&lt;".utf8)
             case UInt8(ascii: ">"): out.append(contentsOf: "&gt;".utf8)
-            case 0..<0x20 where b != 0x09 && b != 0x0A && b != 0x0D:
+            // A raw carriage return is a line end to every XML parser (read back as `\n` by
+            // Python's, XML 1.0 §2.11); a reference keeps it a carriage return everywhere.
+            case 0x0D: out.append(contentsOf: "&#13;".utf8)
+            case 0..<0x20 where b != 0x09 && b != 0x0A:
                 // Not representable in XML 1.0: escape as a character reference our parser accepts.
                 out.append(contentsOf: "&#\(b);".utf8)
             default: out.append(b)
@@ -238,6 +241,23 @@ public enum PropertyListCodec {
         }
 
         func unescape(_ raw: ArraySlice<UInt8>) throws -> String {
+            // XML end-of-line handling (§2.11), as every other reader does it: a raw `\r\n` or
+            // `\r` is `\n` (a written carriage return is `&#13;`, below).
+            if raw.contains(0x0D) {
+                var lines: [UInt8] = []
+                lines.reserveCapacity(raw.count)
+                var k = raw.startIndex
+                while k < raw.endIndex {
+                    if raw[k] == 0x0D {
+                        lines.append(0x0A)
+                        if k + 1 < raw.endIndex && raw[k + 1] == 0x0A { k += 1 }
+                    } else {
+                        lines.append(raw[k])
+                    }
+                    k += 1
+                }
+                return try unescape(lines[...])
+            }
             guard raw.contains(UInt8(ascii: "&")) else {
                 guard let s = String(validating: raw, as: UTF8.self) else { throw fail("invalid UTF-8") }
                 return s
