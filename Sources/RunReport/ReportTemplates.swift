@@ -204,7 +204,7 @@ enum ReportTemplates {
         {{/spans}}{{#bins}}<rect class="bin" x="{{x}}" y="{{y}}" width="{{w}}" height="10" fill="{{colour}}" data-t1="{{t1}}" data-t2="{{t2}}"><title>{{title}}</title></rect>
         {{/bins}}{{{markersHTML}}}</g></g>
         {{/lanes}}
-        {{#violations}}<g class="violation-marker" id="violation-{{index}}" data-t="{{t}}" transform="translate({{x}},0)"><line x1="0" x2="0" y1="{{top}}" y2="{{bottom}}"/><text x="3" y="{{top}}">V{{index}}</text><title>V{{index}} {{invariant}}: {{explanation}}</title></g>
+        {{#violations}}<g class="violation-marker" id="violation-{{index}}" data-t="{{t}}" transform="translate({{x}},0)"><line x1="0" x2="0" y1="{{top}}" y2="{{bottom}}"/><text x="3" y="{{top}}">{{label}}</text><title>V{{index}} {{invariant}}: {{explanation}}</title></g>
         {{/violations}}
         </svg></div>
         <div class="note">Drawn: {{drawing}}.</div></section>

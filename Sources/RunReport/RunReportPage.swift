@@ -122,9 +122,11 @@ public enum RunReportPage {
             ])
         }
         let svgHeight = axisHeight + Double(tl.lanes.count) * laneHeight + 4
+        let labels = Self.markerLabels(tl.violations.map { (index: $0.index, x: x($0.to)) })
         let violations: [[String: Any]] = tl.violations.map { v in
             [
                 "index": v.index, "first": v.index == 1, "invariant": v.invariant, "explanation": v.explanation, "subject": v.subject ?? "the run",
+                "label": labels[v.index] ?? "",
                 "x": f(x(v.to)), "t": rel(v.to), "t1": rel(v.from), "t2": rel(v.to), "top": f(axisHeight - 14), "bottom": f(svgHeight),
                 "when": DeviceTimeText.offset(v.to - tl.start),
                 "cited": v.cited.map { c in ["line": c.line.map(String.init) ?? "not in this history", "text": c.text, "found": c.line != nil] },
@@ -211,6 +213,37 @@ extension RunReportPage {
 }
 
 /// Writes a page whole or not at all (temp + rename): a reader never sees half a report.
+extension RunReportPage {
+    /// Pixels per character of a marker label (12 px bold), and the gap after one.
+    static let labelCharacterWidth = 7.5
+    static let labelGap = 4.0
+
+    /// Each violation marker's label on the timeline: a marker that falls under the label of the
+    /// cluster before it joins that cluster, labelled once at its first marker (`V3, V5`, or
+    /// `V3–V7 (5)`) — dense violations were a pile of overlapping `V…` labels. The others get none
+    /// (their line and tooltip stay). `markers`: violation index and x, in any order.
+    static func markerLabels(_ markers: [(index: Int, x: Double)]) -> [Int: String] {
+        func label(_ ids: [Int]) -> String {
+            ids.count == 1 ? "V\(ids[0])" : ids.count == 2 ? "V\(ids[0]), V\(ids[1])" : "V\(ids[0])–V\(ids.last!) (\(ids.count))"
+        }
+        var out: [Int: String] = [:]
+        var cluster: [(index: Int, x: Double)] = []
+        func flush() {
+            guard let head = cluster.first else { return }
+            out[head.index] = label(cluster.map(\.index).sorted())
+            for m in cluster.dropFirst() { out[m.index] = "" }
+            cluster = []
+        }
+        for m in markers.sorted(by: { ($0.x, $0.index) < ($1.x, $1.index) }) {
+            // Past the end of the cluster's label so far: a label of its own fits.
+            if let head = cluster.first, m.x - head.x >= Double(label(cluster.map(\.index).sorted()).count) * labelCharacterWidth + labelGap { flush() }
+            cluster.append(m)
+        }
+        flush()
+        return out
+    }
+}
+
 enum ReportFile {
     /// Through the one output rule (`OutputFile`): a regular file or nothing at `path` — a device,
     /// FIFO, socket, directory or symlink is refused, never replaced — written whole (temp, fsync,
