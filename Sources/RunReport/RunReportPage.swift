@@ -220,11 +220,12 @@ extension RunReportPage {
 
     /// Each violation marker's label on the timeline: a marker that falls under the label of the
     /// cluster before it joins that cluster, labelled once at its first marker (`V3, V5`, or
-    /// `V3–V7 (5)`) — dense violations were a pile of overlapping `V…` labels. The others get none
+    /// `V3 +4`: the lowest number and how many more) — dense violations were a pile of
+    /// overlapping `V…` labels. The others get none
     /// (their line and tooltip stay). `markers`: violation index and x, in any order.
     static func markerLabels(_ markers: [(index: Int, x: Double)]) -> [Int: String] {
         func label(_ ids: [Int]) -> String {
-            ids.count == 1 ? "V\(ids[0])" : ids.count == 2 ? "V\(ids[0]), V\(ids[1])" : "V\(ids[0])–V\(ids.last!) (\(ids.count))"
+            ids.count == 1 ? "V\(ids[0])" : ids.count == 2 ? "V\(ids[0]), V\(ids[1])" : "V\(ids[0]) +\(ids.count - 1)"
         }
         var out: [Int: String] = [:]
         var cluster: [(index: Int, x: Double)] = []

@@ -25,11 +25,11 @@ import Testing
 
     /// Self-contained: nothing is fetched (the only URL is SVG's namespace), and the page forbids
     /// fetching anything.
-    /// Dense violations share one label (`V2–V4 (3)`) at the first of them; one far enough
-    /// away keeps its own.
+    /// Dense violations share one label (`V1 +3`) at the first of them; one far enough away keeps
+    /// its own.
     @Test func denseViolationMarkersShareOneLabel() {
         let labels = RunReportPage.markerLabels([(index: 1, x: 10), (index: 3, x: 22), (index: 2, x: 14), (index: 4, x: 30), (index: 5, x: 300), (index: 6, x: 400), (index: 7, x: 405)])
-        #expect(labels == [1: "V1–V4 (4)", 2: "", 3: "", 4: "", 5: "V5", 6: "V6, V7", 7: ""])
+        #expect(labels == [1: "V1 +3", 2: "", 3: "", 4: "", 5: "V5", 6: "V6, V7", 7: ""])
     }
 
     @Test func noNetwork() throws {
