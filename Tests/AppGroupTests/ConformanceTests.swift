@@ -81,7 +81,7 @@ struct ConformanceTests {
         #expect(observer.wait(timeout: .seconds(5)) == .exited(0))
     }
 
-    /// Issue 27, PROTOCOL.md §3: what one implementation writes, the other reads. The Swift
+    /// PROTOCOL.md §3: what one implementation writes, the other reads. The Swift
     /// writer wrote a control character as `&#1;`, which Python's XML parser refuses (it then
     /// quarantined the whole suite); it now refuses such a string, and writes tab, newline and
     /// carriage return as they are. Integers are signed 64-bit: the Python participant refuses

@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 27, item 1: `--junit /dev/full` replaced the device with a regular file (a FIFO and a
+/// `--junit /dev/full` replaced the device with a regular file (a FIFO and a
 /// character device too; as root, `/dev/null` would go), and a full disk lost the report while the
 /// run exited 0. `OutputFile` writes a regular file only, completely or not at all.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct OutputFileTests {

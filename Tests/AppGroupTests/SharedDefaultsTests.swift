@@ -87,7 +87,7 @@ import Glibc
         #expect(st.st_mode & 0o777 == 0o700)
     }
 
-    /// Issue 27: the clock file is one of the device root's files, 0600 like the rest (PROTOCOL.md §1).
+    /// The clock file is one of the device root's files, 0600 like the rest (PROTOCOL.md §1).
     @Test func theClockFileIs0600() throws {
         let t = try TestRoot()
         _ = try DeviceClock.write(.stepped(at: 1_771_315_200, timeZone: "UTC"), to: t.root)
@@ -96,7 +96,7 @@ import Glibc
         #expect(st.st_mode & 0o777 == 0o600)
     }
 
-    /// Issue 27: a value nested deeper than every reader parses made the whole suite quarantined
+    /// A value nested deeper than every reader parses made the whole suite quarantined
     /// at the next read (`defaults write --type json` 2000 levels deep). It is refused, the suite kept.
     @Test func aValueNestedDeeperThanReadersParseIsRefusedAndTheSuiteKept() throws {
         let t = try TestRoot()

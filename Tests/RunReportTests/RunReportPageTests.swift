@@ -55,7 +55,7 @@ import Testing
         #expect(html.contains("n = 6, p50 150 µs, p99 3 ms, max 3 ms"))
     }
 
-    /// Issue 24: each heartbeat monitor's decisions, judged, with the findings that matter first.
+    /// Each heartbeat monitor's decisions, judged, with the findings that matter first.
     @Test func theHeartbeatVerdictsAreShown() throws {
         let html = try page()
         #expect(html.contains("<section id=\"heartbeats\">"))

@@ -418,7 +418,7 @@ import Glibc
         #expect(outcome.stderr.hasPrefix("error: "))
         for w in row.words { #expect(outcome.stderr.contains(Fixtures.shared.expand(w)), "missing \(String(reflecting: w)) in \(outcome.stderr)") }
         for w in row.never { #expect(!outcome.stderr.contains(w), "printed \(String(reflecting: w)): \(outcome.stderr)") }
-        // Issue 27: a message never echoes a whole file or value (an excerpt is at most 80 characters).
+        // A message never echoes a whole file or value (an excerpt is at most 80 characters).
         #expect(outcome.stderr.count < 600, "\(outcome.stderr.count) characters: \(outcome.stderr.prefix(200))")
     }
 

@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 27, item 1, per verb: what a verb writes on a full filesystem (a filled 64 KiB tmpfs, or
+/// What a verb writes on a full filesystem (a filled 64 KiB tmpfs, or
 /// `/dev/full` as standard output) ends in exit 2 and one line naming the file and the reason —
 /// never exit 0 with the file lost, never an `NSCocoaErrorDomain Code=640 … UserInfo` dump. The
 /// wrong kinds of target (FIFO, socket, symlink, directory) are rows of BadInputTests; the

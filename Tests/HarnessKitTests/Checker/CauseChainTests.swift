@@ -2,7 +2,7 @@ import HarnessKit
 import History
 import Testing
 
-/// Issue 19 item 7: a violation names the disturbances that came before its lines, each with its
+/// A violation names the disturbances that came before its lines, each with its
 /// line in history.jsonl, in at most ~12 lines.
 @Suite(.timeLimit(.minutes(1))) struct CauseChainTests {
     struct H {
@@ -77,7 +77,7 @@ import Testing
         #expect(chain.filter { $0.role == .step }.map(\.line) == [2, 8], "the run's end is still shown as a step")
     }
 
-    /// Issue 19 item 2: what an `os.rules` alternative did — an interval it missed, a call it made
+    /// What an `os.rules` alternative did — an interval it missed, a call it made
     /// — is a cause like a field fault; an ordinary delivery is not.
     @Test func anOSRulesAlternativeIsACause() throws {
         var h = H()

@@ -29,7 +29,7 @@ import Testing
         #expect(try Self.parse("{ reboots: [10m] }").os.lockedAfterReboot == nil)
         let budget = try Self.parse("{ faults: [{ kind: drop, callbacks: [eventDidReachThreshold], after: 3, per: day }] }")
         #expect(budget.os.faults.first?.after == 3 && budget.os.faults.first?.per == .day)
-        // Issue 19, items 2 and 3: rule variants, device-state and relation selectors.
+        // Rule variants, device-state and relation selectors.
         #expect(try Self.parse("{}").os.rules == OSRules())
         let rules = try Self.parse("{ rules: { startAtRegistration: missed, thresholds: atFirstUse } }").os.rules
         #expect(rules == OSRules(startAtRegistration: .missed, thresholds: .atFirstUse))
@@ -55,13 +55,13 @@ import Testing
             ("{ faults: [{ kind: torn_write, callbacks: [intervalDidStart] }] }", "torn_write acts on the App Group, not on callbacks"),
             ("{ faults: [{ kind: drop, roles: [host] }] }", "roles: only for stale_defaults and torn_write"),
             ("{ faults: [{ kind: drop, stale: 1m }] }", "stale: only for kind stale_defaults"),
-            // Issue 27: an offset past the run's end (1h + the default 45m settle) never happens.
+            // An offset past the run's end (1h + the default 45m settle) never happens.
             ("{ reboots: [100h] }", "os.reboots: 360000s after clock.start is after the run ends (duration 3600s + settle 2700s = 6300s)"),
             ("{ revokeAt: [2h] }", "os.revokeAt: 7200s after clock.start is after the run ends"),
             ("{ lockedAfterReboot: 30m }", "os.lockedAfterReboot: there is no reboot to lock the device after; add os.reboots or remove this key"),
             ("{ reboots: [10m], lockedAfterReboot: 0s }", "os.lockedAfterReboot: must be longer than 0 seconds"),
             ("{ timeZoneChanges: [{ at: 2h, to: Asia/Tokyo }] }", "os.timeZoneChanges: 7200s after clock.start is after the run ends"),
-            // Issue 19: a fault rule that cannot fire in the scenario is an error, not a silent pass.
+            // A fault rule that cannot fire in the scenario is an error, not a silent pass.
             ("{ faults: [{ kind: delay, delay: [1m, 2m], window: [2h, 3h] }] }",
              "os.faults[0].window: starts 7200s after clock.start, when the 3600s workload is over"),
             ("{ faults: [{ kind: drop, callbacks: [shieldAction, shieldConfiguration], activity: \"s-*\" }] }",
@@ -71,7 +71,7 @@ import Testing
             ("{ faults: [{ kind: drop, per: week, maxCount: 1 }] }", "os.faults[0].per: expected run or day, got 'week'"),
             ("{ faults: [{ kind: drop, per: day }] }", "os.faults[0].per: counts maxCount or after; give one of them"),
             ("{ faults: [{ kind: torn_write, after: 2 }] }", "os.faults[0].after: only for faults on callbacks"),
-            // Issue 19, items 2 and 3.
+            // Rule variants and selectors.
             ("{ rules: { thresholds: sometimes } }", "os.rules.thresholds: expected byUse or atFirstUse, got 'sometimes'"),
             ("{ rules: { pastActivity: never } }", "os.rules.pastActivity: expected asRequested or always, got 'never'"),
             ("{ rules: { midnight: clamps } }", "unknown key 'os.rules.midnight'"),

@@ -67,8 +67,8 @@ import Glibc
         #expect(clock.tamper()?.contains("removed") == true)
     }
 
-    /// Issue 17 (DeviceRootTamperProcessTests' clock → symlink case failed 1 run in 7 of the whole
-    /// suite): a swap that lands between the harness's rename of the clock and its stat of the
+    /// DeviceRootTamperProcessTests' clock → symlink case failed 1 run in 7 of the whole
+    /// suite: a swap that lands between the harness's rename of the clock and its stat of the
     /// result made the outsider's file look like the harness's own, and the next write hid it. The
     /// stamp is now the harness's own file's, taken before the rename. Here a thread swaps a
     /// symlink in at a random instant while the harness writes the clock in a loop: every swap

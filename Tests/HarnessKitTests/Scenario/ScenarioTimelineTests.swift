@@ -2,7 +2,7 @@ import Foundation
 import HarnessKit
 import Testing
 
-/// Issue 27, item 3: `clock.start: "2026-02-30T08:00:00Z"` ran as March 2 (ISO8601DateFormatter
+/// `clock.start: "2026-02-30T08:00:00Z"` ran as March 2 (ISO8601DateFormatter
 /// rolls a day over), and a start the clock could not hold for the whole run hung or ended
 /// UNDECIDED. ScenarioTimeline refuses both before anything runs.
 @Suite(.timeLimit(.minutes(1))) struct ScenarioTimelineTests {

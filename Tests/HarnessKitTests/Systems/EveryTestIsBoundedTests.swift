@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 17, item 3: a hang is a named failure within its limit, not a stuck CI run. Every
+/// A hang is a named failure within its limit, not a stuck CI run. Every
 /// `@Suite` in Tests/ carries a `.timeLimit` (Swift Testing applies it to each of its tests), and
 /// no `@Test` stands outside a suite.
 @Suite(.timeLimit(.minutes(1))) struct EveryTestIsBoundedTests {

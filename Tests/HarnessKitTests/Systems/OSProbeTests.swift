@@ -301,7 +301,7 @@ import Testing
         #expect(Self.lines(h, "harness", "callback_failed", ["callback": "intervalDidStart", "status": "killed by iOS at launch"]).count == 1)
     }
 
-    /// Issue 19, items 2 and 3, through real processes: `os.rules` alternatives and the fault
+    /// Through real processes: `os.rules` alternatives and the fault
     /// selectors by device state (`when`) and relation (`following`).
     @Test func osRulesAndFaultSelectorsActThroughRealProcesses() throws {
         let h = try Self.run("""

@@ -8,7 +8,7 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 27, item 5: the Python participant written from docs/PROTOCOL.md alone took part only
+/// The Python participant written from docs/PROTOCOL.md alone took part only
 /// in posts and defaults. Here it plays the ping-pong system's pong in a stepped virtual-time run
 /// (no FocusPledge): it reports idle on the scheduler FIFO (§9.1), so the clock moves without a
 /// `quiescence_timeout`, the rally holds, its as-written bug is caught, and two runs give the same

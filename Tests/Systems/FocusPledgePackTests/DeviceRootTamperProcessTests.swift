@@ -8,7 +8,7 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 27, item 2: tampering with the device root from outside a run was blamed on the app — a
+/// Tampering with the device root from outside a run was blamed on the app — a
 /// notify record replaced by a FIFO gave exit 1 `no-store-corrupt`, the FocusPledge suite replaced
 /// by a symlink to /etc/shadow five violations. Each protocol file kind (notify record, suite,
 /// system/ record, clock), replaced mid-run by a FIFO, a symlink or garbage, now ends the run

@@ -92,7 +92,7 @@ import Glibc
         let name = signal == SIGINT ? "SIGINT" : "SIGTERM"
         #expect(status == .exited(128 + signal), "harness said:\n\(out.joined(separator: "\n"))")
         #expect(out.contains { $0.contains("interrupted by \(name)") })
-        // Issue 27: the cut-short run is not counted as done ("1 of 1 run(s) done").
+        // The cut-short run is not counted as done ("1 of 1 run(s) done").
         #expect(out.contains { $0.contains("interrupted by \(name): 0 of 1 run(s) finished; the one it cut short is judged undecided") }, "\(out)")
         // The partial history, merged, with the reason; the report says interrupted.
         let history = HistoryEvent.parse(jsonl: try Data(contentsOf: URL(fileURLWithPath: run + "/history.jsonl"))).events

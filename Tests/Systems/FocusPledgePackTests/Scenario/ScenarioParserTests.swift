@@ -345,7 +345,7 @@ struct ScenarioErrorLocationTests {
         let list = try #require(parseError("- a\n- b\n"))
         #expect(list.line == 1)
         #expect(list.message.contains("not a scenario: a scenario is a mapping of keys"))
-        // Issue 27: a file that is no scenario at all is described, never echoed.
+        // A file that is no scenario at all is described, never echoed.
         let secret = try #require(parseError("password=hunter2 token=sk-live-123\n"))
         #expect(secret.message.contains("a single value of 34 bytes"))
         #expect(!secret.message.contains("hunter2"))
