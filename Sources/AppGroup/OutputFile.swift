@@ -47,7 +47,7 @@ public enum OutputFile {
         } else if errno != ENOENT {
             throw fail("cannot examine it (\(String(cString: strerror(errno))))")
         }
-        let dir = directory(of: path)
+        let dir = PathText.directory(of: path)
         guard stat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { throw fail("directory \(dir) does not exist") }
         guard access(dir, W_OK | X_OK) == 0 else { throw fail("cannot write in \(dir) (\(String(cString: strerror(errno))))") }
     }
@@ -57,7 +57,7 @@ public enum OutputFile {
     public static func write(_ bytes: [UInt8], to path: String, what: String) throws(Failure) {
         try check(path, what: what)
         let name = (path as NSString).lastPathComponent
-        let dirPath = directory(of: path)
+        let dirPath = PathText.directory(of: path)
         // The user's directory may be reached through a symlink (`/tmp` → `/private/tmp`); only the
         // file itself is refused as one.
         let fd = open(dirPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -78,5 +78,4 @@ public enum OutputFile {
         try write([UInt8](data), to: path, what: what)
     }
 
-    static func directory(of path: String) -> String { PathText.directory(of: path) }
 }

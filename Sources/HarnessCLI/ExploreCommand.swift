@@ -164,7 +164,7 @@ struct ExploreCommand: ParsableCommand {
         let pointsFile = exploreDir + "/" + ExploreRecord.pointsFileName
         let decidedBefore = resuming?.decided.count ?? 0
         let appender = PointAppender(path: pointsFile)
-        var result = CrashPointExplorer.explore(
+        let result = CrashPointExplorer.explore(
             options, maxPoints: limit, shard: part, keepPassingRuns: keepRuns, jobs: parallel, eachLabelOnce: eachLabelOnce, resuming: resuming,
             failFast: failFast, progress: { err.write(Data("… \($0)\n".utf8)) },
             onChosen: { enumeration, chosen in
@@ -178,8 +178,6 @@ struct ExploreCommand: ParsableCommand {
                 do { try begun.write(toDirectory: exploreDir) } catch { err.write(Data("… \(exploreDir)/\(ExploreRecord.fileName) not written: \(error)\n".utf8)) }
             },
             onFinding: { i, total, f in
-                // A point cut short by the harness's own SIGINT/SIGTERM is not decided: --resume runs it again.
-                if RunInterruption.signal != nil && f.verdict == .undecided { return }
                 appender.append(f)
                 let explored = i - decidedBefore
                 let elapsed = Date().timeIntervalSince(t0)
@@ -187,7 +185,6 @@ struct ExploreCommand: ParsableCommand {
                 err.write(Data("  [\(i)/\(total)] \(f.crashPoint): \(f.verdict.rawValue)\(f.detail.isEmpty ? "" : " (\(f.detail.joined(separator: ", ")))") — \(String(format: "%.0f", rate)) points/min\(Self.timeLeft(rate: rate, left: total - i))\n".utf8))
             })
         if let mismatch = result.mismatch { throw InputError("--resume \(exploreDir): \(mismatch)") }
-        if RunInterruption.signal != nil { result.findings.removeAll { $0.verdict == .undecided } }
         // What `harness merge` puts shards together from (the points that held left no run
         // directory), written first: an enumeration that could not be decided is recorded too.
         let record = ExploreRecord(
@@ -218,7 +215,9 @@ struct ExploreCommand: ParsableCommand {
         }
         for line in CrashPointExplorer.notHeld(result.findings, history: true) { print(line) }
         if let signal = RunInterruption.signal {
-            print("interrupted (\(RunInterruption.name(of: signal))): \(result.chosen.count - result.findings.count) point(s) not explored; go on with --resume \(exploreDir) and the same options")
+            // The point the signal cut short is undecided, and --resume explores it again (`Resume`).
+            let left = result.chosen.count - result.findings.filter { $0.verdict != .undecided }.count
+            print("interrupted (\(RunInterruption.name(of: signal))): \(left) point(s) not decided; go on with --resume \(exploreDir) and the same options")
         }
         if let junit {
             do {
