@@ -111,6 +111,24 @@ final class ProbeHost: AppAdapter, @unchecked Sendable {
         ])
     }
 
+    static func list(_ s: Substring) -> [String] { s.split(separator: ",").map(String.init) }
+
+    /// "specific:a,b", "all:except…", "auto:blocked…/except…" or "none".
+    static func filterPolicy(_ text: String) -> WebContentSettings.FilterPolicy? {
+        let parts = text.split(separator: ":", maxSplits: 1)
+        let rest = parts.count > 1 ? parts[1] : ""
+        func domains(_ s: Substring) -> Set<WebDomain> { Set(list(s).map(WebDomain.init(domain:))) }
+        switch parts.first {
+        case "specific": return .specific(domains(rest))
+        case "all": return .all(except: domains(rest))
+        case "auto":
+            let halves = rest.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+            return .auto(domains(halves.first ?? ""), except: domains(halves.count > 1 ? halves[1] : ""))
+        case "none": return WebContentSettings.FilterPolicy.none
+        default: return nil
+        }
+    }
+
     static func components(_ hhmm: String?) -> DateComponents? {
         guard let parts = hhmm?.split(separator: ":"), parts.count == 2, let h = Int(parts[0]), let m = Int(parts[1]) else { return nil }
         return DateComponents(hour: h, minute: m)
@@ -162,6 +180,17 @@ final class ProbeHost: AppAdapter, @unchecked Sendable {
             let apps = (f["apps"] ?? "").split(separator: ",").map(String.init)
             ManagedSettings.ManagedSettingsStore().shield.applications = Set(apps.map(ApplicationToken.init(bundleIdentifier:)))
             trace.log("shield_set", ["apps": apps.joined(separator: ",")])
+        case "restrict":
+            // Settings beyond the shield: `denyAppRemoval`/`denyAppInstallation` true or false (nil),
+            // `webFilter` "specific:a,b" | "all:except,…" | "auto:blocked,…/except,…" | "none",
+            // `webShield` domains to shield.
+            let store = ManagedSettings.ManagedSettingsStore()
+            func flag(_ v: String?) -> Bool? { v == "true" ? true : nil }
+            if f["denyAppRemoval"] != nil { store.application.denyAppRemoval = flag(f["denyAppRemoval"]) }
+            if f["denyAppInstallation"] != nil { store.application.denyAppInstallation = flag(f["denyAppInstallation"]) }
+            if let v = f["webFilter"] { store.webContent.blockedByFilter = Self.filterPolicy(v) }
+            if let v = f["webShield"] { store.shield.webDomains = Set(Self.list(Substring(v)).map(WebDomainToken.init(domain:))) }
+            trace.log("restricted", f)
         case "unshield":
             ManagedSettings.ManagedSettingsStore().clearAllSettings()
             trace.log("shield_set", ["apps": ""])

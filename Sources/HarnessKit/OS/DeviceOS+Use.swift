@@ -50,8 +50,73 @@ extension DeviceOS {
         }
     }
 
+    /// Every store's settings beyond the shield changed: what the OS enforces of them when the user
+    /// removes or installs an app or visits a website. Not applied while the app is not approved
+    /// for FamilyControls, as the shield and blocked applications are not.
+    mutating func managedSettingsChanged(_ union: ManagedSettingsUnion, _ out: inout [OSEffect]) {
+        var applied = union
+        if refusesManagedSettings {
+            if union.application != ApplicationSettingsRecord() || !union.webContentFilters.isEmpty {
+                out.append(.record("managed_settings_ignored", ["why": "not authorized"]))
+            }
+            applied = ManagedSettingsUnion()
+        }
+        managedSettings = applied
+    }
+
+    /// The user deletes an app from the home screen. Apple: `denyAppRemoval` — "whether the user
+    /// can remove apps"; refused while any store sets it. A deleted app is closed if in use, and
+    /// does not open until installed again.
+    mutating func deleteApp(_ app: String, _ out: inout [OSEffect]) {
+        if managedSettings.application.denyAppRemoval == true {
+            out.append(.record("app_removal_denied", ["app": app]))
+            return
+        }
+        guard !deletedApplications.contains(app) else {
+            out.append(.record("app_not_installed", ["app": app, "why": "delete"]))
+            return
+        }
+        deletedApplications.insert(app)
+        switch frontmost {
+        case .app(let a, _, _) where a == app, .shield(let a, _) where a == app:
+            frontmost = .home
+        default:
+            break
+        }
+        out.append(.record("app_deleted", ["app": app]))
+    }
+
+    /// The user installs an app. Apple: `denyAppInstallation` — "whether the user can install
+    /// apps"; refused while any store sets it.
+    mutating func installApp(_ app: String, _ out: inout [OSEffect]) {
+        if managedSettings.application.denyAppInstallation == true {
+            out.append(.record("app_install_denied", ["app": app]))
+            return
+        }
+        deletedApplications.remove(app)
+        out.append(.record("app_installed", ["app": app]))
+    }
+
+    /// The user opens a website in Safari. Blocked when any store's `webContent.blockedByFilter`
+    /// blocks the domain (each store's filter on its own: one store's exceptions do not lift
+    /// another's block), or a store shields the domain (`shield.webDomains`). A web domain's
+    /// shield is recorded, not drawn: the shield-configuration extension is not called for web
+    /// domains (PROTOCOL.md §7.2).
+    mutating func visitWebsite(_ domain: String, adult: Bool, _ out: inout [OSEffect]) {
+        let domain = domain.lowercased()
+        if managedSettings.webContentFilters.contains(where: { $0.blocks(domain: domain, adult: adult) }) {
+            out.append(.record("website_blocked", ["domain": domain, "by": "webContent"]))
+        } else if shield.webDomains.contains(where: { domain == $0 || domain.hasSuffix("." + $0) }) {
+            out.append(.record("website_blocked", ["domain": domain, "by": "shield"]))
+        } else {
+            out.append(.record("website_visited", ["domain": domain]))
+        }
+    }
+
     mutating func user(_ event: UserEvent, _ out: inout [OSEffect]) {
         switch event {
+        case .useApp(let app, _, let label) where deletedApplications.contains(app):
+            out.append(.record("app_not_installed", label.merging(["app": app]) { a, _ in a }))
         case .useApp(let app, _, let label) where blockedApplications.contains(app):
             // A blocked app does not open: no use is counted, no shield shows.
             out.append(.record("app_blocked", label.merging(["app": app]) { a, _ in a }))
@@ -94,6 +159,12 @@ extension DeviceOS {
             tapNotification(identifier, action: action, foreground: foreground, &out)
         case .openURL(let url):
             openURL(url, &out)
+        case .deleteApp(let app):
+            deleteApp(app, &out)
+        case .installApp(let app):
+            installApp(app, &out)
+        case .visitWebsite(let domain, let adult):
+            visitWebsite(domain, adult: adult, &out)
         }
     }
 

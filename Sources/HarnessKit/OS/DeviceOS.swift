@@ -80,6 +80,10 @@ public struct DeviceOS: Sendable {
     public internal(set) var shield = ShieldUnion()
     /// Bundle ids no store lets the user open (`application.blockedApplications`).
     public internal(set) var blockedApplications: Set<String> = []
+    /// Every store's settings beyond the shield, as the OS combines them.
+    public internal(set) var managedSettings = ManagedSettingsUnion()
+    /// Apps the user deleted (and has not installed again): they do not open.
+    public internal(set) var deletedApplications: Set<String> = []
     var recordedShieldApps: String?
     var frontmost: Frontmost = .home
     public internal(set) var host: HostState = .notRunning
@@ -174,6 +178,8 @@ public struct DeviceOS: Sendable {
             shieldsChanged(union, &out)
         case .blockedApplications(let apps):
             blockedApplicationsChanged(apps, &out)
+        case .managedSettings(let union):
+            managedSettingsChanged(union, &out)
         case .user(let u):
             user(u, &out)
         case .callEnded(let delivery, let completed, let response):

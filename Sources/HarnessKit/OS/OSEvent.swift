@@ -12,6 +12,9 @@ public enum OSEvent: Sendable, Equatable {
     case shields(ShieldUnion)
     /// The applications some `ManagedSettingsStore` blocks (`application.blockedApplications`), as bundle ids.
     case blockedApplications(Set<String>)
+    /// What every `ManagedSettingsStore` sets beyond the shield (the union): whether apps may be
+    /// removed or installed, and the web content filters.
+    case managedSettings(ManagedSettingsUnion)
     case user(UserEvent)
     /// An extension call ended: `response` is what it answered iOS (shield action), nil if none.
     case callEnded(delivery: Int, completed: Bool, response: ShieldActionResponse?)
@@ -66,6 +69,13 @@ public enum UserEvent: Sendable, Equatable {
     case forceQuitHost
     /// Opens a URL (a link elsewhere, a deep link): the host opens it if it registered the scheme.
     case openURL(String)
+    /// Deletes an app from the home screen (refused while a store sets `application.denyAppRemoval`).
+    case deleteApp(bundleIdentifier: String)
+    /// Installs an app from the App Store (refused while a store sets `application.denyAppInstallation`).
+    case installApp(bundleIdentifier: String)
+    /// Opens a website in Safari (`adult`: the OS's adult-content classifier would say so). Blocked
+    /// when a store's `webContent.blockedByFilter` blocks the domain or a store shields it.
+    case visitWebsite(domain: String, adult: Bool)
     /// Taps a delivered notification (`action` = `com.apple.UNNotificationDefaultActionIdentifier`)
     /// or one of its actions. `foreground`: the action brings the app to the foreground (the
     /// notification itself and actions with the `.foreground` option do); else iOS runs the app in

@@ -110,6 +110,12 @@ extension LiveRun: UserDevice {
 
     func openURL(_ url: String) { osApply(.user(.openURL(url))) }
 
+    func deleteApp(_ bundleIdentifier: String) { osApply(.user(.deleteApp(bundleIdentifier: bundleIdentifier))) }
+
+    func installApp(_ bundleIdentifier: String) { osApply(.user(.installApp(bundleIdentifier: bundleIdentifier))) }
+
+    func visitWebsite(_ domain: String, adult: Bool) { osApply(.user(.visitWebsite(domain: domain, adult: adult))) }
+
     var deliveredNotifications: [String] {
         // Requests due now are fired first, as the lock screen would show them.
         osScanNotifications()

@@ -61,6 +61,7 @@ extension LiveRun {
             if settings.union.blockedApplications != previous.blockedApplications {
                 osApply(.blockedApplications(settings.union.blockedApplications))
             }
+            osApply(.managedSettings(settings.union))
         }
     }
 

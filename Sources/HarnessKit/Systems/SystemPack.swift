@@ -160,6 +160,15 @@ public protocol UserDevice: AnyObject {
     func openURL(_ url: String)
     /// The user swipes the host away: terminated until opened again.
     func forceQuitHost()
+    /// The user deletes an app: refused while a store sets `application.denyAppRemoval`
+    /// (`app_removal_denied`); a deleted app does not open (`app_not_installed`) until installed.
+    func deleteApp(_ bundleIdentifier: String)
+    /// The user installs an app: refused while a store sets `application.denyAppInstallation`.
+    func installApp(_ bundleIdentifier: String)
+    /// The user opens a website: `website_blocked` when a store's web content filter blocks the
+    /// domain (`adult`: the adult-content classifier would say so, for `.auto` filters) or a store
+    /// shields it, else `website_visited`.
+    func visitWebsite(_ domain: String, adult: Bool)
     /// The user taps a delivered notification (`action`: `com.apple.UNNotificationDefaultActionIdentifier`)
     /// or one of its actions: the host gets the response in its inbox and is launched or foregrounded
     /// (or run in the background for an action without `.foreground`). Recorded as unavailable if

@@ -22,12 +22,16 @@ struct OSProbePack: SystemPack {
     static let id = "osprobe"
     /// Steps tapped into the host's inbox (framework calls); the others are the user's.
     static let hostActions: Set<String> = [
-        "authorize", "monitor", "monitor_many", "stop", "shield", "unshield", "notify_auth", "notify", "write_pair", "read",
+        "authorize", "monitor", "monitor_many", "stop", "shield", "restrict", "unshield", "notify_auth", "notify", "write_pair", "read",
     ]
-    static let userActions: Set<String> = ["useApp", "press", "openHost", "leaveHost", "forceQuitHost", "tapNotification", "inspectHost", "inspectNotifications"]
+    static let userActions: Set<String> = [
+        "useApp", "press", "openHost", "leaveHost", "forceQuitHost", "tapNotification", "inspectHost", "inspectNotifications",
+        "deleteApp", "installApp", "visitWebsite",
+    ]
     static let argumentKeys = [
         "activity", "start", "end", "startDay", "endDay", "repeats", "warningMinutes", "event", "eventApp", "thresholdMinutes", "apps", "app",
-        "seconds", "button", "identifier", "action", "afterSeconds", "n", "count",
+        "seconds", "button", "identifier", "action", "afterSeconds", "n", "count", "denyAppRemoval", "denyAppInstallation", "webFilter",
+        "webShield", "domain", "adult",
     ]
 
     struct Step: Sendable, Equatable {
@@ -134,6 +138,9 @@ struct OSProbePack: SystemPack {
             device.useApp(a["app"] ?? "com.video", seconds: Double(a["seconds"] ?? "60") ?? 60, label: [:])
         case "press":
             device.pressShieldButton(a["button"] == "secondary" ? .secondaryButtonPressed : .primaryButtonPressed, label: [:])
+        case "deleteApp": device.deleteApp(a["app"] ?? "com.video")
+        case "installApp": device.installApp(a["app"] ?? "com.video")
+        case "visitWebsite": device.visitWebsite(a["domain"] ?? "example.com", adult: a["adult"] == "true")
         case "openHost": device.openHost()
         case "leaveHost": device.leaveHost()
         case "forceQuitHost": device.forceQuitHost()

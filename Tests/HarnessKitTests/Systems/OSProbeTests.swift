@@ -221,6 +221,35 @@ import Testing
         }
     }
 
+    @Test func theAppsSettingsBeyondTheShieldStopTheUsersDeleteInstallAndBrowsing() throws {
+        let h = try Self.run("""
+              shieldResponse: close
+              steps:
+                - { at: 1m, do: restrict, denyAppRemoval: "true", webFilter: "specific:games.example" }
+                - { at: 2m, do: deleteApp, app: com.video }
+                - { at: 3m, do: visitWebsite, domain: m.games.example }
+                - { at: 4m, do: visitWebsite, domain: news.example }
+                - { at: 5m, do: restrict, denyAppRemoval: "false", webFilter: none, webShield: news.example }
+                - { at: 6m, do: visitWebsite, domain: games.example }
+                - { at: 7m, do: visitWebsite, domain: news.example }
+                - { at: 8m, do: deleteApp, app: com.video }
+                - { at: 9m, do: useApp, app: com.video, seconds: 60 }
+                - { at: 10m, do: installApp, app: com.video }
+                - { at: 11m, do: useApp, app: com.video, seconds: 60 }
+            """, duration: "15m")
+        func at(_ event: String, _ match: [String: String] = [:]) -> [String] { Self.lines(h, "harness", event, match).map { Self.minutes($0.t) } }
+        // The host's writes reach the OS through its store's file, and the history says what is set.
+        #expect(Self.lines(h, "harness", "managed_settings").contains { ($0["application"] ?? "").contains("denyAppRemoval") })
+        #expect(at("app_removal_denied", ["app": "com.video"]) == ["2"])
+        #expect(at("website_blocked", ["domain": "m.games.example", "by": "webContent"]) == ["3"])
+        #expect(at("website_blocked", ["domain": "news.example", "by": "shield"]) == ["7"])
+        #expect(at("website_visited") == ["4", "6"])
+        #expect(at("app_deleted", ["app": "com.video"]) == ["8"])
+        #expect(at("app_not_installed", ["app": "com.video"]) == ["9"])
+        #expect(at("app_installed", ["app": "com.video"]) == ["10"])
+        #expect(at("app_in_use", ["app": "com.video"]) == ["11"])
+    }
+
     // MARK: The host's lifecycle
 
     @Test func theHostIsSuspendedInTheBackgroundResumedWhenOpenedAndForceQuitUntilOpened() throws {
