@@ -3,7 +3,7 @@
 /// fields are in its tooltip.
 public enum EventFamily: String, CaseIterable, Sendable {
     case lifecycle, signal, fault, callbackDelivered, callbackLost, callbackDuplicated, callbackHeld, callbackOther
-    case shield, notification, user, heartbeat, other
+    case shield, notification, user, heartbeat, log, logError, other
 
     public static func of(_ event: String, fields: [String: String] = [:]) -> EventFamily {
         switch event {
@@ -15,6 +15,8 @@ public enum EventFamily: String, CaseIterable, Sendable {
         case "callback_duplicated": return .callbackDuplicated
         case "callback_held", "callback_released": return .callbackHeld
         case "heartbeat": return .heartbeat
+        // The app's own log (Logger, os_log): errors and faults stand out from its chatter.
+        case "os_log": return fields["level"] == "error" || fields["level"] == "fault" ? .logError : .log
         case "user_action", "user_input", "user_input_done", "user_retry", "user_tap_lost", "app_in_use", "app_left": return .user
         default: break
         }
@@ -31,7 +33,7 @@ public enum EventFamily: String, CaseIterable, Sendable {
         switch self {
         case .lifecycle, .signal, .fault: return 0
         case .callbackDelivered, .callbackLost, .callbackDuplicated, .callbackHeld, .callbackOther: return 1
-        case .shield, .notification, .user, .heartbeat, .other: return 2
+        case .shield, .notification, .user, .heartbeat, .log, .logError, .other: return 2
         }
     }
 
@@ -49,6 +51,8 @@ public enum EventFamily: String, CaseIterable, Sendable {
         case .notification: return "#00acc1"
         case .user: return "#43a047"
         case .heartbeat: return "#b0bec5"
+        case .log: return "#7e57c2"
+        case .logError: return "#b71c1c"
         case .other: return "#9e9e9e"
         }
     }
@@ -67,6 +71,8 @@ public enum EventFamily: String, CaseIterable, Sendable {
         case .notification: return "notification_*"
         case .user: return "user"
         case .heartbeat: return "heartbeat"
+        case .log: return "app log (Logger, os_log)"
+        case .logError: return "app log: error / fault"
         case .other: return "other (fields in tooltip)"
         }
     }

@@ -67,6 +67,25 @@ import Testing
         #expect(EventFamily.of("notification_posted") == .notification)
         #expect(EventFamily.of("shield_shown") == .shield)
         #expect(EventFamily.of("session_settled") == .other)
+        #expect(EventFamily.of("os_log", fields: ["level": "info"]) == .log)
+        #expect(EventFamily.of("os_log", fields: ["level": "fault"]) == .logError)
+        #expect(EventFamily.of("os_log", fields: ["level": "error"]).colour != EventFamily.log.colour)
+    }
+
+    /// The app's own log lines (Logger, os_log) go on its process's lane, errors apart from chatter,
+    /// with the message in the tooltip.
+    @Test func appLogLinesAreMarkersOnTheirProcessLane() throws {
+        let L = RunReportFixture.line
+        let tl = Timeline(try RunRecord(name: "log-run", events: [
+            L(1, 0, "harness", 10, "spawn", ["childPid": "20", "target": "host-app"]),
+            L(2, 5, "host-app", 20, "os_log", ["level": "info", "subsystem": "com.example", "category": "player", "message": "served ball 1"]),
+            L(3, 6, "host-app", 20, "os_log", ["level": "fault", "subsystem": "com.example", "category": "player", "message": "store gone"]),
+        ], report: nil))
+        let host = try #require(tl.lanes.first { $0.name == "host-app" })
+        let logs = host.markers.filter { $0.event == "os_log" }
+        #expect(logs.map(\.family) == [.log, .logError])
+        #expect(logs.first?.title.contains("message=served ball 1") == true)
+        #expect(tl.lanes.map(\.name) == ["host-app"], "the spawn goes on its target's lane, the logs on their writer's")
     }
 
     @Test func deviceTimeOffsets() {
