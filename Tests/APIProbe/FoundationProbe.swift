@@ -230,3 +230,8 @@ func probe_CFNotificationCenterRemoveObserver(_ observer: UnsafeRawPointer?) {
     CFNotificationCenterRemoveObserver(center, observer, CFNotificationName("com.example.app.changed" as CFString), nil)
     CFNotificationCenterRemoveEveryObserver(center, observer)
 }
+
+/// `autoreleasepool(invoking:)`
+func probe_autoreleasepool() -> Int {
+    autoreleasepool { 1 + 1 }
+}

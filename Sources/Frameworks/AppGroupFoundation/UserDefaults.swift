@@ -135,3 +135,9 @@ open class UserDefaults: @unchecked Sendable {
     open func setValue(_ value: Any?, forKey key: String) { store.set(value, forKey: key) }
     open func removeObject(forKey defaultName: String) { store.removeObject(forKey: defaultName) }
 }
+
+/// Apple's `autoreleasepool(invoking:)` (the ObjC runtime's pool, which iOS app code wraps loops
+/// in to release memory early). Linux has no autorelease pool: the body runs as is.
+public func autoreleasepool<Result>(invoking body: () throws -> Result) rethrows -> Result {
+    try body()
+}
