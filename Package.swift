@@ -326,7 +326,7 @@ let package = Package(
             dependencies: [
                 "FocusPledgeServer", "FocusPledge", "History",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/Systems/FocusPledgeServerTests"
         ),

@@ -14,6 +14,11 @@ struct NormalizeCommand: ParsableCommand {
         guard FileManager.default.isReadableFile(atPath: runDirectory + "/history.jsonl") else {
             throw InputError("cannot read \(runDirectory)/history.jsonl: no such file (pass a finished run's directory)")
         }
-        for line in try HistoryNormalizer.normalize(runDirectory: runDirectory) { print(line) }
+        let (lines, skipped) = try HistoryNormalizer.normalizeCountingSkipped(runDirectory: runDirectory)
+        if lines.isEmpty && skipped > 0 {
+            throw InputError("\(runDirectory)/history.jsonl: none of its \(skipped) line(s) is a history event: not a run's history")
+        }
+        for line in lines { print(line) }
+        if skipped > 0 { FileHandle.standardError.write(Data("note: \(skipped) line(s) of \(runDirectory)/history.jsonl are not history events; skipped\n".utf8)) }
     }
 }

@@ -76,7 +76,12 @@ public struct RunRecord: Sendable {
         }
         guard let history = FileManager.default.contents(atPath: historyPath) else { throw RunReportError("\(historyPath): cannot read it") }
         let report = FileManager.default.contents(atPath: dir + "/report.json")
-        return try RunRecord(name: (dir as NSString).lastPathComponent, history: history, report: report)
+        let record = try RunRecord(name: (dir as NSString).lastPathComponent, history: history, report: report)
+        // Lines, none of them a history event: not a run's history (a page of it would say nothing).
+        if record.lines.isEmpty, let first = record.badLineNumbers.first {
+            throw RunReportError("\(historyPath): none of its \(record.badLineNumbers.count) line(s) is a history event (line \(first) is not JSON of one): not a run's history")
+        }
+        return record
     }
 
     /// `report.json`, the parts a page shows (docs/REPORT.md; unknown fields ignored).

@@ -65,11 +65,17 @@ public enum HistoryNormalizer {
     /// `runDirectory` may be relative or end in `/`: the run's paths in the history are absolute,
     /// so it is made absolute and standard first (`RUN` and `RUN/` give the same bytes).
     public static func normalize(runDirectory: String) throws -> [String] {
+        try normalizeCountingSkipped(runDirectory: runDirectory).lines
+    }
+
+    /// `normalize(runDirectory:)`, and how many lines of the history were not history events
+    /// (skipped; a cut-short last line of an interrupted run is one).
+    public static func normalizeCountingSkipped(runDirectory: String) throws -> (lines: [String], skipped: Int) {
         let dir = absoluteStandardPath(runDirectory)
         let data = try InputFile.read(dir + "/history.jsonl", limitBytes: HistoryMerge.maxFileBytes)
-        let events = HistoryEvent.parse(jsonl: data).events
-        let started = events.first { $0.isHarnessLine("run_started") }
-        return normalize(events, runDirectory: dir, deviceRoot: started?["deviceRoot"])
+        let parsed = HistoryEvent.parse(jsonl: data)
+        let started = parsed.events.first { $0.isHarnessLine("run_started") }
+        return (normalize(parsed.events, runDirectory: dir, deviceRoot: started?["deviceRoot"]), parsed.badLines.count)
     }
 
     /// Absolute, without `.`/`..` components or a trailing slash.

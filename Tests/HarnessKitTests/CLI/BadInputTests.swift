@@ -153,6 +153,7 @@ import Glibc
         row("plan", ["plan", "$D/start-late.yaml", "--duration", "7000h"], 2, "--duration 25200000s with $D/start-late.yaml: clock.start"),
         row("normalize", ["normalize", "$D/nowhere"], 2, "cannot read $D/nowhere/history.jsonl"),
         row("normalize", ["normalize", "$D/fifo-run"], 2, "$D/fifo-run/history.jsonl: not a regular file (a FIFO)"),
+        row("normalize", ["normalize", "$D/garbage-run"], 2, "$D/garbage-run/history.jsonl: none of its 2 line(s) is a history event"),
         row("systems", ["systems", "--bogus"], 2, "Unknown option '--bogus'", "harness systems --help"),
         // doctor, bench, clean
         row("doctor", ["doctor", "--device-root", "$D/link"], 2, "device root $D/link (--device-root) is a symlink"),
@@ -208,6 +209,7 @@ import Glibc
         row("report", ["report", "$D/nowhere"], 2, "$D/nowhere: no such directory"),
         row("report", ["report", "$D/empty"], 2, "$D/empty: no history.jsonl (not a run directory"),
         row("report", ["report", "$D/fifo"], 2, "$D/fifo: not a directory"),
+        row("report", ["report", "$D/garbage-run"], 2, "$D/garbage-run/history.jsonl: none of its 2 line(s) is a history event"),
         row("report", ["report"], 2, "Missing expected argument '<runs> ...'"),
         // What report writes goes through the output rule: a FIFO, a symlink or a device in the
         // place of the index or a run's report.html is refused, never replaced.
@@ -281,6 +283,9 @@ import Glibc
             mkfifo(path + "/fifo", 0o600)
             try fm.createDirectory(atPath: path + "/fifo-run", withIntermediateDirectories: true)
             mkfifo(path + "/fifo-run/history.jsonl", 0o600)
+            // A directory whose history.jsonl holds lines, none of them a history event.
+            try fm.createDirectory(atPath: path + "/garbage-run", withIntermediateDirectories: true)
+            try write("garbage-run/history.jsonl", "garbage\nnot json either\n")
             // The two shards of a sharded suite (run_started carries Shard.facts).
             for (k, seed) in [(1, 1), (2, 2)] {
                 let started = #"{"mono":1,"t":1.0,"process":"harness","pid":1,"event":"run_started","scenario":"rally","system":"rally","variant":"hardened","seed":"\#(seed)","shard":"\#(k)/2","planIndex":"\#(k - 1)","planRuns":"2","plan":"p1"}"#

@@ -1,6 +1,8 @@
 import Foundation
 import Hummingbird
-import HummingbirdTesting
+import Logging
+import NIOCore
+import NIOEmbedded
 import Testing
 @testable import FocusPledgeServer
 import FocusPledge
@@ -18,6 +20,45 @@ final class ManualClock: @unchecked Sendable {
     func advance(seconds: Double) { lock.withLock { current = current.addingTimeInterval(seconds) } }
 }
 
+/// Hummingbird's router called in-process, no socket — what HummingbirdTesting's `.router` mode
+/// does, written here because that package also builds its live client (AsyncHTTPClient, SwiftNIO
+/// SSL, BoringSSL, HTTP/2: ~700 files, a third of the test command's cold build) for nothing.
+struct RouterClient: Sendable {
+    struct Response {
+        var status: HTTPResponse.Status
+        var body: ByteBuffer
+    }
+
+    let responder: RouterResponder<BasicRequestContext>
+    let logger = Logger(label: "settlement-server-tests")
+
+    init(_ router: Router<BasicRequestContext>) { responder = router.buildResponder() }
+
+    /// Collects the response body (a class: the writer is consumed).
+    final class Collector: ResponseBodyWriter, @unchecked Sendable {
+        var body = ByteBuffer()
+        func write(_ buffer: ByteBuffer) async throws { var b = buffer; body.writeBuffer(&b) }
+        func write(contentsOf buffers: some Sequence<ByteBuffer>) async throws { for b in buffers { try await write(b) } }
+        func finish(_ trailingHeaders: HTTPFields?) async throws {}
+    }
+
+    func execute(uri: String, method: HTTPRequest.Method, body: ByteBuffer?) async throws -> Response {
+        var headers = HTTPFields()
+        if let body { headers[.contentLength] = String(body.readableBytes) }
+        let request = Request(
+            head: HTTPRequest(method: method, scheme: "http", authority: "localhost", path: uri, headerFields: headers),
+            body: RequestBody(buffer: body ?? ByteBuffer()))
+        let context = BasicRequestContext(source: .init(channel: NIOAsyncTestingChannel(), logger: logger))
+        let response: Hummingbird.Response
+        do { response = try await responder.respond(to: request, context: context) } catch {
+            response = Hummingbird.Response(status: .internalServerError)
+        }
+        let collector = Collector()
+        try await response.body.write(collector)
+        return Response(status: response.status, body: collector.body)
+    }
+}
+
 /// The HTTP API, routed in-process (no socket), plus the trace it leaves.
 @Suite(.timeLimit(.minutes(3))) struct SettlementHTTPServerTests {
     struct Reply {
@@ -25,13 +66,10 @@ final class ManualClock: @unchecked Sendable {
         var json: [String: Any]
     }
 
-    static func call(
-        _ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, _ body: String? = nil
-    ) async throws -> Reply {
-        try await client.execute(uri: uri, method: method, body: body.map { ByteBuffer(string: $0) }) { response in
-            let object = try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))
-            return Reply(status: response.status, json: object as? [String: Any] ?? [:])
-        }
+    static func call(_ client: RouterClient, _ method: HTTPRequest.Method, _ uri: String, _ body: String? = nil) async throws -> Reply {
+        let response = try await client.execute(uri: uri, method: method, body: body.map { ByteBuffer(string: $0) })
+        let object = try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))
+        return Reply(status: response.status, json: object as? [String: Any] ?? [:])
     }
 
     static func traceLines(_ path: String) throws -> [[String: Any]] {
@@ -58,9 +96,9 @@ final class ManualClock: @unchecked Sendable {
         let store = try SettlementStore(
             journalPath: dir.file("journal.jsonl"), tracePath: dir.file("trace/settlement-server.jsonl"),
             now: { clock.now() }, onFatal: { message in Issue.record("fatal: \(message)") })
-        let app = Application(router: SettlementHTTPServer.buildRouter(store: store))
+        let client = RouterClient(SettlementHTTPServer.buildRouter(store: store))
 
-        try await app.test(.router) { client in
+        do {
             var reply = try await Self.call(client, .post, "/sessions", #"{"sessionId":"s1","durationMinutes":60}"#)
             #expect(reply.status == .ok)
             #expect(reply.json["status"] as? String == "created")
@@ -159,9 +197,9 @@ final class ManualClock: @unchecked Sendable {
         defer { dir.remove() }
         let store = try SettlementStore(
             journalPath: dir.file("journal.jsonl"), tracePath: nil, now: { Date(timeIntervalSince1970: 0) }, onFatal: { _ in })
-        let app = Application(router: SettlementHTTPServer.buildRouter(store: store, maxRequestBodyBytes: 1024))
+        let client = RouterClient(SettlementHTTPServer.buildRouter(store: store, maxRequestBodyBytes: 1024))
 
-        try await app.test(.router) { client in
+        do {
             let cases: [(String, String, HTTPResponse.Status, String)] = [
                 ("/resolveSession", "not json", .badRequest, "body is not valid JSON"),
                 ("/resolveSession", #"{"sessionId":"s1"}"#, .badRequest, "missing field"),
@@ -193,8 +231,8 @@ final class ManualClock: @unchecked Sendable {
         let store = try SettlementStore(
             journalPath: dir.file("journal.jsonl"), tracePath: nil, maxJournalBytes: 120,
             now: { Date(timeIntervalSince1970: 0) }, onFatal: { fatalMessages.add($0) })
-        let app = Application(router: SettlementHTTPServer.buildRouter(store: store))
-        try await app.test(.router) { client in
+        let client = RouterClient(SettlementHTTPServer.buildRouter(store: store))
+        do {
             #expect(try await Self.call(client, .post, "/sessions", #"{"sessionId":"s1","durationMinutes":60}"#).status == .ok)
             // The second record would pass the 120-byte bound.
             let reply = try await Self.call(client, .post, "/sessions", #"{"sessionId":"s2","durationMinutes":60}"#)
