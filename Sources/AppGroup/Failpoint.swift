@@ -92,6 +92,11 @@ public struct Failpoint: Sendable, Equatable, CustomStringConvertible {
         public var offset: Int
         public var message: String
         public var description: String { message }
+
+        public init(offset: Int, message: String) {
+            self.offset = offset
+            self.message = message
+        }
     }
 
     /// Parses `label=chain`. `processes` (when given) are the processes a label may name.

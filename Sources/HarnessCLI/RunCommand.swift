@@ -244,6 +244,7 @@ enum Preflight {
             let quoted = Excerpt.quoted(spec)
             do {
                 let p = try Failpoint.parse(spec, processes: scenario.system.descriptor.crashPointProcesses)
+                if let never = FailpointReach.problem(p, in: scenario.system.descriptor) { throw never }
                 if (scenario.failpoints + out).contains(where: { $0.label == p.label && $0.occurrence == p.occurrence }) {
                     throw InputError("--failpoint \(quoted): this label is armed twice (here or in the scenario); chain the actions with -> instead")
                 }

@@ -228,7 +228,7 @@ struct NodeReader {
             settleSeconds: settleSeconds, nemesis: nemesis, configuration: configuration)
         scenario.os = os
         if let node = top["failpoints"] {
-            scenario.failpoints = try failpoints(node, processes: system.descriptor.crashPointProcesses)
+            scenario.failpoints = try failpoints(node, descriptor: system.descriptor)
         }
         if let node = top["invariants"] {
             scenario.declaredInvariants = try declaredInvariants(node, descriptor: system.descriptor)
@@ -246,13 +246,14 @@ struct NodeReader {
     }
 
     /// `failpoints:` — each entry parsed, an error pointing at the character that is wrong.
-    func failpoints(_ node: Node, processes: [String]) throws(ScenarioError) -> [Failpoint] {
+    func failpoints(_ node: Node, descriptor: SystemDescriptor) throws(ScenarioError) -> [Failpoint] {
         let items = try list(node, "failpoints", expected: "a list of strings like \"host-app:defaults:group.x/key#2=kill\"")
         var out: [Failpoint] = []
         for item in items {
             let text = try string(item, "failpoints")
             do {
-                let point = try Failpoint.parse(text, processes: processes)
+                let point = try Failpoint.parse(text, processes: descriptor.crashPointProcesses)
+                if let never = FailpointReach.problem(point, in: descriptor) { throw never }
                 if out.contains(where: { $0.label == point.label && $0.occurrence == point.occurrence }) {
                     throw error(item, "failpoints: \(Excerpt.quoted(point.label + (point.occurrence.map { "#\($0)" } ?? ""))) is armed twice; chain the actions with -> instead")
                 }

@@ -87,6 +87,10 @@ import Glibc
         row("run", ["run", "$D/s.yaml", "--failpoint", "hots-app:post:x=kill"], 2, "unknown process 'hots-app'; crash points are in: host-app"),
         row("run", ["run", "$D/s.yaml", "--failpoint", "host-app:step:x=stop"], 2, "stop takes milliseconds, 0...600000: stop(100)"),
         row("run", ["run", "$D/failpoint.yaml"], 2, "failpoint.yaml:8:26: failpoints: unknown action 'explode'"),
+        row("run", ["run", "$D/s.yaml", "--failpoint", "host-app:defaults:group.com.other/k=kill"], 2,
+            "\"group.com.other\" is not an App Group of the system (its App Groups: group.com.focuspledge.shared)", "(at character 19)"),
+        row("run", ["run", "$D/s.yaml", "--failpoint", "host-app:respond=kill"], 2, "only a shield-action extension answers a shield"),
+        row("run", ["run", "$D/s.yaml", "--failpoint", "host-app:http.reply:settlement POST /x=error"], 2, "\"settlement\" is not a server of the system"),
         // explore
         row("explore", ["explore", "$D/missing.yaml"], 2, "missing.yaml: cannot read scenario file"),
         row("explore", ["explore", "$D/s.yaml", "--max", "0"], 2, "--max \"0\": use a whole number of crash points, 1...1000000"),
