@@ -70,12 +70,79 @@ final class DeviceRootTamper {
     }
 
     /// What someone outside the run changed, or nil; at most once per `scanIntervalNanos` unless `force`.
-    func check(nowNanos: Int64, force: Bool = false) -> (file: String, what: String)? {
+    /// `deaths`: how many participants the run has seen die or has signalled so far (a count that
+    /// only grows; see `swappedSuite`).
+    func check(nowNanos: Int64, deaths: Int, force: Bool = false) -> (file: String, what: String)? {
         guard !reported, force || nowNanos &- lastScanNanos >= Self.scanIntervalNanos else { return nil }
         lastScanNanos = nowNanos
-        let found = foreignFile() ?? foreignNotifyRecord() ?? foreignSystemRecord() ?? foreignContent()
+        let found = foreignFile() ?? foreignNotifyRecord() ?? foreignSystemRecord() ?? swappedSuite(deaths: deaths) ?? foreignContent()
         reported = found != nil
         return found
+    }
+
+    /// Each App Group suite's plist as last judged: its stamp, its generation (the lock file's
+    /// counter, PROTOCOL.md §3) and the deaths count then.
+    private var suiteLooks: [String: (stamp: Stamp, generation: UInt64, deaths: Int)] = [:]
+    /// Whether one look at the suites was made (a suite first seen after it appeared during the run).
+    private var suitesLookedAt = false
+    private var deathsAtLastLook = 0
+
+    /// A suite whose plist changed without its generation moving: every writer replaces the plist
+    /// (temp + rename) and bumps the generation under the suite's flock, so a plist swapped for
+    /// another — even a valid one — with the generation unchanged was written by someone outside
+    /// the run. Looked at under a shared non-blocking flock, so a write under way is never seen half
+    /// done (a held lock: looked at next time). A writer killed between its rename and its bump
+    /// leaves exactly that state: forgiven when a participant died or was signalled since the last
+    /// look (`deaths` moved). A plist that appeared during the run with no generation at all is
+    /// judged the same way.
+    func swappedSuite(deaths: Int) -> (file: String, what: String)? {
+        defer {
+            suitesLookedAt = true
+            deathsAtLastLook = deaths
+        }
+        guard let containers = try? root.subdirectory("containers", create: false),
+            let groups = try? containers.entries(limit: Self.maxEntries)
+        else { return nil }
+        var seen: Set<String> = []
+        defer { suiteLooks = suiteLooks.filter { seen.contains($0.key) } }
+        for group in groups where !group.hasPrefix(".") {
+            let relative = "containers/\(group)/Library/Preferences"
+            guard let dir = try? root.subdirectory(relative, create: false), let names = try? dir.entries(limit: Self.maxEntries) else { continue }
+            for name in names where !name.hasPrefix(".") && name.hasSuffix(".plist") {
+                let path = relative + "/" + name
+                guard let (stamp, generation) = Self.suiteLook(dir.fd, name) else { continue }
+                seen.insert(path)
+                defer { suiteLooks[path] = (stamp, generation, deaths) }
+                if let last = suiteLooks[path] {
+                    guard last.stamp != stamp, last.generation == generation, last.deaths == deaths else { continue }
+                    return (path, "\(path) was replaced with its generation unchanged (\(generation)): every writer bumps it under the suite's lock (PROTOCOL.md §3), so someone outside the run swapped the file")
+                }
+                if suitesLookedAt, generation == 0, deathsAtLastLook == deaths {
+                    return (path, "\(path) appeared with no generation: every writer bumps it under the suite's lock (PROTOCOL.md §3), so someone outside the run put the file there")
+                }
+            }
+        }
+        return nil
+    }
+
+    /// The plist's stamp and the suite's generation, read under a shared non-blocking flock of its
+    /// lock file; nil when a writer holds the lock, or the plist is not a regular file (`foreignFile`
+    /// judges those).
+    static func suiteLook(_ dirFd: Int32, _ name: String) -> (Stamp, UInt64)? {
+        let lock = openat(dirFd, name + ".lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard lock >= 0 else { return stampOfRegularFile(dirFd, name).map { ($0, 0) } }
+        defer { close(lock) }
+        guard flock(lock, LOCK_SH | LOCK_NB) == 0 else { return nil }
+        defer { flock(lock, LOCK_UN) }
+        var word: UInt64 = 0
+        let n = withUnsafeMutableBytes(of: &word) { pread(lock, $0.baseAddress, 8, 0) }
+        return stampOfRegularFile(dirFd, name).map { ($0, n == 8 ? UInt64(littleEndian: word) : 0) }
+    }
+
+    static func stampOfRegularFile(_ dirFd: Int32, _ name: String) -> Stamp? {
+        var st = stat()
+        guard fstatat(dirFd, name, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Stamp(st)
     }
 
     /// A file of a kind no process of the system makes, below the protocol's directories.
@@ -277,7 +344,10 @@ final class DeviceRootTamper {
 extension LiveRun {
     /// Once per turn of the main loop (`stopRequested`), and at the end (`recordTamperAtTheEnd`).
     func deviceRootTamper(force: Bool = false) -> (file: String, what: String)? {
-        if let found = tamperWatch.check(nowNanos: Self.now(), force: force) { return found }
+        // A writer SIGKILLed between its rename and its generation bump looks like a swapped suite:
+        // every signal the harness sent and every exit it saw counts as a death.
+        let deaths = rec.counts["signal", default: 0] + rec.counts["exit", default: 0]
+        if let found = tamperWatch.check(nowNanos: Self.now(), deaths: deaths, force: force) { return found }
         // A system/ record the OS could not read: every writer of system/ goes through
         // SystemFiles (bounded, valid JSON, temp + rename), so someone outside wrote it.
         if let error = emulated.files.systemFileErrors.first, tamperWatch.claim() {

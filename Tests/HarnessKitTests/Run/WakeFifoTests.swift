@@ -155,6 +155,47 @@ import Glibc
         #expect(tamper.foreignNotifyRecord() == nil, "a record, and a dot name (temps, the lock) is not one")
         // `check`, the harness's entry point, asks it too.
         try Data("v1 x\n".utf8).write(to: URL(fileURLWithPath: r.path + "/notify/b"))
-        #expect(tamper.check(nowNanos: 0, force: true)?.file == "notify/b")
+        #expect(tamper.check(nowNanos: 0, deaths: 0, force: true)?.file == "notify/b")
+    }
+
+    /// A suite's plist swapped for another — a valid, empty one — with its generation unchanged
+    /// was not written by a participant (each bumps it under the suite's lock); a writer killed
+    /// between its rename and its bump is forgiven when a death was seen since the last look.
+    @Test func aSuiteSwappedWithoutItsGenerationIsTampering() throws {
+        let r = try Self.root()
+        let group = "group.test.swap"
+        let container = try AppGroupContainer(deviceRoot: r.root, groupIdentifier: group, entitlements: Entitlements(appGroups: [group]))
+        let suite = try SharedDefaults(container: container, suiteName: group)
+        try suite.setValues(["streak": 3])
+        let tamper = DeviceRootTamper(root: r.root, tornWritesPlanned: false)
+        #expect(tamper.swappedSuite(deaths: 0) == nil, "the first look: a baseline")
+        try suite.setValues(["streak": 4])
+        #expect(tamper.swappedSuite(deaths: 0) == nil, "a participant's write bumps the generation")
+        let plist = r.path + "/containers/\(group)/Library/Preferences/\(group).plist"
+        func swap() throws {
+            let empty = #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict/></plist>"#
+            try Data(empty.utf8).write(to: URL(fileURLWithPath: plist + ".outside"))
+            #expect(rename(plist + ".outside", plist) == 0)
+        }
+        try swap()
+        #expect(tamper.swappedSuite(deaths: 1) == nil, "a death since the last look: a writer killed between rename and bump")
+        try swap()
+        let found = try #require(tamper.swappedSuite(deaths: 1))
+        #expect(found.file == "containers/\(group)/Library/Preferences/\(group).plist")
+        #expect(found.what.contains("was replaced with its generation unchanged"), "\(found.what)")
+        // A writer holding the lock is never judged half done.
+        let held = DeviceRootTamper(root: r.root, tornWritesPlanned: false)
+        #expect(held.swappedSuite(deaths: 0) == nil)
+        let lock = try FileLock(directory: r.root.subdirectory("containers/\(group)/Library/Preferences", create: false), name: "\(group).plist.lock")
+        try lock.withLock(timeout: .seconds(1)) {
+            try swap()
+            #expect(held.swappedSuite(deaths: 0) == nil, "locked: looked at next time")
+        }
+        // A plist that appears during the run with no generation at all.
+        let fresh = DeviceRootTamper(root: r.root, tornWritesPlanned: false)
+        #expect(fresh.swappedSuite(deaths: 0) == nil)
+        let other = r.path + "/containers/\(group)/Library/Preferences/other.plist"
+        try Data(#"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict/></plist>"#.utf8).write(to: URL(fileURLWithPath: other))
+        #expect(fresh.swappedSuite(deaths: 0)?.what.contains("appeared with no generation") == true)
     }
 }
