@@ -70,8 +70,8 @@ final class DeviceRootTamper {
     }
 
     /// What someone outside the run changed, or nil; at most once per `scanIntervalNanos` unless `force`.
-    /// `deaths`: how many participants the run has seen die or has signalled so far (a count that
-    /// only grows; see `swappedSuite`).
+    /// `deaths`: how many KILL and TERM signals the harness has sent so far (a count that only
+    /// grows; see `swappedSuite`).
     func check(nowNanos: Int64, deaths: Int, force: Bool = false) -> (file: String, what: String)? {
         guard !reported, force || nowNanos &- lastScanNanos >= Self.scanIntervalNanos else { return nil }
         lastScanNanos = nowNanos
@@ -92,9 +92,11 @@ final class DeviceRootTamper {
     /// another — even a valid one — with the generation unchanged was written by someone outside
     /// the run. Looked at under a shared non-blocking flock, so a write under way is never seen half
     /// done (a held lock: looked at next time). A writer killed between its rename and its bump
-    /// leaves exactly that state: forgiven when a participant died or was signalled since the last
-    /// look (`deaths` moved). A plist that appeared during the run with no generation at all is
-    /// judged the same way.
+    /// leaves exactly that state: forgiven when the harness killed a process since the last look
+    /// (`deaths` moved). A plist that appeared during the run with no generation at all is
+    /// judged the same way. Not seen: a swap that a participant's next write replaces before a
+    /// scan looks (every 20 ms) — the write reads the swapped file as the suite; catching that
+    /// needs writers to record the plist they wrote beside the generation (a protocol change).
     func swappedSuite(deaths: Int) -> (file: String, what: String)? {
         defer {
             suitesLookedAt = true
@@ -345,9 +347,9 @@ extension LiveRun {
     /// Once per turn of the main loop (`stopRequested`), and at the end (`recordTamperAtTheEnd`).
     func deviceRootTamper(force: Bool = false) -> (file: String, what: String)? {
         // A writer SIGKILLed between its rename and its generation bump looks like a swapped suite:
-        // every signal the harness sent and every exit it saw counts as a death.
-        let deaths = rec.counts["signal", default: 0] + rec.counts["exit", default: 0]
-        if let found = tamperWatch.check(nowNanos: Self.now(), deaths: deaths, force: force) { return found }
+        // every KILL or TERM the harness sent counts (a process that exits by itself has finished
+        // its writes; one killed at a crash point dies before its rename or after its bump).
+        if let found = tamperWatch.check(nowNanos: Self.now(), deaths: rec.killsSent, force: force) { return found }
         // A system/ record the OS could not read: every writer of system/ goes through
         // SystemFiles (bounded, valid JSON, temp + rename), so someone outside wrote it.
         if let error = emulated.files.systemFileErrors.first, tamperWatch.claim() {
