@@ -43,7 +43,8 @@ public final class DeviceRoot: Sendable {
     public static let quarantineFileName = "quarantine.jsonl"
 
     /// Appends one JSON line to `<root>/quarantine.jsonl` (O_APPEND, one write: lines never interleave)
-    /// and prints it to stderr. Called when a corrupt file was moved aside.
+    /// and prints it to stderr. Called when a corrupt file was moved aside (or, for a suite replaced
+    /// from outside the protocol, found and left in place: `movedTo` is the file itself).
     public func recordQuarantine(file: String, movedTo: String, reason: String) {
         let record: [String: Any] = ["t": Date().timeIntervalSince1970, "pid": Int(getpid()), "file": file, "movedTo": movedTo, "reason": reason]
         guard let json = try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }

@@ -247,7 +247,7 @@ public final class SafeDirectory: @unchecked Sendable {
     /// that appeared meanwhile).
     public func writeAtomically(
         _ name: String, bytes: UnsafeRawBufferPointer, fsync doSync: Bool, tempTag: String? = nil, mode: mode_t? = nil,
-        beforeRename: (() throws -> Void)? = nil
+        beforeRename: (() throws -> Void)? = nil, inodeBeforeRename: ((UInt64) -> Void)? = nil
     ) throws {
         try Self.validate(component: name)
         let tmp = Self.tempName(for: name, tag: tempTag)
@@ -263,6 +263,18 @@ public final class SafeDirectory: @unchecked Sendable {
             throw AppGroupError.io(operation: "chmod", path: child(tmp), errno: e)
         }
         try writeAll(f, bytes, path: tmp)
+        // The inode the file will have once renamed (a rename keeps it): what a suite's writer
+        // records before its rename (PROTOCOL.md §3).
+        var inode: UInt64 = 0
+        if inodeBeforeRename != nil {
+            var st = stat()
+            if fstat(f, &st) != 0 {
+                let e = errno
+                close(f)
+                throw AppGroupError.io(operation: "fstat", path: child(tmp), errno: e)
+            }
+            inode = UInt64(st.st_ino)
+        }
         if doSync && fsync(f) != 0 {
             let e = errno
             close(f)
@@ -271,6 +283,7 @@ public final class SafeDirectory: @unchecked Sendable {
         // close(2) reports a deferred write error (NFS, a full disk without fsync): never renamed.
         if close(f) != 0 && errno != EINTR { throw AppGroupError.io(operation: "close", path: child(tmp), errno: errno) }
         try beforeRename?()
+        inodeBeforeRename?(inode)
         if renameat(fd, tmp, fd, name) != 0 {
             throw AppGroupError.io(operation: "rename", path: child(name), errno: errno)
         }
@@ -349,9 +362,12 @@ public final class SafeDirectory: @unchecked Sendable {
     }
 
     public func writeAtomically(
-        _ name: String, bytes: [UInt8], fsync doSync: Bool, tempTag: String? = nil, mode: mode_t? = nil, beforeRename: (() throws -> Void)? = nil
+        _ name: String, bytes: [UInt8], fsync doSync: Bool, tempTag: String? = nil, mode: mode_t? = nil, beforeRename: (() throws -> Void)? = nil,
+        inodeBeforeRename: ((UInt64) -> Void)? = nil
     ) throws {
-        try bytes.withUnsafeBytes { try writeAtomically(name, bytes: $0, fsync: doSync, tempTag: tempTag, mode: mode, beforeRename: beforeRename) }
+        try bytes.withUnsafeBytes {
+            try writeAtomically(name, bytes: $0, fsync: doSync, tempTag: tempTag, mode: mode, beforeRename: beforeRename, inodeBeforeRename: inodeBeforeRename)
+        }
     }
 
     /// lstat-style metadata (never follows a symlink), or nil when absent.

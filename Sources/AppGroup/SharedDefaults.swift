@@ -210,10 +210,43 @@ public final class SharedDefaults: @unchecked Sendable {
         guard changed.count >= 2, DefaultsFaults.claimTear(rule, root: container.deviceRoot) else { return }
         var partial = cache
         partial[changed[0]] = next[changed[0]]
-        try directory.writeAtomically(fileName, bytes: PropertyListCodec.encode(partial), fsync: durable)
-        fileLock.writeCounter(fileLock.readCounter() &+ 1)
+        try writePlist(PropertyListCodec.encode(partial))
         onFault?("torn_write", ["suite": suiteName, "landed": changed[0], "lost": changed.dropFirst().joined(separator: ",")])
         kill(getpid(), SIGKILL)
+    }
+
+    // MARK: Which plist the writers put in place (PROTOCOL.md §3: the lock file's words 1 and 2)
+
+    /// What a `quarantine.jsonl` record of a suite replaced from outside says first.
+    public static let replacedFromOutside = "replaced from outside the protocol"
+
+    /// Writes the plist (temp + rename) under the lock: the temp's inode is recorded as pending
+    /// (word 2) before the rename, and after it the generation is bumped with that inode as the
+    /// committed one (words 0 and 1, one `pwrite`). Killed anywhere in between, the plist in place
+    /// is the committed or the pending one; anything else was put there from outside.
+    private func writePlist(_ bytes: [UInt8]) throws {
+        var landed: UInt64 = 0
+        try directory.writeAtomically(fileName, bytes: bytes, fsync: durable, inodeBeforeRename: { [fileLock] inode in
+            landed = inode
+            fileLock.writeWords([inode], at: 2)
+        })
+        fileLock.writeWords([fileLock.readCounter() &+ 1, landed], at: 0)
+    }
+
+    /// Under the lock, before a write: the plist in place should be the committed or the pending
+    /// one. One that is neither — swapped by someone outside the run, valid or not — is recorded
+    /// (`quarantine.jsonl`; the harness calls it tampering) and then written over as the suite it
+    /// holds. Suites whose words were never written (0, 0) are not judged.
+    private func noteReplacedPlist() {
+        let words = fileLock.readWords(3)
+        let (committed, pending) = (words[1], words[2])
+        guard committed != 0 || pending != 0, let st = try? directory.statEntry(fileName), st.st_mode & S_IFMT == S_IFREG else { return }
+        let inode = UInt64(st.st_ino)
+        guard inode != committed && inode != pending else { return }
+        let file = "\(container.relativePath)/Library/Preferences/\(fileName)"
+        container.deviceRoot.recordQuarantine(
+            file: file, movedTo: file,
+            reason: "\(Self.replacedFromOutside): inode \(inode), its writers last put \(committed) in place (pending \(pending)); written over as found")
     }
 
     /// Moves the corrupt file aside (under the file lock, after re-checking it is still the
@@ -346,6 +379,7 @@ public final class SharedDefaults: @unchecked Sendable {
         defer { mutex.unlock() }
         try fileLock.lock(timeout: lockTimeout)
         defer { fileLock.unlock() }
+        noteReplacedPlist()
         try refresh(underFileLock: true)
         var next = cache
         let result = try body(&next)
@@ -389,8 +423,7 @@ public final class SharedDefaults: @unchecked Sendable {
         // A torn write lands part of this process's view: a view pinned before the first unlock
         // would write its emptiness over the file, which no real tear does.
         if !pinnedByLock { try tearIfArmed(next) }
-        try directory.writeAtomically(fileName, bytes: written, fsync: durable)
-        fileLock.writeCounter(fileLock.readCounter() &+ 1)
+        try writePlist(written)
         if let onWrite {
             var changed: [String: PropertyListValue?] = [:]
             for (k, v) in next where cache[k] != v { changed[k] = .some(v) }

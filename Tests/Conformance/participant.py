@@ -100,8 +100,9 @@ def temp_name(final, tag=None):
     return base + final
 
 
-def write_atomically(dir_fd, name, data, fsync, tag=None):
-    """§1: temp (O_CREAT | O_EXCL | O_NOFOLLOW, 0600), write, optional fsync, rename."""
+def write_atomically(dir_fd, name, data, fsync, tag=None, before_rename=None):
+    """§1: temp (O_CREAT | O_EXCL | O_NOFOLLOW, 0600), write, optional fsync, rename.
+    before_rename(inode): told the temp's inode (the file's once renamed) just before the rename."""
     tmp = temp_name(name, tag)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dir_fd)
     try:
@@ -111,12 +112,16 @@ def write_atomically(dir_fd, name, data, fsync, tag=None):
             view = view[n:]
         if fsync:
             os.fsync(fd)
+        inode = os.fstat(fd).st_ino
     except BaseException:
         os.close(fd)
         os.unlink(tmp, dir_fd=dir_fd)
         raise
     os.close(fd)
+    if before_rename is not None:
+        before_rename(inode)
     os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    return inode
 
 
 class Lock:
@@ -222,6 +227,23 @@ def check_writable(value, key="suite"):
             check_writable(v, key)
 
 
+def note_replaced_plist(root, prefs, dir_fd, name, lock):
+    """§3: under the lock, the plist in place is the committed (word 1) or pending (word 2) one;
+    any other was put there from outside the protocol: recorded (§6), then written over."""
+    raw = os.pread(lock.fd, 24, 0).ljust(24, b"\0")
+    committed, pending = struct.unpack("<QQ", raw[8:24])
+    if committed == 0 and pending == 0:
+        return
+    try:
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return
+    if stat.S_ISREG(st.st_mode) and st.st_ino not in (committed, pending):
+        file = prefs + "/" + name
+        record_quarantine(root, file, file, "replaced from outside the protocol: inode %d, its writers last put %d in place "
+                          "(pending %d); written over as found" % (st.st_ino, committed, pending))
+
+
 def update_suite(root, group, suite, change):
     prefs = "containers/%s/Library/Preferences" % group
     dir_fd = open_dir(root, prefs)
@@ -229,6 +251,7 @@ def update_suite(root, group, suite, change):
     try:
         lock = Lock(dir_fd, name + ".lock")
         with lock:
+            note_replaced_plist(root, prefs, dir_fd, name, lock)
             try:
                 current = read_suite(dir_fd, name)
             except ProtocolError as e:
@@ -242,8 +265,11 @@ def update_suite(root, group, suite, change):
             data = plistlib.dumps(current, fmt=plistlib.FMT_XML, sort_keys=True)
             if len(data) > MAX_SUITE_BYTES:
                 raise ProtocolError("suite would be %d bytes; the limit is %d" % (len(data), MAX_SUITE_BYTES))
-            write_atomically(dir_fd, name, data, fsync=True)
-            lock.write_counter(lock.read_counter() + 1)
+            # §3: the temp's inode is the pending plist (word 2) before the rename; after it, the
+            # generation is bumped with that inode as the committed one (words 0-1, one pwrite).
+            inode = write_atomically(dir_fd, name, data, fsync=True,
+                                     before_rename=lambda ino: os.pwrite(lock.fd, struct.pack("<Q", ino & U64), 16))
+            os.pwrite(lock.fd, struct.pack("<QQ", (lock.read_counter() + 1) & U64, inode & U64), 0)
             return result
     finally:
         os.close(dir_fd)

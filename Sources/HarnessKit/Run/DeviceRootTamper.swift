@@ -70,75 +70,63 @@ final class DeviceRootTamper {
     }
 
     /// What someone outside the run changed, or nil; at most once per `scanIntervalNanos` unless `force`.
-    /// `deaths`: how many KILL and TERM signals the harness has sent so far (a count that only
-    /// grows; see `swappedSuite`).
-    func check(nowNanos: Int64, deaths: Int, force: Bool = false) -> (file: String, what: String)? {
+    func check(nowNanos: Int64, force: Bool = false) -> (file: String, what: String)? {
         guard !reported, force || nowNanos &- lastScanNanos >= Self.scanIntervalNanos else { return nil }
         lastScanNanos = nowNanos
-        let found = foreignFile() ?? foreignNotifyRecord() ?? foreignSystemRecord() ?? swappedSuite(deaths: deaths) ?? foreignContent()
+        let found = foreignFile() ?? foreignNotifyRecord() ?? foreignSystemRecord() ?? swappedSuite() ?? foreignContent()
         reported = found != nil
         return found
     }
 
-    /// Each App Group suite's plist as last judged: its stamp, its generation (the lock file's
-    /// counter, PROTOCOL.md §3) and the deaths count then.
-    private var suiteLooks: [String: (stamp: Stamp, generation: UInt64, deaths: Int)] = [:]
-    /// Whether one look at the suites was made (a suite first seen after it appeared during the run).
+    /// Suite plists seen so far (one seen for the first time after the first look appeared during the run).
+    private var suitesSeen: Set<String> = []
     private var suitesLookedAt = false
-    private var deathsAtLastLook = 0
 
-    /// A suite whose plist changed without its generation moving: every writer replaces the plist
-    /// (temp + rename) and bumps the generation under the suite's flock, so a plist swapped for
-    /// another — even a valid one — with the generation unchanged was written by someone outside
-    /// the run. Looked at under a shared non-blocking flock, so a write under way is never seen half
-    /// done (a held lock: looked at next time). A writer killed between its rename and its bump
-    /// leaves exactly that state: forgiven when the harness killed a process since the last look
-    /// (`deaths` moved). A plist that appeared during the run with no generation at all is
-    /// judged the same way. Not seen: a swap that a participant's next write replaces before a
-    /// scan looks (every 20 ms) — the write reads the swapped file as the suite; catching that
-    /// needs writers to record the plist they wrote beside the generation (a protocol change).
-    func swappedSuite(deaths: Int) -> (file: String, what: String)? {
-        defer {
-            suitesLookedAt = true
-            deathsAtLastLook = deaths
-        }
+    /// A suite plist that no writer of the protocol put in place (PROTOCOL.md §3): every writer
+    /// records the temp file's inode in the lock file (pending) before its rename and, after it,
+    /// bumps the generation with that inode as the committed one — so, killed anywhere, the plist
+    /// in place is the committed or the pending one. Any other — swapped by someone outside the run,
+    /// even for a valid suite — is tampering, and so is a plist that appeared during the run with
+    /// no inode recorded at all. Read under a shared non-blocking flock (a write under way: looked
+    /// at next time). A swap that a participant writes over before this scan looks is recorded by
+    /// that participant (`quarantine.jsonl`, `foreignContent`).
+    func swappedSuite() -> (file: String, what: String)? {
+        defer { suitesLookedAt = true }
         guard let containers = try? root.subdirectory("containers", create: false),
             let groups = try? containers.entries(limit: Self.maxEntries)
         else { return nil }
-        var seen: Set<String> = []
-        defer { suiteLooks = suiteLooks.filter { seen.contains($0.key) } }
         for group in groups where !group.hasPrefix(".") {
             let relative = "containers/\(group)/Library/Preferences"
             guard let dir = try? root.subdirectory(relative, create: false), let names = try? dir.entries(limit: Self.maxEntries) else { continue }
             for name in names where !name.hasPrefix(".") && name.hasSuffix(".plist") {
                 let path = relative + "/" + name
-                guard let (stamp, generation) = Self.suiteLook(dir.fd, name) else { continue }
-                seen.insert(path)
-                defer { suiteLooks[path] = (stamp, generation, deaths) }
-                if let last = suiteLooks[path] {
-                    guard last.stamp != stamp, last.generation == generation, last.deaths == deaths else { continue }
-                    return (path, "\(path) was replaced with its generation unchanged (\(generation)): every writer bumps it under the suite's lock (PROTOCOL.md §3), so someone outside the run swapped the file")
+                guard let look = Self.suiteLook(dir.fd, name) else { continue }
+                let firstSeen = suitesSeen.insert(path).inserted
+                if look.committed == 0 && look.pending == 0 {
+                    guard firstSeen && suitesLookedAt else { continue }
+                    return (path, "\(path) appeared with no writer's record in its lock file: every writer records the plist it renames into place (PROTOCOL.md §3), so someone outside the run put it there")
                 }
-                if suitesLookedAt, generation == 0, deathsAtLastLook == deaths {
-                    return (path, "\(path) appeared with no generation: every writer bumps it under the suite's lock (PROTOCOL.md §3), so someone outside the run put the file there")
-                }
+                guard look.inode != look.committed && look.inode != look.pending else { continue }
+                return (path, "\(path) was replaced (inode \(look.inode); its writers last put \(look.committed) in place): every writer records the plist it renames into place (PROTOCOL.md §3), so someone outside the run swapped it")
             }
         }
         return nil
     }
 
-    /// The plist's stamp and the suite's generation, read under a shared non-blocking flock of its
-    /// lock file; nil when a writer holds the lock, or the plist is not a regular file (`foreignFile`
-    /// judges those).
-    static func suiteLook(_ dirFd: Int32, _ name: String) -> (Stamp, UInt64)? {
+    /// The plist's inode and the lock file's committed and pending inodes (words 1 and 2), read
+    /// under a shared non-blocking flock; nil when a writer holds the lock, or the plist is not a
+    /// regular file (`foreignFile` judges those).
+    static func suiteLook(_ dirFd: Int32, _ name: String) -> (inode: UInt64, committed: UInt64, pending: UInt64)? {
         let lock = openat(dirFd, name + ".lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard lock >= 0 else { return stampOfRegularFile(dirFd, name).map { ($0, 0) } }
+        guard lock >= 0 else { return stampOfRegularFile(dirFd, name).map { ($0.inode, 0, 0) } }
         defer { close(lock) }
         guard flock(lock, LOCK_SH | LOCK_NB) == 0 else { return nil }
         defer { flock(lock, LOCK_UN) }
-        var word: UInt64 = 0
-        let n = withUnsafeMutableBytes(of: &word) { pread(lock, $0.baseAddress, 8, 0) }
-        return stampOfRegularFile(dirFd, name).map { ($0, n == 8 ? UInt64(littleEndian: word) : 0) }
+        var words = (UInt64(0), UInt64(0), UInt64(0))
+        let n = withUnsafeMutableBytes(of: &words) { pread(lock, $0.baseAddress, 24, 0) }
+        let committed = n >= 16 ? UInt64(littleEndian: words.1) : 0
+        let pending = n >= 24 ? UInt64(littleEndian: words.2) : 0
+        return stampOfRegularFile(dirFd, name).map { ($0.inode, committed, pending) }
     }
 
     static func stampOfRegularFile(_ dirFd: Int32, _ name: String) -> Stamp? {
@@ -333,7 +321,8 @@ final class DeviceRootTamper {
             let relative = file.hasPrefix(root.path) ? String(file.dropFirst(root.path.count)).trimmingCharacters(in: CharacterSet(charactersIn: "/")) : file
             let isSuite = relative.hasPrefix("containers/") && relative.hasSuffix(".plist")
             let notRegular = reason.contains("not a regular file") || reason.contains("symlink")
-            guard notRegular || !isSuite || !tornWritesPlanned else { continue }
+            let replaced = reason.hasPrefix(SharedDefaults.replacedFromOutside)
+            guard notRegular || replaced || !isSuite || !tornWritesPlanned else { continue }
             return (
                 relative,
                 "\(relative) held something no process of the system writes (\(Excerpt.inner(reason))); someone outside the run wrote it"
@@ -346,10 +335,7 @@ final class DeviceRootTamper {
 extension LiveRun {
     /// Once per turn of the main loop (`stopRequested`), and at the end (`recordTamperAtTheEnd`).
     func deviceRootTamper(force: Bool = false) -> (file: String, what: String)? {
-        // A writer SIGKILLed between its rename and its generation bump looks like a swapped suite:
-        // every KILL or TERM the harness sent counts (a process that exits by itself has finished
-        // its writes; one killed at a crash point dies before its rename or after its bump).
-        if let found = tamperWatch.check(nowNanos: Self.now(), deaths: rec.killsSent, force: force) { return found }
+        if let found = tamperWatch.check(nowNanos: Self.now(), force: force) { return found }
         // A system/ record the OS could not read: every writer of system/ goes through
         // SystemFiles (bounded, valid JSON, temp + rename), so someone outside wrote it.
         if let error = emulated.files.systemFileErrors.first, tamperWatch.claim() {

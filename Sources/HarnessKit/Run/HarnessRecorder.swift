@@ -7,9 +7,6 @@ import History
 final class HarnessRecorder: @unchecked Sendable {
     let log: TraceLog
     private(set) var counts: [String: Int] = [:]
-    /// KILL and TERM signals the harness sent (as iOS, the nemesis, a reboot): a process killed
-    /// between two steps of a write leaves what it did so far (the suite tamper check forgives it).
-    private(set) var killsSent = 0
 
     init(runDirectory: String, clock: HarnessClock) throws {
         log = try TraceLog(runDirectory: runDirectory, process: "harness", deviceTime: { clock.nowUnixSeconds() })
@@ -18,7 +15,6 @@ final class HarnessRecorder: @unchecked Sendable {
     @discardableResult
     func record(_ event: String, _ fields: [String: String] = [:]) -> HistoryEvent {
         counts[event, default: 0] += 1
-        if event == "signal", fields["signal"] == "KILL" || fields["signal"] == "TERM" { killsSent += 1 }
         return log.log(event, fields)
     }
 }

@@ -155,47 +155,58 @@ import Glibc
         #expect(tamper.foreignNotifyRecord() == nil, "a record, and a dot name (temps, the lock) is not one")
         // `check`, the harness's entry point, asks it too.
         try Data("v1 x\n".utf8).write(to: URL(fileURLWithPath: r.path + "/notify/b"))
-        #expect(tamper.check(nowNanos: 0, deaths: 0, force: true)?.file == "notify/b")
+        #expect(tamper.check(nowNanos: 0, force: true)?.file == "notify/b")
     }
 
-    /// A suite's plist swapped for another — a valid, empty one — with its generation unchanged
-    /// was not written by a participant (each bumps it under the suite's lock); a writer killed
-    /// between its rename and its bump is forgiven when a death was seen since the last look.
-    @Test func aSuiteSwappedWithoutItsGenerationIsTampering() throws {
+    /// A suite's plist swapped for another — a valid, empty one — is not one the protocol's writers
+    /// put in place (each records the plist it renames, PROTOCOL.md §3): the scan finds it, and a
+    /// participant that writes over it first records it. A writer killed between its rename and
+    /// its record leaves the pending plist, which is no tampering.
+    @Test func aSuiteSwappedFromOutsideIsTamperingAndAKilledWritersIsNot() throws {
         let r = try Self.root()
         let group = "group.test.swap"
         let container = try AppGroupContainer(deviceRoot: r.root, groupIdentifier: group, entitlements: Entitlements(appGroups: [group]))
         let suite = try SharedDefaults(container: container, suiteName: group)
         try suite.setValues(["streak": 3])
         let tamper = DeviceRootTamper(root: r.root, tornWritesPlanned: false)
-        #expect(tamper.swappedSuite(deaths: 0) == nil, "the first look: a baseline")
+        #expect(tamper.swappedSuite() == nil, "the plist its writer put in place")
         try suite.setValues(["streak": 4])
-        #expect(tamper.swappedSuite(deaths: 0) == nil, "a participant's write bumps the generation")
-        let plist = r.path + "/containers/\(group)/Library/Preferences/\(group).plist"
-        func swap() throws {
-            let empty = #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict/></plist>"#
-            try Data(empty.utf8).write(to: URL(fileURLWithPath: plist + ".outside"))
-            #expect(rename(plist + ".outside", plist) == 0)
+        #expect(tamper.swappedSuite() == nil, "another write: still the writers' plist")
+        let prefs = r.path + "/containers/\(group)/Library/Preferences/"
+        let plist = prefs + "\(group).plist"
+        let empty = #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict/></plist>"#
+        let lock = try FileLock(directory: r.root.subdirectory("containers/\(group)/Library/Preferences", create: false), name: "\(group).plist.lock")
+        func inode(_ path: String) -> UInt64 {
+            var st = stat()
+            return stat(path, &st) == 0 ? UInt64(st.st_ino) : 0
         }
-        try swap()
-        #expect(tamper.swappedSuite(deaths: 1) == nil, "a death since the last look: a writer killed between rename and bump")
-        try swap()
-        let found = try #require(tamper.swappedSuite(deaths: 1))
+        // A writer killed after its rename, before it recorded the plist as committed: the plist
+        // in place is its pending one.
+        try Data(empty.utf8).write(to: URL(fileURLWithPath: prefs + ".killed-writer"))
+        try lock.withLock(timeout: .seconds(1)) { lock.writeWords([inode(prefs + ".killed-writer")], at: 2) }
+        #expect(rename(prefs + ".killed-writer", plist) == 0)
+        #expect(tamper.swappedSuite() == nil, "a killed writer's pending plist")
+        // From outside: neither the committed nor the pending plist.
+        try Data(empty.utf8).write(to: URL(fileURLWithPath: prefs + "outside"))
+        #expect(rename(prefs + "outside", plist) == 0)
+        let found = try #require(tamper.swappedSuite())
         #expect(found.file == "containers/\(group)/Library/Preferences/\(group).plist")
-        #expect(found.what.contains("was replaced with its generation unchanged"), "\(found.what)")
+        #expect(found.what.contains("was replaced"), "\(found.what)")
         // A writer holding the lock is never judged half done.
         let held = DeviceRootTamper(root: r.root, tornWritesPlanned: false)
-        #expect(held.swappedSuite(deaths: 0) == nil)
-        let lock = try FileLock(directory: r.root.subdirectory("containers/\(group)/Library/Preferences", create: false), name: "\(group).plist.lock")
-        try lock.withLock(timeout: .seconds(1)) {
-            try swap()
-            #expect(held.swappedSuite(deaths: 0) == nil, "locked: looked at next time")
-        }
-        // A plist that appears during the run with no generation at all.
+        try lock.withLock(timeout: .seconds(1)) { #expect(held.swappedSuite() == nil, "locked: looked at next time") }
+        // A participant that writes over the swapped plist before a scan records what it found,
+        // and the scan's quarantine reading calls it tampering — even where the scenario tears suites.
+        try suite.setValues(["streak": 5])
+        #expect(held.swappedSuite() == nil, "written over: the writers' plist again")
+        let torn = DeviceRootTamper(root: r.root, tornWritesPlanned: true)
+        let recorded = try #require(torn.foreignContent())
+        #expect(recorded.what.contains(SharedDefaults.replacedFromOutside), "\(recorded.what)")
+        #expect(suite.integer(forKey: "streak") == 5)
+        // A plist that appears during the run with no writer's record at all.
         let fresh = DeviceRootTamper(root: r.root, tornWritesPlanned: false)
-        #expect(fresh.swappedSuite(deaths: 0) == nil)
-        let other = r.path + "/containers/\(group)/Library/Preferences/other.plist"
-        try Data(#"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict/></plist>"#.utf8).write(to: URL(fileURLWithPath: other))
-        #expect(fresh.swappedSuite(deaths: 0)?.what.contains("appeared with no generation") == true)
+        #expect(fresh.swappedSuite() == nil)
+        try Data(empty.utf8).write(to: URL(fileURLWithPath: prefs + "other.plist"))
+        #expect(fresh.swappedSuite()?.what.contains("appeared with no writer's record") == true)
     }
 }
