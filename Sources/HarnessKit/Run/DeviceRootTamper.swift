@@ -89,7 +89,9 @@ final class DeviceRootTamper {
     /// even for a valid suite — is tampering, and so is a plist that appeared during the run with
     /// no inode recorded at all. Read under a shared non-blocking flock (a write under way: looked
     /// at next time). A swap that a participant writes over before this scan looks is recorded by
-    /// that participant (`quarantine.jsonl`, `foreignContent`).
+    /// that participant (`quarantine.jsonl`, `foreignContent`). Not seen: a swap with a file that
+    /// got the inode number of a committed plist a killed writer's rename freed (the file system
+    /// reuses freed numbers) — it needs a writer killed inside its rename-to-record window first.
     func swappedSuite() -> (file: String, what: String)? {
         defer { suitesLookedAt = true }
         guard let containers = try? root.subdirectory("containers", create: false),

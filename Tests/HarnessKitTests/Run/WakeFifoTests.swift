@@ -180,6 +180,9 @@ import Glibc
             var st = stat()
             return stat(path, &st) == 0 ? UInt64(st.st_ino) : 0
         }
+        // The outsider's file is made while the committed plist still exists: a file made after a
+        // plist is replaced may get its freed inode number (see swappedSuite).
+        try Data(empty.utf8).write(to: URL(fileURLWithPath: prefs + "outside"))
         // A writer killed after its rename, before it recorded the plist as committed: the plist
         // in place is its pending one.
         try Data(empty.utf8).write(to: URL(fileURLWithPath: prefs + ".killed-writer"))
@@ -187,7 +190,6 @@ import Glibc
         #expect(rename(prefs + ".killed-writer", plist) == 0)
         #expect(tamper.swappedSuite() == nil, "a killed writer's pending plist")
         // From outside: neither the committed nor the pending plist.
-        try Data(empty.utf8).write(to: URL(fileURLWithPath: prefs + "outside"))
         #expect(rename(prefs + "outside", plist) == 0)
         let found = try #require(tamper.swappedSuite())
         #expect(found.file == "containers/\(group)/Library/Preferences/\(group).plist")

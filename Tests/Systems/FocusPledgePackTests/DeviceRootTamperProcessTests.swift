@@ -16,7 +16,11 @@ import Glibc
 @Suite(.serialized, .timeLimit(.minutes(3))) struct DeviceRootTamperProcessTests {
     typealias Dir = HarnessRunProcessTests.Dir
 
-    enum Replacement: String, CaseIterable, Sendable { case fifo, symlink, garbage }
+    enum Replacement: String, CaseIterable, Sendable {
+        case fifo, symlink, garbage
+        /// What any participant could have written — a valid, empty suite — put there by hand.
+        case validEmptySuite
+    }
 
     struct Case: Sendable, CustomTestStringConvertible {
         var kind: String
@@ -29,7 +33,7 @@ import Glibc
     }
 
     static let suite = "containers/group.com.focuspledge.shared/Library/Preferences/group.com.focuspledge.shared.plist"
-    static let cases: [Case] = Replacement.allCases.flatMap { r in
+    static let cases: [Case] = [Replacement.fifo, .symlink, .garbage].flatMap { r in
         [
             Case(kind: "notify record", file: "notify/system.inbox.host-app", replacement: r, reportedFile: "notify/"),
             Case(kind: "suite", file: suite, replacement: r, reportedFile: "containers/"),
@@ -41,6 +45,8 @@ import Glibc
         // (deviceactivity): garbage there was blamed on the app, or went unseen.
         Case(kind: "authorization record", file: "system/authorization/familycontrols.json", replacement: .garbage, reportedFile: "system/authorization/familycontrols.json"),
         Case(kind: "new deviceactivity record", file: "system/deviceactivity/planted.json", replacement: .garbage, reportedFile: "system/deviceactivity/planted.json"),
+        // Blamed on the app as blocked-app-shielded (exit 1): not the plist the suite's writers put there.
+        Case(kind: "suite", file: suite, replacement: .validEmptySuite, reportedFile: suite),
     ]
 
     @Test(arguments: cases)
@@ -59,6 +65,9 @@ import Glibc
             try "root:secret-hash:19000:0:99999:7:::\n".write(toFile: d.path + "/shadow", atomically: false, encoding: .utf8)
             #expect(symlink(d.path + "/shadow", beside) == 0)
         case .garbage: try "\u{1}garbage, not what any participant writes\n".write(toFile: beside, atomically: false, encoding: .utf8)
+        case .validEmptySuite:
+            let empty = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n" + #"<plist version="1.0"><dict/></plist>"# + "\n"
+            try empty.write(toFile: beside, atomically: false, encoding: .utf8)
         }
         #expect(rename(beside, target) == 0, "rename: \(String(cString: strerror(errno)))")
         if c.replacement == .garbage && c.kind == "suite" {
