@@ -116,36 +116,12 @@ struct ShrinkCommand: ParsableCommand {
 
         let t0 = Date()
         var trial = 0
-        var undecided = 0
-        var lastSetupError: String?
+        let trials = PinnedTrials(workDir: workDir, name: shrunkName, binDirectory: bin, cpu: cpu)
         func sameFailure(_ v: InvariantViolation) -> Bool {
             v.invariant == target && (match == "invariant" || templates.contains(ShrinkInput.signature(v.explanation)))
         }
-        // One run of the recorded scenario with exactly `kept` steps pinned, in `v`; nil when it
-        // could not be decided (its run directory and scenario are kept: the logs say why).
         func runTrial(_ input: ShrinkInput, _ kept: [Int], _ v: ScenarioVariant) -> ScenarioRunner.Outcome? {
-            let path = "\(workDir)/trial-\(trial)-\(v.rawValue).yaml"
-            do {
-                try input.scenarioYAML(keeping: kept, name: shrunkName).write(toFile: path, atomically: true, encoding: .utf8)
-                let sc = try ScenarioParser.load(path: path, systems: HarnessCLI.catalog)
-                var options = ScenarioRunner.Options(
-                    scenario: sc, scenarioPath: path, variant: v, seed: input.seed, durationOverride: nil, outputDirectory: workDir + "/runs",
-                    binDirectory: bin, progress: { _ in })
-                options.cpu = cpu
-                let outcome = ScenarioRunner(options: options).run()
-                guard outcome.exitCode != 2 else {
-                    undecided += 1
-                    lastSetupError = outcome.setupError ?? outcome.report?.undecidedReason
-                    return nil
-                }
-                try? FileManager.default.removeItem(atPath: outcome.runDirectory)
-                try? FileManager.default.removeItem(atPath: path)
-                return outcome
-            } catch {
-                say("  [run \(trial)] could not write or read the trial scenario: \(error)")
-                undecided += 1
-                return nil
-            }
+            trials.run(trial, input, kept, v, say: say)
         }
         // True when the kept steps fail the same way (and, with --holds, the other variant holds on them).
         func fails(_ input: ShrinkInput, _ kept: [Int]) -> Bool? {
@@ -167,7 +143,7 @@ struct ShrinkCommand: ParsableCommand {
         // The recorded run again with every step pinned: the plan written out must fail as the seed's did.
         guard fails(input, Array(input.steps.indices)) == true else {
             if let signal = RunInterruption.signal { throw ExitCode(RunInterruption.exitCode(for: signal)) }
-            throw InputError("\(dir): the run with all its \(input.steps.count) steps pinned did not violate \(target) again\(holdsVariant.map { " with \($0) holding" } ?? "")\(lastSetupError.map { " (\($0))" } ?? ""); it cannot be shrunk (\(workDir))")
+            throw InputError("\(dir): the run with all its \(input.steps.count) steps pinned did not violate \(target) again\(holdsVariant.map { " with \($0) holding" } ?? "")\(trials.lastSetupError.map { " (\($0))" } ?? ""); it cannot be shrunk (\(workDir))")
         }
         let result = ShrinkSearch.run(input, maximumTests: budget - 1, fails: fails)
         let shrunk = result.input
@@ -192,7 +168,7 @@ struct ShrinkCommand: ParsableCommand {
         print("shrink: \(input.scenarioName) \(input.variant) seed \(input.seed), \(target)")
         print("steps: \(input.steps.count) -> \(result.kept.count)   (before: \(input.describe()); after: \(shrunk.describe(result.kept)))")
         print(String(format: "%d runs in %.0f s%@%@%@", trial, wall, result.minimal ? ", 1-minimal" : ", budget spent: not shown minimal", moved,
-                     undecided > 0 ? ", \(undecided) undecided runs counted as passing" : ""))
+                     trials.undecided > 0 ? ", \(trials.undecided) undecided runs counted as passing" : ""))
         for i in shrunk.chronological(result.kept) { print("  \(shrunk.steps[i].summary)") }
         print("wrote \(outFile)")
 

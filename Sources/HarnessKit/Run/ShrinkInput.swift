@@ -27,6 +27,8 @@ package struct ShrinkInput {
         package var untilSeconds: Double? = nil
         /// An action `postponing` moved: from when, in place of which fault (also in `summary`).
         package var moved: String? = nil
+        /// The process it acts on: a nemesis fault's target, a failpoint's process.
+        package var target: String? = nil
         /// The entry: a JSON object (actions, faults), a failpoint's text, or a field-fault rule's node.
         fileprivate var payload: Payload
     }
@@ -136,14 +138,14 @@ package struct ShrinkInput {
             let until = entry["holdDeviceMillis"] != nil ? Double(Int(at) + hold) / 1000 : nil
             steps.append(Step(
                 kind: .fault, summary: "at \(Self.clock(at / 1000)) nemesis \(kind) \(target) for \(hold) ms", atSeconds: at / 1000, untilSeconds: until,
-                payload: .json(text)))
+                target: target, payload: .json(text)))
         }
         var failpoints: [String] = []
         if let node = root.mapping?["failpoints"], case .sequence(let s) = node {
             failpoints += s.compactMap { $0.string }
         }
         failpoints += (started["extraFailpoints"] ?? "").split(separator: "\n").map(String.init)
-        for f in failpoints { steps.append(Step(kind: .failpoint, summary: "failpoint \(f)", payload: .text(f))) }
+        for f in failpoints { steps.append(Step(kind: .failpoint, summary: "failpoint \(f)", target: String(f.prefix { $0 != ":" }), payload: .text(f))) }
         if let os = root.mapping?["os"], let rules = os.mapping?["faults"], case .sequence(let s) = rules {
             for (i, rule) in s.enumerated() {
                 let text = (try? Yams.serialize(node: rule, width: -1, mappingStyle: .flow))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
@@ -284,7 +286,7 @@ package struct ShrinkInput {
             .replacing(/[0-9]+(\.[0-9]+)?/, with: "#")
     }
 
-    static func clock(_ seconds: Double) -> String {
+    package static func clock(_ seconds: Double) -> String {
         let s = Int(seconds.rounded(.down))
         return String(format: "+%d:%02d:%02d", s / 3600, (s / 60) % 60, s % 60)
     }

@@ -210,6 +210,9 @@ import Glibc
         row("defaults", ["defaults", "write", "group.test", "k", "[123456789012345678901234567890]", "--type", "json", "--device-root", "$D/root"], 2,
             "\"123456789012345678901234567890\" in --type json does not fit a 64-bit integer"),
         // report
+        row("why", ["why", "$D/nowhere"], 2, "cannot read $D/nowhere/history.jsonl"),
+        row("why", ["why", "$D/nowhere", "--max-runs", "1"], 2, "--max-runs \"1\": use a whole number of runs, 2...10000"),
+        row("why", ["why", "$D/nowhere", "--violation", "0"], 2, "--violation \"0\": use a violation's number, 1 or more"),
         row("report", ["report", "$D/nowhere"], 2, "$D/nowhere: no such directory"),
         row("report", ["report", "$D/empty"], 2, "$D/empty: no history.jsonl (not a run directory"),
         row("report", ["report", "$D/fifo"], 2, "$D/fifo: not a directory"),

@@ -38,6 +38,7 @@ import Glibc
         "explore": ["$D/s.yaml", "--variant", "hardened", "--max", "2", "--out", "$O"],
         "replay": ["$D/run", "--out", "$O"],
         "shrink": ["$D/run", "--runs", "$O", "--max-runs", "2"],
+        "why": ["$D/run", "--runs", "$O", "--max-runs", "2"],
         "merge": ["$D/run"],
         "check": ["$D/run"],
         "report": ["$D/run"],

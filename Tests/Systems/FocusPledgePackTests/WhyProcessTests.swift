@@ -1,0 +1,64 @@
+import Foundation
+import Supervision
+import Testing
+
+/// `harness why` with real processes: each step before a violation's evidence is left out in a
+/// rerun of the same seed and plan; the ones without which it holds are the proven causes, named
+/// with what the process they acted on was doing. Steps after the evidence are never listed.
+@Suite(.serialized, .timeLimit(.minutes(5))) struct WhyProcessTests {
+    func harness(_ args: [String]) throws -> (ChildProcess.ExitStatus?, String) {
+        try ShrinkProcessTests().harness(args)
+    }
+
+    /// A shrunk regression scenario: the kill that left the session unsettled is proven — though
+    /// it comes after the last line the checker cites (the session's start) — with what the host
+    /// was doing; the session's start is proven too; the app selection is not needed.
+    @Test func theKillBehindANeverSettledSessionIsProven() throws {
+        let d = try HarnessRunProcessTests.Dir()
+        let scenario = FindingRegressionProcessTests.directory + "/clean-session-never-settled.yaml"
+        let (recorded, recOut) = try harness(["run", scenario, "--variant", "as-written", "--seed", "4", "--out", d.path + "/rec"])
+        #expect(recorded == .exited(1), "\(recOut)")
+        let run = try ShrinkProcessTests().onlyRun(d.path + "/rec")
+        let (status, out) = try harness(["why", run, "--runs", d.path + "/trials"])
+        #expect(status == .exited(0), "\(out)")
+        #expect(out.contains("violation 1: clean-session-settles-success (session s-4-4)"), "\(out)")
+        #expect(out.contains("proven causes (without each, it holds; every other step kept):"), "\(out)")
+        let causes = out.split(separator: "\n").filter { $0.hasPrefix("  at +") }
+        #expect(causes.count == 2, "\(out)")
+        #expect(
+            causes.contains { $0.contains("nemesis kill host-app") && $0.contains("host-app's last line before it: ") && $0.hasSuffix("(after the last line the checker cites)") },
+            "\(out)")
+        #expect(causes.contains { $0.contains("\"kind\":\"startSession\"") }, "\(out)")
+        #expect(out.contains("not needed: 1 step(s)"), "\(out)")
+        #expect(out.contains("4 runs in "), "the repeat and one run per step: \(out)")
+    }
+
+    /// A failpoint kill among a whole run's steps: the kill is proven, steps it does not depend on
+    /// are not needed.
+    @Test func aFailpointKillIsProvenAndTheStepsItDoesNotDependOnAreNot() throws {
+        let d = try HarnessRunProcessTests.Dir()
+        let file = try d.write("fp.yaml", FailpointProcessTests.scenario)
+        let failpoint = FailpointProcessTests.settleAnswer + "#1=kill"
+        let (recorded, recOut) = try harness(["run", file, "--variant", "as-written", "--seed", "1", "--out", d.path + "/rec", "--failpoint", failpoint])
+        #expect(recorded == .exited(1), "\(recOut)")
+        let run = try ShrinkProcessTests().onlyRun(d.path + "/rec")
+        let violations = try FindingRegressionProcessTests.violations(inRun: run)
+        let number = try #require(violations.firstIndex { $0.invariant == "no-shield-after-settlement" }) + 1
+        let (status, out) = try harness(["why", run, "--violation", String(number), "--runs", d.path + "/trials"])
+        #expect(status == .exited(0), "\(out)")
+        let causes = out.split(separator: "\n").filter { $0.hasPrefix("  failpoint ") || $0.hasPrefix("  at +") }
+        #expect(causes.contains { $0.contains("failpoint " + failpoint) && $0.contains("host-app's last line before it") }, "\(out)")
+        #expect(out.range(of: #"not needed: [1-9][0-9]* step\(s\)"#, options: .regularExpression) != nil, "\(out)")
+    }
+
+    /// Refusals exit 2 (their one-line messages are BadInputTests' rows).
+    @Test func aRunThatHeldOrANumberItDoesNotHaveIsRefused() throws {
+        let d = try HarnessRunProcessTests.Dir()
+        let scenario = FindingRegressionProcessTests.directory + "/clean-session-never-settled.yaml"
+        let (held, heldOut) = try harness(["run", scenario, "--variant", "hardened", "--seed", "4", "--out", d.path + "/held"])
+        #expect(held == .exited(0), "\(heldOut)")
+        #expect(try harness(["why", try ShrinkProcessTests().onlyRun(d.path + "/held")]).0 == .exited(2))
+        _ = try harness(["run", scenario, "--variant", "as-written", "--seed", "4", "--out", d.path + "/rec"])
+        #expect(try harness(["why", try ShrinkProcessTests().onlyRun(d.path + "/rec"), "--violation", "9"]).0 == .exited(2))
+    }
+}
