@@ -179,7 +179,11 @@ import Glibc
         #expect(lock.readCounter() == 0x0102_0304)
         d.set(2, forKey: "a")
         #expect(lock.readCounter() == 0x0102_0305)
-        #expect((try Data(contentsOf: URL(fileURLWithPath: lockPath))).count == 8)
+        // The generation is written whole (8 bytes), with the plist's committed and pending
+        // inodes after it (PROTOCOL.md §3): 24 bytes.
+        let words = try Data(contentsOf: URL(fileURLWithPath: lockPath))
+        #expect(words.count == 24)
+        #expect(words.prefix(8) == Data([0x05, 0x03, 0x02, 0x01, 0, 0, 0, 0]))
     }
 
     /// Point 6: a clock with `anchorMonotonicNanos = INT64_MAX` or `offsetSeconds = 1e300` was accepted.
