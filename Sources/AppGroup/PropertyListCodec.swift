@@ -107,12 +107,24 @@ public enum PropertyListCodec {
 
     // MARK: Decoding
 
-    /// Parses a suite file whose root is a `<dict>`.
+    /// Parses a suite file whose root is a `<dict>`; any problem, one key's value included, is `Malformed`.
     public static func decodeDictionary(_ bytes: [UInt8]) throws -> [String: PropertyListValue] {
+        let (values, badKeys) = try decodeDictionaryKeepingGoodKeys(bytes)
+        if let first = badKeys.first { throw Malformed(reason: first.reason) }
+        return values
+    }
+
+    /// Parses a suite file whose root is a `<dict>`, leaving out each top-level key whose value is
+    /// well-formed XML but no value of its element's type — an `<integer>` outside signed 64 bits,
+    /// a `<date>` that is not one (PROTOCOL.md §3's one form, 0001…9999), a `<real>` that is no
+    /// number, `<data>` that is not base64, at any depth inside the key's value (PROTOCOL.md §3:
+    /// such a key is quarantined alone). Anything else is `Malformed`: the whole file.
+    public static func decodeDictionaryKeepingGoodKeys(_ bytes: [UInt8]) throws -> (values: [String: PropertyListValue], badKeys: [(key: String, reason: String)]) {
         var p = Parser(bytes: bytes)
+        p.keepGoodKeys = true
         let root = try p.parseDocument()
         guard case .dictionary(let d) = root else { throw Malformed(reason: "root is not a <dict>") }
-        return d
+        return (d, p.badKeys)
     }
 
     /// How deeply a value may nest (containers inside containers) and still be read back: the
@@ -168,9 +180,24 @@ public enum PropertyListCodec {
         var i = 0
         static let maxDepth = 64
 
+        /// Leaf values that do not parse leave their top-level key out (`badKeys`) instead of
+        /// failing the document.
+        var keepGoodKeys = false
+        var badKeys: [(key: String, reason: String)] = []
+        /// The first bad leaf inside the top-level value being parsed.
+        private var badLeaf: String?
+
         init(bytes: [UInt8]) { self.bytes = bytes }
 
         func fail(_ r: String) -> Malformed { Malformed(reason: "\(r) at byte \(i)") }
+
+        /// A leaf element read whole whose text is no value of its type: noted for its top-level
+        /// key (a placeholder value is returned), or thrown.
+        mutating func badValue(_ r: String) throws -> PropertyListValue {
+            guard keepGoodKeys else { throw fail(r) }
+            if badLeaf == nil { badLeaf = fail(r).reason }
+            return .string("")
+        }
 
         mutating func skipSpace() {
             while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
@@ -299,7 +326,7 @@ public enum PropertyListCodec {
                 return .string(selfClosing ? "" : try text(until: "string"))
             case "integer":
                 let t = try text(until: "integer").trimmingCharacters(in: .whitespaces)
-                guard let v = Int64(t) else { throw fail("bad integer \(String(reflecting: t))") }
+                guard let v = Int64(t) else { return try badValue("bad integer \(String(reflecting: String(t.prefix(40))))") }
                 return .integer(v)
             case "real":
                 let t = try text(until: "real").trimmingCharacters(in: .whitespaces)
@@ -308,17 +335,17 @@ public enum PropertyListCodec {
                 case "+infinity", "infinity", "inf": return .real(.infinity)
                 case "-infinity", "-inf": return .real(-.infinity)
                 default:
-                    guard let v = Double(t) else { throw fail("bad real \(String(reflecting: t))") }
+                    guard let v = Double(t) else { return try badValue("bad real \(String(reflecting: String(t.prefix(40))))") }
                     return .real(v)
                 }
             case "data":
                 if selfClosing { return .data(Data()) }
                 let t = try text(until: "data").filter { !$0.isWhitespace }
-                guard let d = Data(base64Encoded: t) else { throw fail("bad base64 in <data>") }
+                guard let d = Data(base64Encoded: t) else { return try badValue("bad base64 in <data>") }
                 return .data(d)
             case "date":
                 let t = try text(until: "date").trimmingCharacters(in: .whitespaces)
-                guard case .success(let d) = ISO8601Date.parse(t) else { throw fail("bad date \(String(reflecting: String(t.prefix(40))))") }
+                guard case .success(let d) = ISO8601Date.parse(t) else { return try badValue("bad date \(String(reflecting: String(t.prefix(40))))") }
                 return .date(d)
             case "array":
                 var out: [PropertyListValue] = []
@@ -339,7 +366,13 @@ public enum PropertyListCodec {
                     let (kt, ksc) = try openTag()
                     guard kt == "key" else { throw fail("expected <key>, found <\(kt)>") }
                     let key = ksc ? "" : try text(until: "key")
-                    out[key] = try parseValue(depth: depth + 1)
+                    let value = try parseValue(depth: depth + 1)
+                    if depth == 0, let why = badLeaf {
+                        badKeys.append((key, why))
+                        badLeaf = nil
+                    } else {
+                        out[key] = value
+                    }
                 }
             default:
                 throw fail("unknown element <\(tag)>")

@@ -158,9 +158,17 @@ public final class SharedDefaults: @unchecked Sendable {
                 cacheStamp = try currentStamp()
                 return
             }
-            cache = try Self.decodeSuite(bytes)
+            let (values, badKeys) = try Self.decodeSuite(bytes)
+            cache = values
             // Stamp taken before the read: if the file changed meanwhile, the next read reloads.
             cacheStamp = stamp
+            // A key whose value is no value of its type is left out alone (PROTOCOL.md §3), and
+            // said once per version of the file this reader reads; a write drops it from the file.
+            for bad in badKeys {
+                let file = "\(container.relativePath)/Library/Preferences/\(fileName)"
+                container.deviceRoot.recordQuarantine(
+                    file: file, movedTo: file, reason: "\(Self.keyLeftOut) \(String(reflecting: bad.key)): \(bad.reason)")
+            }
         } catch let e as PropertyListCodec.Malformed {
             try quarantine(reason: e.reason, underFileLock: underFileLock)
         } catch AppGroupError.malformedFile(_, let reason) {
@@ -172,8 +180,9 @@ public final class SharedDefaults: @unchecked Sendable {
     /// have refused: larger than `maxSuiteBytes` (checked by the read), or a value whose encoding is
     /// over `maxValueBytes`. Our encoding inflates a value at most ~11× (64 tabs of indentation
     /// per nested line, `>` → `&gt;`), so a file under 1/16 of the value limit cannot hold one.
-    static func decodeSuite(_ bytes: [UInt8]) throws -> [String: PropertyListValue] {
-        let suite = try PropertyListCodec.decodeDictionary(bytes)
+    /// Its keys whose value is no value of its type (`badKeys`) are left out, not the whole suite.
+    static func decodeSuite(_ bytes: [UInt8]) throws -> (values: [String: PropertyListValue], badKeys: [(key: String, reason: String)]) {
+        let (suite, badKeys) = try PropertyListCodec.decodeDictionaryKeepingGoodKeys(bytes)
         if bytes.count > maxValueBytes / 16 {
             for (k, v) in suite {
                 let size = PropertyListCodec.encodedSize(v)
@@ -183,8 +192,12 @@ public final class SharedDefaults: @unchecked Sendable {
                 }
             }
         }
-        return suite
+        return (suite, badKeys)
     }
+
+    /// What a `quarantine.jsonl` record of one key left out of a suite says first (PROTOCOL.md §3).
+    public static let keyLeftOut = "key left out of the suite:"
+
 
     /// Stale fault: true while this reader keeps serving its cache although the suite changed.
     private func keepStaleCache() -> Bool {
@@ -256,7 +269,7 @@ public final class SharedDefaults: @unchecked Sendable {
         defer { if !underFileLock { fileLock.unlock() } }
         // Another process may have replaced or quarantined it meanwhile: re-validate under the lock.
         if let bytes = try? directory.readFile(fileName, limitBytes: Self.maxSuiteBytes),
-            let d = try? Self.decodeSuite(bytes)
+            let d = try? Self.decodeSuite(bytes).values
         {
             cache = d
             cacheStamp = try currentStamp()
@@ -416,7 +429,7 @@ public final class SharedDefaults: @unchecked Sendable {
             }
             // Unlocked, a process still holding its locked view writes only the keys it changed
             // (cfprefsd merges per key); its view stays its own.
-            var base = (try directory.readFile(fileName, limitBytes: Self.maxSuiteBytes)).flatMap { try? Self.decodeSuite($0) } ?? [:]
+            var base = (try directory.readFile(fileName, limitBytes: Self.maxSuiteBytes)).flatMap { try? Self.decodeSuite($0).values } ?? [:]
             for k in changedKeys { base[k] = next[k] }
             written = PropertyListCodec.encode(base)
         }

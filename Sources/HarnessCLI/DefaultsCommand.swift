@@ -26,11 +26,16 @@ struct DefaultsCommand: ParsableCommand {
             let d = try open()
             let before = d.container.deviceRoot.quarantineRecords().count
             let result = try body(d)
-            let records = d.container.deviceRoot.quarantineRecords()
-            if records.count > before, let last = records.last {
-                let obj = (try? JSONSerialization.jsonObject(with: Data(last.utf8))) as? [String: Any]
-                let reason = obj?["reason"] as? String ?? "not a valid suite"
-                let aside = ((obj?["movedTo"] as? String) ?? "a .corrupt- file") as NSString
+            let records = d.container.deviceRoot.quarantineRecords().dropFirst(before)
+                .map { ((try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]) ?? [:] }
+            // A key left out alone: the rest of the suite is read, and each key said (stderr).
+            let leftOut = records.compactMap { ($0["reason"] as? String).flatMap { $0.hasPrefix(SharedDefaults.keyLeftOut) ? $0 : nil } }
+            for reason in leftOut {
+                FileHandle.standardError.write(Data("note: suite \(suite): \(Excerpt.inner(reason)) (recorded in quarantine.jsonl; PROTOCOL.md §3)\n".utf8))
+            }
+            if let last = records.last(where: { !(($0["reason"] as? String)?.hasPrefix(SharedDefaults.keyLeftOut) ?? false) }) {
+                let reason = last["reason"] as? String ?? "not a valid suite"
+                let aside = ((last["movedTo"] as? String) ?? "a .corrupt- file") as NSString
                 throw InputError(
                     "suite \(suite) was not a valid suite (\(Excerpt.inner(reason))); it was moved aside to \(aside.lastPathComponent) and starts empty (PROTOCOL.md §3, §6)")
             }

@@ -120,11 +120,20 @@ struct ConformanceTests {
         close(fd)
         var out: [String] = []
         while let l = harness.readLine(timeout: .seconds(10)) { out.append(l) }
-        #expect(harness.wait(timeout: .seconds(10)) == .exited(2), "stdout: \(out)")
-        #expect(out.isEmpty, "printed \(out) as if the suite were empty")
+        // The out-of-range key is left out alone (PROTOCOL.md §3), said on stderr; the rest reads.
+        #expect(harness.wait(timeout: .seconds(10)) == .exited(0), "stdout: \(out)")
+        #expect(out.contains { $0.contains("kept") && $0.contains("x") } && !out.contains { $0.contains("big") }, "\(out)")
         let err = try String(contentsOfFile: errPath, encoding: .utf8)
-        #expect(err.contains("error: suite \(TestRoot.group) was not a valid suite (bad integer"), "\(err)")
-        #expect(err.contains("moved aside to \(TestRoot.group).plist.corrupt-"), "\(err)")
+        #expect(err.contains("note: suite \(TestRoot.group): key left out of the suite: \"big\": bad integer"), "\(err)")
+        // Python reads it the same way: the rest of the suite, the bad key recorded.
+        let pyRead = try Self.participant(["read", "--root", t.path, "--key", "kept"])
+        #expect(pyRead.readLine(timeout: .seconds(10)) == "x")
+        #expect(pyRead.wait(timeout: .seconds(10)) == .exited(0))
+        let pyBig = try Self.participant(["read", "--root", t.path, "--key", "big"])
+        #expect(pyBig.readLine(timeout: .seconds(10)) == "absent")
+        #expect(pyBig.wait(timeout: .seconds(10)) == .exited(0))
+        #expect(t.root.quarantineRecords().filter { $0.contains("key left out of the suite: \\\"big\\\": bad integer") }.count >= 2, "\(t.root.quarantineRecords())")
+        #expect(t.root.quarantineRecords().allSatisfy { $0.contains("key left out of the suite") }, "nothing moved aside: \(t.root.quarantineRecords())")
     }
 
     /// One date rule in both languages (PROTOCOL.md §3): proleptic Gregorian, 0001…9999, whole
@@ -160,6 +169,16 @@ struct ConformanceTests {
                 continue
             }
             #expect(ISO8601Date.format(x) == text)
+        }
+        // A date outside 0001…9999 (another writer's) is left out alone by both readers.
+        let far = #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>far</key><date>10000-01-01T00:00:00Z</date><key>near</key><string>y</string></dict></plist>"#
+        try far.write(toFile: t.suitePath, atomically: false, encoding: .utf8)
+        let swiftView = try t.defaults()
+        #expect(swiftView.object(forKey: "far") == nil && swiftView.string(forKey: "near") == "y")
+        for (key, expected) in [("near", "y"), ("far", "absent")] {
+            let read = try Self.participant(["read", "--root", t.path, "--key", key])
+            #expect(read.readLine(timeout: .seconds(10)) == expected, "Python, \(key)")
+            #expect(read.wait(timeout: .seconds(10)) == .exited(0))
         }
     }
 

@@ -118,6 +118,41 @@ import Glibc
         #expect(fresh.object(forKey: "deeper") == nil)
     }
 
+    /// A key whose value is no value of its type — a date outside 0001…9999, an integer outside 64
+    /// bits, deep inside an array too — is left out alone (PROTOCOL.md §3): the rest of the suite
+    /// reads, each bad key is recorded, and the next write drops it from the file.
+    @Test func oneBadKeyIsLeftOutAloneAndTheRestReads() throws {
+        let t = try TestRoot()
+        let plist = """
+            <?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict>
+            <key>kept</key><string>x</string>
+            <key>when</key><date>10000-01-01T00:00:00Z</date>
+            <key>streak</key><integer>7</integer>
+            <key>list</key><array><integer>1</integer><integer>99999999999999999999</integer></array>
+            </dict></plist>
+            """
+        try Data(plist.utf8).write(to: URL(fileURLWithPath: t.suitePath))
+        let d = try t.defaults()
+        #expect(d.string(forKey: "kept") == "x")
+        #expect(d.integer(forKey: "streak") == 7)
+        #expect(d.object(forKey: "when") == nil && d.object(forKey: "list") == nil)
+        let records = t.root.quarantineRecords()
+        #expect(records.count == 2, "\(records)")
+        #expect(records.allSatisfy { $0.contains(SharedDefaults.keyLeftOut) }, "\(records)")
+        #expect(records.contains { $0.contains("\\\"when\\\": bad date") }, "\(records)")
+        #expect(records.contains { $0.contains("\\\"list\\\": bad integer") }, "\(records)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: PathText.directory(of: t.suitePath))
+        #expect(!names.contains { $0.contains(".corrupt-") }, "the file is not moved aside")
+        // A write drops the bad keys from the file; nothing more is recorded.
+        d.set(8, forKey: "streak")
+        let text = try String(contentsOfFile: t.suitePath, encoding: .utf8)
+        #expect(!text.contains("10000-01-01") && text.contains("<string>x</string>"), "\(text)")
+        #expect(try t.defaults().integer(forKey: "streak") == 8)
+        #expect(t.root.quarantineRecords().count == 2)
+        // The strict decoder still refuses such a file whole.
+        #expect(throws: PropertyListCodec.Malformed.self) { _ = try PropertyListCodec.decodeDictionary(Array(plist.utf8)) }
+    }
+
     @Test(arguments: ["garbage", "", "<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>a</key><integer>1</integer>"])
     func corruptOrTruncatedSuiteIsQuarantined(content: String) throws {
         let t = try TestRoot()

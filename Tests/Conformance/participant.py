@@ -180,8 +180,42 @@ def encoded_size(value):
     return len(plistlib.dumps({"k": value}, fmt=plistlib.FMT_XML)) - 200
 
 
-def read_suite(dir_fd, name):
-    """The suite's dict, or raises ProtocolError (corrupt) — an empty or binary plist included."""
+KEY_LEFT_OUT = "key left out of the suite:"
+
+
+def read_suite_keeping_good_keys(data, on_bad_key):
+    """§3: a top-level key whose value is well-formed XML but no value of its element's type is
+    left out alone (on_bad_key(key, reason)); any other problem is the whole suite's."""
+    import xml.etree.ElementTree as ET
+    try:
+        root = ET.fromstring(data)
+    except ET.ParseError as e:
+        raise ProtocolError("does not parse: %s" % e)
+    if root.tag == "plist":
+        if len(root) != 1:
+            raise ProtocolError("a plist holds one root element")
+        root = root[0]
+    if root.tag != "dict":
+        raise ProtocolError("root is not a <dict>")
+    children = list(root)
+    if len(children) % 2:
+        raise ProtocolError("a <key> without its value")
+    suite = {}
+    for key, value in zip(children[0::2], children[1::2]):
+        if key.tag != "key":
+            raise ProtocolError("expected <key>, found <%s>" % key.tag)
+        one = (b'<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>k</key>'
+               + ET.tostring(value) + b"</dict></plist>")
+        try:
+            suite[key.text or ""] = plistlib.loads(one, fmt=plistlib.FMT_XML)["k"]
+        except Exception as e:  # noqa: BLE001 - a value of the wrong form is that key's alone
+            on_bad_key(key.text or "", "bad %s: %s" % (value.tag, e))
+    return suite
+
+
+def read_suite(dir_fd, name, on_bad_key=None):
+    """The suite's dict, or raises ProtocolError (corrupt) — an empty or binary plist included.
+    A key whose value is no value of its type is left out and told to on_bad_key(key, reason)."""
     fd = open_regular(dir_fd, name, os.O_RDONLY)
     if fd is None:
         return {}
@@ -191,10 +225,16 @@ def read_suite(dir_fd, name):
         os.close(fd)
     if not data.lstrip().startswith(b"<"):
         raise ProtocolError("not an XML property list")
+    on_bad_key = on_bad_key or (lambda k, why: sys.stderr.write("participant.py: %s %r: %s\n" % (KEY_LEFT_OUT, k, why)))
     try:
         suite = plistlib.loads(data, fmt=plistlib.FMT_XML)
-    except Exception as e:  # noqa: BLE001 - any parse failure is corruption
-        raise ProtocolError("does not parse: %s" % e)
+    except Exception:  # noqa: BLE001 - the whole suite is corrupt unless one key's value is to blame
+        suite = read_suite_keeping_good_keys(data, on_bad_key)
+    if isinstance(suite, dict):
+        # plistlib reads any integer; §3's are signed 64-bit, as the Swift reader's.
+        for k in [k for k, v in suite.items() if not fits_int64(v)]:
+            on_bad_key(k, "bad integer: outside the signed 64-bit range")
+            del suite[k]
     if not isinstance(suite, dict):
         raise ProtocolError("root is not a <dict>")
     if len(data) > MAX_VALUE_BYTES // 16 and any(encoded_size(v) > MAX_VALUE_BYTES for v in suite.values()):
@@ -203,6 +243,18 @@ def read_suite(dir_fd, name):
 
 
 INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def fits_int64(value):
+    if isinstance(value, bool):
+        return True
+    if isinstance(value, int):
+        return INT64[0] <= value <= INT64[1]
+    if isinstance(value, dict):
+        return all(fits_int64(v) for v in value.values())
+    if isinstance(value, list):
+        return all(fits_int64(v) for v in value)
+    return True
 
 
 def is_xml_char(c):
@@ -253,7 +305,8 @@ def update_suite(root, group, suite, change):
         with lock:
             note_replaced_plist(root, prefs, dir_fd, name, lock)
             try:
-                current = read_suite(dir_fd, name)
+                current = read_suite(dir_fd, name, on_bad_key=lambda k, why: record_quarantine(
+                    root, prefs + "/" + name, prefs + "/" + name, "%s %s: %s" % (KEY_LEFT_OUT, json.dumps(k), why)))
             except ProtocolError as e:
                 aside = "%s.corrupt-%d" % (name, int(time.time() * 1000))
                 os.rename(name, aside, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
@@ -596,8 +649,11 @@ def main():
         update_suite(a.root, a.group, a.suite, put)
         print("done", flush=True)
     elif a.command == "read":
-        prefs = open_dir(a.root, "containers/%s/Library/Preferences" % a.group)
-        v = read_suite(prefs, a.suite + ".plist").get(a.key)
+        prefs_path = "containers/%s/Library/Preferences" % a.group
+        prefs = open_dir(a.root, prefs_path)
+        file = prefs_path + "/" + a.suite + ".plist"
+        v = read_suite(prefs, a.suite + ".plist", on_bad_key=lambda k, why: record_quarantine(
+            a.root, file, file, "%s %s: %s" % (KEY_LEFT_OUT, json.dumps(k), why))).get(a.key)
         print("absent" if v is None else v, flush=True)
     elif a.command == "post":
         gen = 0

@@ -323,7 +323,8 @@ final class DeviceRootTamper {
             let relative = file.hasPrefix(root.path) ? String(file.dropFirst(root.path.count)).trimmingCharacters(in: CharacterSet(charactersIn: "/")) : file
             let isSuite = relative.hasPrefix("containers/") && relative.hasSuffix(".plist")
             let notRegular = reason.contains("not a regular file") || reason.contains("symlink")
-            let replaced = reason.hasPrefix(SharedDefaults.replacedFromOutside)
+            // Written over from outside, or holding a value no writer writes (each refuses it).
+            let replaced = reason.hasPrefix(SharedDefaults.replacedFromOutside) || reason.hasPrefix(SharedDefaults.keyLeftOut)
             guard notRegular || replaced || !isSuite || !tornWritesPlanned else { continue }
             return (
                 relative,
