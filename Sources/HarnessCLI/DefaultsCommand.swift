@@ -31,7 +31,9 @@ struct DefaultsCommand: ParsableCommand {
             // A key left out alone: the rest of the suite is read, and each key said (stderr).
             let leftOut = records.compactMap { ($0["reason"] as? String).flatMap { $0.hasPrefix(SharedDefaults.keyLeftOut) ? $0 : nil } }
             for reason in leftOut {
-                FileHandle.standardError.write(Data("note: suite \(suite): \(Excerpt.inner(reason)) (recorded in quarantine.jsonl; PROTOCOL.md §3)\n".utf8))
+                // Written escaped by its writer (the key and value quoted); one line, no control characters.
+                let line = String(String.UnicodeScalarView(reason.unicodeScalars.prefix(300).map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
+                FileHandle.standardError.write(Data("note: suite \(suite): \(line) (recorded in quarantine.jsonl; PROTOCOL.md §3)\n".utf8))
             }
             if let last = records.last(where: { !(($0["reason"] as? String)?.hasPrefix(SharedDefaults.keyLeftOut) ?? false) }) {
                 let reason = last["reason"] as? String ?? "not a valid suite"

@@ -131,6 +131,7 @@ import Glibc
             <key>list</key><array><integer>1</integer><integer>99999999999999999999</integer></array>
             </dict></plist>
             """
+        _ = try t.defaults()  // makes the suite's directory
         try Data(plist.utf8).write(to: URL(fileURLWithPath: t.suitePath))
         let d = try t.defaults()
         #expect(d.string(forKey: "kept") == "x")
