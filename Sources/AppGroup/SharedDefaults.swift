@@ -162,13 +162,8 @@ public final class SharedDefaults: @unchecked Sendable {
             cache = values
             // Stamp taken before the read: if the file changed meanwhile, the next read reloads.
             cacheStamp = stamp
-            // A key whose value is no value of its type is left out alone (PROTOCOL.md §3), and
-            // said once per version of the file this reader reads; a write drops it from the file.
-            for bad in badKeys {
-                let file = "\(container.relativePath)/Library/Preferences/\(fileName)"
-                container.deviceRoot.recordQuarantine(
-                    file: file, movedTo: file, reason: "\(Self.keyLeftOut) \(String(reflecting: bad.key)): \(bad.reason)")
-            }
+            // Said once per version of the file this reader reads; a write drops it from the file.
+            recordLeftOut(badKeys)
         } catch let e as PropertyListCodec.Malformed {
             try quarantine(reason: e.reason, underFileLock: underFileLock)
         } catch AppGroupError.malformedFile(_, let reason) {
@@ -198,6 +193,13 @@ public final class SharedDefaults: @unchecked Sendable {
     /// What a `quarantine.jsonl` record of one key left out of a suite says first (PROTOCOL.md §3).
     public static let keyLeftOut = "key left out of the suite:"
 
+    /// A key whose value is no value of its type is left out alone (PROTOCOL.md §3) and recorded.
+    private func recordLeftOut(_ badKeys: [(key: String, reason: String)]) {
+        for bad in badKeys {
+            let file = "\(container.relativePath)/Library/Preferences/\(fileName)"
+            container.deviceRoot.recordQuarantine(file: file, movedTo: file, reason: "\(Self.keyLeftOut) \(String(reflecting: bad.key)): \(bad.reason)")
+        }
+    }
 
     /// Stale fault: true while this reader keeps serving its cache although the suite changed.
     private func keepStaleCache() -> Bool {
@@ -429,7 +431,9 @@ public final class SharedDefaults: @unchecked Sendable {
             }
             // Unlocked, a process still holding its locked view writes only the keys it changed
             // (cfprefsd merges per key); its view stays its own.
-            var base = (try directory.readFile(fileName, limitBytes: Self.maxSuiteBytes)).flatMap { try? Self.decodeSuite($0).values } ?? [:]
+            let decoded = (try directory.readFile(fileName, limitBytes: Self.maxSuiteBytes)).flatMap { try? Self.decodeSuite($0) }
+            recordLeftOut(decoded?.badKeys ?? [])
+            var base = decoded?.values ?? [:]
             for k in changedKeys { base[k] = next[k] }
             written = PropertyListCodec.encode(base)
         }
