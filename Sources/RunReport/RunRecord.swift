@@ -81,6 +81,10 @@ public struct RunRecord: Sendable {
         if record.lines.isEmpty, let first = record.badLineNumbers.first {
             throw RunReportError("\(historyPath): none of its \(record.badLineNumbers.count) line(s) is a history event (line \(first) is not JSON of one): not a run's history")
         }
+        // Every run's history starts with the harness's run_started line (an interrupted one too).
+        if !record.lines.isEmpty, record.started == nil {
+            throw RunReportError("\(historyPath): \(record.lines.count) history line(s) but no run_started line of the harness: not a run's history (pass a directory `harness run` wrote under runs/)")
+        }
         return record
     }
 

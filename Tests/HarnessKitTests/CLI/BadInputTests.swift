@@ -217,6 +217,7 @@ import Glibc
         row("report", ["report", "$D/empty"], 2, "$D/empty: no history.jsonl (not a run directory"),
         row("report", ["report", "$D/fifo"], 2, "$D/fifo: not a directory"),
         row("report", ["report", "$D/garbage-run"], 2, "$D/garbage-run/history.jsonl: none of its 2 line(s) is a history event"),
+        row("report", ["report", "$D/startless-run"], 2, "$D/startless-run/history.jsonl: 1 history line(s) but no run_started line of the harness"),
         row("report", ["report"], 2, "Missing expected argument '<runs> ...'"),
         // What report writes goes through the output rule: a FIFO, a symlink or a device in the
         // place of the index or a run's report.html is refused, never replaced.
@@ -293,6 +294,9 @@ import Glibc
             // A directory whose history.jsonl holds lines, none of them a history event.
             try fm.createDirectory(atPath: path + "/garbage-run", withIntermediateDirectories: true)
             try write("garbage-run/history.jsonl", "garbage\nnot json either\n")
+            // History lines, but none the harness's run_started: not a run either.
+            try fm.createDirectory(atPath: path + "/startless-run", withIntermediateDirectories: true)
+            try write("startless-run/history.jsonl", #"{"mono":1,"t":1.0,"process":"host","pid":2,"event":"something"}"# + "\n")
             // The two shards of a sharded suite (run_started carries Shard.facts).
             for (k, seed) in [(1, 1), (2, 2)] {
                 let started = #"{"mono":1,"t":1.0,"process":"harness","pid":1,"event":"run_started","scenario":"rally","system":"rally","variant":"hardened","seed":"\#(seed)","shard":"\#(k)/2","planIndex":"\#(k - 1)","planRuns":"2","plan":"p1"}"#
