@@ -54,14 +54,20 @@ extension DeviceOS {
     /// removes or installs an app or visits a website. Not applied while the app is not approved
     /// for FamilyControls, as the shield and blocked applications are not.
     mutating func managedSettingsChanged(_ union: ManagedSettingsUnion, _ out: inout [OSEffect]) {
-        var applied = union
-        if refusesManagedSettings {
-            if union.application != ApplicationSettingsRecord() || !union.webContentFilters.isEmpty {
-                out.append(.record("managed_settings_ignored", ["why": "not authorized"]))
-            }
-            applied = ManagedSettingsUnion()
+        let previous = managedSettingsRead
+        managedSettingsRead = union
+        if union.blockedApplications != previous.blockedApplications { blockedApplicationsChanged(union.blockedApplications, &out) }
+        guard refusesManagedSettings else {
+            managedSettings = union
+            return
         }
-        managedSettings = applied
+        // The blocked applications said their own `blocked_applications_ignored`.
+        var beyond = union.application
+        beyond.blockedApplications = nil
+        if beyond != ApplicationSettingsRecord() || !union.webContentFilters.isEmpty {
+            out.append(.record("managed_settings_ignored", ["why": "not authorized"]))
+        }
+        managedSettings = ManagedSettingsUnion()
     }
 
     /// The user deletes an app from the home screen. Apple: `denyAppRemoval` — "whether the user

@@ -80,8 +80,10 @@ public struct DeviceOS: Sendable {
     public internal(set) var shield = ShieldUnion()
     /// Bundle ids no store lets the user open (`application.blockedApplications`).
     public internal(set) var blockedApplications: Set<String> = []
-    /// Every store's settings beyond the shield, as the OS combines them.
+    /// Every store's settings beyond the shield as the OS applies them (nothing while the app is not
+    /// approved), and as they were last read.
     public internal(set) var managedSettings = ManagedSettingsUnion()
+    var managedSettingsRead = ManagedSettingsUnion()
     /// Apps the user deleted (and has not installed again): they do not open.
     public internal(set) var deletedApplications: Set<String> = []
     var recordedShieldApps: String?
@@ -176,8 +178,6 @@ public struct DeviceOS: Sendable {
             registrationsChanged(records, &out)
         case .shields(let union):
             shieldsChanged(union, &out)
-        case .blockedApplications(let apps):
-            blockedApplicationsChanged(apps, &out)
         case .managedSettings(let union):
             managedSettingsChanged(union, &out)
         case .user(let u):

@@ -10,10 +10,9 @@ public enum OSEvent: Sendable, Equatable {
     case registrations([ActivityRegistrationRecord])
     /// What every `ManagedSettingsStore` shields together now.
     case shields(ShieldUnion)
-    /// The applications some `ManagedSettingsStore` blocks (`application.blockedApplications`), as bundle ids.
-    case blockedApplications(Set<String>)
-    /// What every `ManagedSettingsStore` sets beyond the shield (the union): whether apps may be
-    /// removed or installed, and the web content filters.
+    /// What every `ManagedSettingsStore` sets beyond the shield (the union): the applications the
+    /// user cannot open (`application.blockedApplications`, as bundle ids), whether apps may be
+    /// removed or installed, the web content filters.
     case managedSettings(ManagedSettingsUnion)
     case user(UserEvent)
     /// An extension call ended: `response` is what it answered iOS (shield action), nil if none.

@@ -58,9 +58,6 @@ extension LiveRun {
             // Every group beyond the shield, as the union of the stores says it, in the history when it changes.
             let other = settings.union.otherGroupsForHistory
             if other != previous.otherGroupsForHistory { rec.record("managed_settings", other.isEmpty ? ["set": "none"] : other) }
-            if settings.union.blockedApplications != previous.blockedApplications {
-                osApply(.blockedApplications(settings.union.blockedApplications))
-            }
             osApply(.managedSettings(settings.union))
         }
     }
