@@ -6,6 +6,7 @@ import PackageDescription
 //
 // Core
 //   CSystemShims                 C seams onto the kernel (inotify, openat, pipe2, prctl, fork+exec)
+//   CInotifyTools, TreeWatch     libinotifytools: a whole tree watched recursively (harness watch, tamper)
 //   AppGroup                     on-disk protocol + App Group primitives (defaults, notify, heartbeats, clock)
 //   History                      trace lines (the one trace writer) and the merged history
 //   SystemKit                    what every pack's pure machines speak: Effect, the interpreter, extension calls
@@ -66,6 +67,11 @@ let package = Package(
     targets: [
         // MARK: Core
         .target(name: "CSystemShims", path: "Sources/CSystemShims"),
+        // libinotifytools (libinotifytools0-dev, which scripts/lib.sh installs): the recursive
+        // watch of a device root, for the harness only — participants' notify watchers read
+        // inotify(7) themselves (one directory, the hot path).
+        .systemLibrary(name: "CInotifyTools", path: "Sources/CInotifyTools", providers: [.apt(["libinotifytools0-dev"])]),
+        .target(name: "TreeWatch", dependencies: ["CInotifyTools"], path: "Sources/TreeWatch"),
         // Date() in app code is device time: clock_gettime(CLOCK_REALTIME) interposed for the
         // threads that run app code (StandInKit.DeviceTime); linked into stand-ins only.
         .target(name: "CDeviceTime", path: "Sources/CDeviceTime", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("m")]),
@@ -94,7 +100,7 @@ let package = Package(
             name: "HarnessKit",
             dependencies: [
                 "AppGroup", "Supervision", "CSystemShims", "History", "ScreenTimeShims", "SystemKit",
-                "ScreenTimeModel", "ScreenTimeOS", "SystemFiles", "RunReport",
+                "ScreenTimeModel", "ScreenTimeOS", "SystemFiles", "RunReport", "TreeWatch",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
@@ -310,7 +316,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HarnessKitTests",
-            dependencies: ["HarnessKit", "History", "Supervision", "SystemKit", "ScreenTimeShims", "AppGroup", "RunReport", "sth-test-helper"],
+            dependencies: ["HarnessKit", "History", "Supervision", "SystemKit", "ScreenTimeShims", "AppGroup", "RunReport", "TreeWatch", "sth-test-helper"],
             path: "Tests/HarnessKitTests"
         ),
         .testTarget(

@@ -13,11 +13,14 @@ if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
 fi
 command -v swift >/dev/null 2>&1 || { echo "error: swift not found (expected /opt/swift/usr/bin/swift)" >&2; exit 2; }
 
-# GRDB (the Enforcement pack's SQLite mirror) links the system SQLite: libsqlite3-dev, known by its
-# header. (The notify watcher calls inotify(7) itself: no libinotifytools since 2026-11-29.)
+# GRDB (the Enforcement pack's SQLite mirror) links the system SQLite: libsqlite3-dev; the harness's
+# recursive watch of a device root (`harness watch`, tamper detection) links libinotifytools:
+# libinotifytools0-dev. Each is known by its header. (Participants' notify watchers call inotify(7)
+# themselves: the hot path.)
 ensure_packages() {
     local missing=()
     [ -f /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
+    [ -f /usr/include/inotifytools/inotifytools.h ] || missing+=(libinotifytools0-dev)
     [ ${#missing[@]} -eq 0 ] && return 0
     local sudo=""
     if [ "$(id -u)" -ne 0 ]; then
@@ -66,18 +69,18 @@ use_private_tmpdir() {
 }
 
 # The release build (scripts/harness; scripts/findings asks it for the bin path). Beside the flags
-# explained in scripts/harness, the C++ runtime and SQLite are linked statically
+# explained in scripts/harness, the C++ runtime, SQLite and libinotifytools are linked statically
 # where their archives are installed: ld.so no longer maps libstdc++.so and applies its ~5,200
 # relocations at every stand-in start (~0.4-0.7 ms of a server's start, README "Benchmarks"). A
 # directory searched first (-L applies to every -l) holds links to the archives, so the `-lstdc++`
-# of Swift's static-stdlib-args.lnk and the packages' autolinked `-lsqlite3` find
+# of Swift's static-stdlib-args.lnk and the autolinked `-lsqlite3` and `-linotifytools` find
 # them; a missing archive leaves that library shared, as before.
 release_build_command() {
     local dir="$ROOT/.build/static-libs" cc lib path
     mkdir -p "$dir"
     cc="$(dirname "$(command -v swift)")/clang"
     [ -x "$cc" ] || cc="$(command -v cc || true)"
-    for lib in libstdc++.a libsqlite3.a; do
+    for lib in libstdc++.a libsqlite3.a libinotifytools.a; do
         path=""
         [ -n "$cc" ] && path="$("$cc" -print-file-name="$lib" 2>/dev/null || true)"
         if [ -n "$path" ] && [ "$path" != "$lib" ] && [ -f "$path" ]; then ln -sfn "$path" "$dir/$lib"; else rm -f "$dir/$lib"; fi

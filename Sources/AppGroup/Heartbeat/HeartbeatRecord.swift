@@ -27,7 +27,7 @@ public struct HeartbeatRecord: Codable, Equatable, Sendable {
     }
 
     public static let directoryName = "Heartbeats"
-    static let maxFileBytes = 4096
+    public static let maxFileBytes = 4096
     public static let maxLaunchIdBytes = 64
     public static let maxIntervalSeconds = 86_400.0
 

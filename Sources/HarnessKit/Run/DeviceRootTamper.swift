@@ -1,6 +1,7 @@
 import AppGroup
 import Foundation
 import ScreenTimeModel
+import TreeWatch
 
 #if canImport(Glibc)
 import Glibc
@@ -14,22 +15,37 @@ import Glibc
 ///
 /// What the system's processes can make (PROTOCOL.md §1): directories, and regular files written
 /// by temp + rename — nothing else, except the harness's own scheduler FIFO (`system/scheduler`,
-/// §9). So any other kind of file anywhere below `notify/`, `containers/` or `system/` — a FIFO,
-/// socket, device or symlink — came from outside. Content: every participant writes suites and
-/// notify records through the protocol's encoders, so a notify record that is not one (the scan
-/// reads them all), a `system/` record that is not JSON within its bound (`foreignSystemRecord`),
-/// a quarantined notify record, or a quarantined suite in a run without the harness's own
-/// `torn_write` fault, was written by someone else too.
+/// §9). So any other kind of file anywhere below `notify/`, `containers/`, `sandboxes/` or
+/// `system/` — a FIFO, socket, device or symlink — came from outside. Content: every participant
+/// writes through the protocol's encoders, so a notify record that is not one, a `system/` record
+/// that is not JSON within its bound, a suite plist (an App Group's, or a process's private store
+/// in its sandbox) that does not decode or that no writer put in place, a heartbeat that is not
+/// one, a quarantined notify record, or a quarantined suite in a run without the harness's own
+/// `torn_write` fault, was written by someone else too. The app's own files (anything else in a
+/// container or a sandbox) are judged by their kind only.
+///
+/// **Driven by events.** A recursive watch of the root (`TreeWatch`, libinotifytools) says which
+/// file changed; only that file is judged, when the main loop next turns. A full look at every
+/// area happens at the first check, once more after the processes are gone, and when the watch
+/// lost events (`IN_Q_OVERFLOW`, a directory it could not watch) — said in the history as a
+/// `tamper_scan` line. Without a watch (inotify refused one), the full look runs every 20 ms of
+/// wall time instead, and the history says that too. A file written in place is judged when its
+/// writer closes it or renames it into place, not while it is held open.
 final class DeviceRootTamper {
     let root: DeviceRoot
     /// `os.faults: torn_write` tears suites on purpose: a malformed suite is then the fault's.
     let tornWritesPlanned: Bool
-    /// Wall time between scans in the main loop (a `readdir` of each protocol directory, with
-    /// `d_type`: no `stat` per entry).
+    /// Without a watch: wall time between full looks in the main loop.
     static let scanIntervalNanos: Int64 = 20_000_000
-    /// Bounds of one scan: entries looked at, and directory depth below the root.
+    /// Bounds of one full look: entries looked at, and directory depth below the root.
     static let maxEntries = 50_000
     static let maxDepth = 8
+    /// The areas of the root that only the system's processes write (PROTOCOL.md §1).
+    static let areas = ["notify", "containers", "sandboxes", "system"]
+    /// `STH_TAMPER_DETECTION=scan`: no watch, the 20 ms full look (the benchmark's baseline).
+    static let detectionVariable = "STH_TAMPER_DETECTION"
+    /// The history line that says how the root was looked at when not by its watch alone.
+    static let scanEvent = "tamper_scan"
     /// The only files that are not regular files by design (PROTOCOL.md §9): the scheduler FIFO
     /// and the participants' wake FIFOs, `system/wake/<pid>`.
     static func isProtocolFifo(_ path: String) -> Bool {
@@ -58,9 +74,46 @@ final class DeviceRootTamper {
     private var reported = false
     private var quarantineBytesSeen = 0
 
-    init(root: DeviceRoot, tornWritesPlanned: Bool) {
+    /// The root's watch; nil when the root is scanned every 20 ms instead.
+    private var watch: TreeWatch?
+    /// A full look is due (the first check; events were lost).
+    private var fullLookDue = true
+    /// Files changed since they were last judged, in the order they changed; a suite whose lock
+    /// was held stays for the next turn.
+    private var dirty: [String] = []
+    private var dirtySet: Set<String> = []
+    /// Why the root was looked at whole, for the history (`tamper_scan`), not yet taken.
+    private var notes: [String] = []
+    /// Directories opened to judge their files, by path (dropped when one is removed or moved).
+    private var directories: [String: SafeDirectory] = [:]
+    /// Counters for the benchmark and the tests: events taken, files judged, full looks.
+    private(set) var eventsTaken = 0
+    private(set) var filesJudged = 0
+    private(set) var fullLooks = 0
+
+    init(root: DeviceRoot, tornWritesPlanned: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.root = root
         self.tornWritesPlanned = tornWritesPlanned
+        if environment[Self.detectionVariable] == "scan" {
+            notes.append("\(Self.detectionVariable)=scan: the device root is looked at whole every \(Self.scanIntervalNanos / 1_000_000) ms of wall time, not watched")
+            return
+        }
+        do {
+            watch = try TreeWatch(root: root.path, deletions: true)
+        } catch {
+            notes.append("the device root cannot be watched (\(error)): it is looked at whole every \(Self.scanIntervalNanos / 1_000_000) ms of wall time instead")
+        }
+    }
+
+    deinit { watch?.close() }
+
+    /// Whether the root is watched (false: scanned every 20 ms).
+    var watched: Bool { watch != nil }
+
+    /// Why the root was looked at whole since the last call (each a `tamper_scan` line).
+    func takeNotes() -> [String] {
+        defer { notes = [] }
+        return notes
     }
 
     /// True once: the caller reports a change found elsewhere as this run's tampering.
@@ -69,55 +122,229 @@ final class DeviceRootTamper {
         return !reported
     }
 
-    /// What someone outside the run changed, or nil; at most once per `scanIntervalNanos` unless `force`.
+    /// What someone outside the run changed, or nil. Watched: the files changed since the last
+    /// call; a full look the first time, after lost events, and when `force`d (the end).
+    /// Scanned: a full look at most once per `scanIntervalNanos` unless `force`.
     func check(nowNanos: Int64, force: Bool = false) -> (file: String, what: String)? {
-        guard !reported, force || nowNanos &- lastScanNanos >= Self.scanIntervalNanos else { return nil }
-        lastScanNanos = nowNanos
-        let found = foreignFile() ?? foreignNotifyRecord() ?? foreignSystemRecord() ?? swappedSuite() ?? foreignContent()
+        guard !reported else { return nil }
+        var found: (file: String, what: String)?
+        if let watch {
+            for event in watch.events() { take(event) }
+            if fullLookDue || force {
+                fullLookDue = false
+                found = look()
+            }
+            if found == nil { found = judgeDirty() }
+        } else {
+            guard force || nowNanos &- lastScanNanos >= Self.scanIntervalNanos else { return nil }
+            lastScanNanos = nowNanos
+            found = look()
+        }
         reported = found != nil
         return found
+    }
+
+    private func take(_ event: TreeWatch.Event) {
+        eventsTaken += 1
+        switch event.kind {
+        case .lost:
+            fullLookDue = true
+            notes.append("\(event.reason ?? "events were lost"): the device root was looked at whole")
+        case .rootGone:
+            // The harness removes the root only after the run; someone else did it.
+            mark("")
+        case .deleted, .movedOut:
+            if event.isDirectory {
+                let prefix = event.path + "/"
+                directories = directories.filter { $0.key != event.path && !$0.key.hasPrefix(prefix) }
+            }
+        case .created, .written, .movedIn:
+            mark(event.path)
+        }
+    }
+
+    private func mark(_ path: String) {
+        if dirtySet.insert(path).inserted { dirty.append(path) }
+    }
+
+    private func judgeDirty() -> (file: String, what: String)? {
+        guard !dirty.isEmpty else { return nil }
+        let paths = dirty
+        dirty = []
+        dirtySet = []
+        for (i, path) in paths.enumerated() {
+            switch judge(path) {
+            case .fine: continue
+            case .later: mark(path)
+            case .foreign(let file, let what):
+                for rest in paths[(i + 1)...] { mark(rest) }
+                return (file, what)
+            }
+        }
+        return nil
+    }
+
+    /// Every area, and what the quarantine file gained.
+    func look() -> (file: String, what: String)? {
+        fullLooks += 1
+        defer { suitesLookedAt = true }
+        var budget = Self.maxEntries
+        for top in Self.areas {
+            if let found = walk(top, depth: 0, budget: &budget) { return found }
+        }
+        return foreignContent()
+    }
+
+    /// Judges `relative` and, for a directory, everything below it.
+    private func walk(_ relative: String, depth: Int, budget: inout Int) -> (file: String, what: String)? {
+        switch judge(relative) {
+        case .foreign(let file, let what): return (file, what)
+        case .later: mark(relative)
+        case .fine: break
+        }
+        guard depth < Self.maxDepth, let dir = try? root.subdirectory(relative, create: false), let names = try? dir.entries(limit: budget) else {
+            return nil
+        }
+        for name in names {
+            guard budget > 0 else { return nil }
+            budget -= 1
+            var st = stat()
+            guard fstatat(dir.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+            let path = relative + "/" + name
+            if st.st_mode & S_IFMT == S_IFDIR {
+                if let found = walk(path, depth: depth + 1, budget: &budget) { return found }
+            } else {
+                switch judge(path) {
+                case .foreign(let file, let what): return (file, what)
+                case .later: mark(path)
+                case .fine: continue
+                }
+            }
+        }
+        return nil
+    }
+
+    enum Judgement: Equatable {
+        case fine
+        /// Not judged now (a suite whose lock a writer holds): look again next turn.
+        case later
+        case foreign(file: String, what: String)
+    }
+
+    /// One file (or directory) of the root, by the rules of its area.
+    func judge(_ relative: String) -> Judgement {
+        filesJudged += 1
+        if relative.isEmpty {
+            guard (try? DeviceRoot(path: root.path, create: false)) != nil else {
+                return .foreign(file: "", what: "the device root was removed or replaced during the run: only the harness removes it, after the run")
+            }
+            return .fine
+        }
+        if relative == DeviceRoot.quarantineFileName {
+            return foreignContent().map { .foreign(file: $0.file, what: $0.what) } ?? .fine
+        }
+        let parts = relative.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count >= 2, Self.areas.contains(parts[0]) else { return .fine }
+        if relative.hasPrefix("system/"), Self.systemNonRecords.contains(where: { relative == $0 || relative.hasPrefix($0 + "/") }) { return .fine }
+        let parent = parts.dropLast().joined(separator: "/")
+        let name = parts[parts.count - 1]
+        guard let dir = directory(parent) else { return .fine }
+        var st = stat()
+        guard fstatat(dir.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { return .fine }  // gone meanwhile
+        switch st.st_mode & S_IFMT {
+        case S_IFDIR: return .fine
+        case S_IFREG: break
+        case S_IFIFO where Self.isProtocolFifo(relative): return .fine
+        default:
+            return .foreign(file: relative, what: Self.sentence(relative, Self.kind(st.st_mode)))
+        }
+        if name.hasPrefix(".") { return .fine }  // locks, temps, notify records set aside
+        switch parts[0] {
+        case "notify":
+            guard parts.count == 2, case .corrupt(let reason)? = try? DarwinNotificationCenter.readRecordFile(name, in: dir) else { return .fine }
+            return .foreign(file: relative, what: "\(relative) is not a notify record (\(reason)): every participant writes records through the protocol's encoder, so someone outside the run wrote it")
+        case "system":
+            let stamp = Stamp(st)
+            guard systemStamps[relative] != stamp else { return .fine }
+            systemStamps[relative] = stamp
+            if systemStamps.count > Self.maxEntries { systemStamps = [relative: stamp] }
+            switch Self.notARecord(dir.fd, name, size: Int(st.st_size)) {
+            case nil: return .fine
+            case Self.lookAgain?:
+                systemStamps[relative] = nil
+                return .later
+            case let why?:
+                return .foreign(file: relative, what: "\(relative) is not a system record (\(why)): every process of the system writes them as JSON through temp + rename, so someone outside the run wrote it")
+            }
+        default:
+            if Self.isSuite(parts) { return judgeSuite(relative, dir, name) }
+            if Self.isHeartbeat(parts) { return judgeHeartbeat(relative, dir, name) }
+            return .fine  // the app's own file: any regular file will do
+        }
+    }
+
+    /// `containers/<group>/Library/Preferences/<suite>.plist`, or a process's private store,
+    /// `sandboxes/<process>/Library/Preferences/<name>.plist` (`standard.plist` for
+    /// `UserDefaults.standard`; Linux Foundation's own plists go to `.config/`, not here).
+    static func isSuite(_ parts: [String]) -> Bool {
+        parts.count == 5 && parts[2] == "Library" && parts[3] == "Preferences" && parts[4].hasSuffix(".plist")
+    }
+
+    /// `containers/<group>/Heartbeats/<writer>.json` (PROTOCOL.md §5).
+    static func isHeartbeat(_ parts: [String]) -> Bool {
+        parts.count == 4 && parts[0] == "containers" && parts[2] == "Heartbeats" && parts[3].hasSuffix(".json")
+    }
+
+    private func directory(_ relative: String) -> SafeDirectory? {
+        if let d = directories[relative] { return d }
+        guard let d = try? root.subdirectory(relative, create: false) else { return nil }
+        if directories.count >= 256 { directories = [:] }
+        directories[relative] = d
+        return d
+    }
+
+    private func judgeSuite(_ relative: String, _ dir: SafeDirectory, _ name: String) -> Judgement {
+        guard let look = Self.suiteLook(dir.fd, name) else { return .later }
+        let firstSeen = suitesSeen.insert(relative).inserted
+        if look.committed == 0 && look.pending == 0 {
+            if firstSeen && suitesLookedAt {
+                return .foreign(file: relative, what: "\(relative) appeared with no writer's record in its lock file: every writer records the plist it renames into place (PROTOCOL.md §3), so someone outside the run put it there")
+            }
+        } else if look.inode != look.committed && look.inode != look.pending {
+            return .foreign(file: relative, what: "\(relative) was replaced (inode \(look.inode); its writers last put \(look.committed) in place): every writer records the plist it renames into place (PROTOCOL.md §3), so someone outside the run swapped it")
+        }
+        guard !tornWritesPlanned else { return .fine }
+        let why: String
+        do {
+            guard let bytes = try dir.readFile(name, limitBytes: SharedDefaults.maxSuiteBytes) else { return .fine }
+            let decoded = try PropertyListCodec.decodeDictionaryKeepingGoodKeys(bytes)
+            guard let bad = decoded.badKeys.first else { return .fine }
+            why = "key \(String(reflecting: bad.key)): \(bad.reason)"
+        } catch AppGroupError.malformedFile(_, let reason) {
+            why = reason
+        } catch {
+            why = "not a property list: \(Excerpt.inner("\(error)", limit: 120))"
+        }
+        return .foreign(file: relative, what: "\(relative) holds something no writer of the protocol writes (\(why)): someone outside the run wrote it")
+    }
+
+    private func judgeHeartbeat(_ relative: String, _ dir: SafeDirectory, _ name: String) -> Judgement {
+        do {
+            guard let bytes = try dir.readSmallFile(name, maxBytes: HeartbeatRecord.maxFileBytes) else { return .fine }
+            _ = try HeartbeatRecord.decode(bytes, fileName: name)
+            return .fine
+        } catch {
+            return .foreign(file: relative, what: "\(relative) is not a heartbeat record (\(Excerpt.inner("\(error)", limit: 120))): every writer writes them through the protocol's encoder, so someone outside the run wrote it")
+        }
     }
 
     /// Suite plists seen so far (one seen for the first time after the first look appeared during the run).
     private var suitesSeen: Set<String> = []
     private var suitesLookedAt = false
 
-    /// A suite plist that no writer of the protocol put in place (PROTOCOL.md §3): every writer
-    /// records the temp file's inode in the lock file (pending) before its rename and, after it,
-    /// bumps the generation with that inode as the committed one — so, killed anywhere, the plist
-    /// in place is the committed or the pending one. Any other — swapped by someone outside the run,
-    /// even for a valid suite — is tampering, and so is a plist that appeared during the run with
-    /// no inode recorded at all. Read under a shared non-blocking flock (a write under way: looked
-    /// at next time). A swap that a participant writes over before this scan looks is recorded by
-    /// that participant (`quarantine.jsonl`, `foreignContent`). Not seen: a swap with a file that
-    /// got the inode number of a committed plist a killed writer's rename freed (the file system
-    /// reuses freed numbers) — it needs a writer killed inside its rename-to-record window first.
-    func swappedSuite() -> (file: String, what: String)? {
-        defer { suitesLookedAt = true }
-        guard let containers = try? root.subdirectory("containers", create: false),
-            let groups = try? containers.entries(limit: Self.maxEntries)
-        else { return nil }
-        for group in groups where !group.hasPrefix(".") {
-            let relative = "containers/\(group)/Library/Preferences"
-            guard let dir = try? root.subdirectory(relative, create: false), let names = try? dir.entries(limit: Self.maxEntries) else { continue }
-            for name in names where !name.hasPrefix(".") && name.hasSuffix(".plist") {
-                let path = relative + "/" + name
-                guard let look = Self.suiteLook(dir.fd, name) else { continue }
-                let firstSeen = suitesSeen.insert(path).inserted
-                if look.committed == 0 && look.pending == 0 {
-                    guard firstSeen && suitesLookedAt else { continue }
-                    return (path, "\(path) appeared with no writer's record in its lock file: every writer records the plist it renames into place (PROTOCOL.md §3), so someone outside the run put it there")
-                }
-                guard look.inode != look.committed && look.inode != look.pending else { continue }
-                return (path, "\(path) was replaced (inode \(look.inode); its writers last put \(look.committed) in place): every writer records the plist it renames into place (PROTOCOL.md §3), so someone outside the run swapped it")
-            }
-        }
-        return nil
-    }
-
     /// The plist's inode and the lock file's committed and pending inodes (words 1 and 2), read
     /// under a shared non-blocking flock; nil when a writer holds the lock, or the plist is not a
-    /// regular file (`foreignFile` judges those).
+    /// regular file (`judge` calls those foreign by their kind).
     static func suiteLook(_ dirFd: Int32, _ name: String) -> (inode: UInt64, committed: UInt64, pending: UInt64)? {
         let lock = openat(dirFd, name + ".lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard lock >= 0 else { return stampOfRegularFile(dirFd, name).map { ($0.inode, 0, 0) } }
@@ -135,115 +362,6 @@ final class DeviceRootTamper {
         var st = stat()
         guard fstatat(dirFd, name, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
         return Stamp(st)
-    }
-
-    /// A file of a kind no process of the system makes, below the protocol's directories.
-    func foreignFile() -> (file: String, what: String)? {
-        var budget = Self.maxEntries
-        for top in ["notify", "containers", "system"] {
-            if let found = walk(root.directory.fd, top, depth: 0, budget: &budget) { return found }
-        }
-        return nil
-    }
-
-    private func walk(_ parentFd: Int32, _ relative: String, depth: Int, budget: inout Int) -> (file: String, what: String)? {
-        let name = (relative as NSString).lastPathComponent
-        let fd = openat(parentFd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else {
-            if errno == ELOOP || errno == ENOTDIR, let kind = kind(at: parentFd, name) { return (relative, Self.sentence(relative, kind)) }
-            return nil  // absent (not made yet): nothing to judge
-        }
-        guard let dir = fdopendir(fd) else {
-            close(fd)
-            return nil
-        }
-        defer { closedir(dir) }
-        while budget > 0, let entry = readdir(dir) {
-            budget -= 1
-            let child = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-            if child == "." || child == ".." { continue }
-            let path = relative + "/" + child
-            var type = entry.pointee.d_type
-            if type == UInt8(DT_UNKNOWN) {
-                var st = stat()
-                guard fstatat(dirfd(dir), child, &st, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
-                type = Self.direntType(st.st_mode)
-            }
-            switch Int(type) {
-            case Int(DT_REG): continue
-            case Int(DT_DIR):
-                if depth + 1 < Self.maxDepth, let found = walk(dirfd(dir), path, depth: depth + 1, budget: &budget) { return found }
-            default:
-                if type == UInt8(DT_FIFO) && Self.isProtocolFifo(path) { continue }
-                let kind = kind(at: dirfd(dir), child) ?? "not a regular file"
-                return (path, Self.sentence(path, kind))
-            }
-        }
-        return nil
-    }
-
-    /// A notify record that is not one, read by the writers' own rule
-    /// (`DarwinNotificationCenter.readRecordFile`). Read here because a post whose state is known
-    /// no longer reads its record (PROTOCOL.md §4.2, "Posting without reading"): an outsider's
-    /// record would otherwise be replaced unseen. Dot names are the lock and temps, not records.
-    func foreignNotifyRecord() -> (file: String, what: String)? {
-        let top = DarwinNotificationCenter.directoryName
-        guard let notify = try? root.subdirectory(top, create: false), let names = try? notify.entries(limit: Self.maxEntries) else { return nil }
-        for name in names where !name.hasPrefix(".") {
-            guard case .corrupt(let reason)? = try? DarwinNotificationCenter.readRecordFile(name, in: notify) else { continue }
-            let path = top + "/" + name
-            return (path, "\(path) is not a notify record (\(reason)): every participant writes records through the protocol's encoder, so someone outside the run wrote it")
-        }
-        return nil
-    }
-
-    /// A `system/` record that is not one: every writer of `system/` — the harness, the
-    /// frameworks (`SystemArea`), the app inbox — writes a JSON document of at most
-    /// `SystemPaths.maxRecordBytes` by temp + rename (dot names are locks and temps). Garbage in
-    /// `authorization/familycontrols.json` was blamed on the app; random bytes in a
-    /// `deviceactivity` record the OS had already read went unseen. Each file is read again only
-    /// when its stamp (inode, size, mtime, ctime) moved since it was last judged.
-    func foreignSystemRecord() -> (file: String, what: String)? {
-        var budget = Self.maxEntries
-        var seen: Set<String> = []
-        defer { systemStamps = systemStamps.filter { seen.contains($0.key) } }
-        return records(root.directory.fd, "system", depth: 0, budget: &budget, seen: &seen)
-    }
-
-    private func records(_ parentFd: Int32, _ relative: String, depth: Int, budget: inout Int, seen: inout Set<String>) -> (file: String, what: String)? {
-        guard !Self.systemNonRecords.contains(relative) else { return nil }
-        let fd = openat(parentFd, String(relative.split(separator: "/").last ?? ""), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0, let dir = fdopendir(fd) else {
-            if fd >= 0 { close(fd) }
-            return nil
-        }
-        defer { closedir(dir) }
-        while budget > 0, let entry = readdir(dir) {
-            budget -= 1
-            let child = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-            if child.hasPrefix(".") { continue }
-            let path = relative + "/" + child
-            var st = stat()
-            guard fstatat(dirfd(dir), child, &st, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
-            switch st.st_mode & S_IFMT {
-            case S_IFDIR:
-                if depth + 1 < Self.maxDepth, let found = records(dirfd(dir), path, depth: depth + 1, budget: &budget, seen: &seen) { return found }
-            case S_IFREG:
-                seen.insert(path)
-                let stamp = Stamp(st)
-                guard systemStamps[path] != stamp else { continue }
-                systemStamps[path] = stamp
-                switch Self.notARecord(dirfd(dir), child, size: Int(st.st_size)) {
-                case nil: continue
-                case Self.lookAgain?: systemStamps[path] = nil
-                case let why?:
-                    return (path, "\(path) is not a system record (\(why)): every process of the system writes them as JSON through temp + rename, so someone outside the run wrote it")
-                }
-            default:
-                continue  // foreignFile judges the other kinds
-            }
-        }
-        return nil
     }
 
     /// `notARecord`'s answer for a file that changed while it was read: not judged this time.
@@ -277,30 +395,14 @@ final class DeviceRootTamper {
         return nil
     }
 
-    private func kind(at dirFd: Int32, _ name: String) -> String? {
-        var st = stat()
-        guard fstatat(dirFd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
-        switch st.st_mode & S_IFMT {
+    static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
         case S_IFIFO: return "a FIFO"
         case S_IFSOCK: return "a socket"
         case S_IFCHR: return "a character device"
         case S_IFBLK: return "a block device"
         case S_IFLNK: return "a symlink"
-        case S_IFREG, S_IFDIR: return nil
         default: return "not a regular file"
-        }
-    }
-
-    static func direntType(_ mode: mode_t) -> UInt8 {
-        switch mode & S_IFMT {
-        case S_IFREG: return UInt8(DT_REG)
-        case S_IFDIR: return UInt8(DT_DIR)
-        case S_IFIFO: return UInt8(DT_FIFO)
-        case S_IFLNK: return UInt8(DT_LNK)
-        case S_IFSOCK: return UInt8(DT_SOCK)
-        case S_IFCHR: return UInt8(DT_CHR)
-        case S_IFBLK: return UInt8(DT_BLK)
-        default: return UInt8(DT_UNKNOWN)
         }
     }
 
@@ -338,7 +440,9 @@ final class DeviceRootTamper {
 extension LiveRun {
     /// Once per turn of the main loop (`stopRequested`), and at the end (`recordTamperAtTheEnd`).
     func deviceRootTamper(force: Bool = false) -> (file: String, what: String)? {
-        if let found = tamperWatch.check(nowNanos: Self.now(), force: force) { return found }
+        let found = tamperWatch.check(nowNanos: Self.now(), force: force)
+        for why in tamperWatch.takeNotes() { rec.record(DeviceRootTamper.scanEvent, ["why": why]) }
+        if let found { return found }
         // A system/ record the OS could not read: every writer of system/ goes through
         // SystemFiles (bounded, valid JSON, temp + rename), so someone outside wrote it.
         if let error = emulated.files.systemFileErrors.first, tamperWatch.claim() {

@@ -13,10 +13,13 @@ import History
 public enum HistoryNormalizer {
     /// Fields that carry wall time, process ids or the CPU a run was pinned to.
     public static let droppedFields: Set<String> = ["childPid", "cpu", "spawnMono"]
+    /// Lines that say how the harness looked, not what happened: the tamper watch's full looks
+    /// (`tamper_scan`, after an inotify queue overflow) depend on the machine's speed.
+    public static let droppedEvents: Set<String> = ["tamper_scan"]
 
     public static func normalize(_ events: [HistoryEvent], runDirectory: String?, deviceRoot: String?) -> [String] {
         // Stable: within one (t, process) the merge order (each process's own order) stands.
-        let ordered = events.enumerated().sorted {
+        let ordered = events.filter { !droppedEvents.contains($0.event) }.enumerated().sorted {
             ($0.element.t, $0.element.process, $0.offset) < ($1.element.t, $1.element.process, $1.offset)
         }
         var uuids = UUIDNumbering()

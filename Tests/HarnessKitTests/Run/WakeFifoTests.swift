@@ -108,9 +108,9 @@ import Glibc
         let r = try Self.root()
         let receiver = try #require(WakeReceiver(deviceRoot: r.root, pid: 4_000_005) { _ in })
         let tamper = DeviceRootTamper(root: r.root, tornWritesPlanned: false)
-        #expect(tamper.foreignFile() == nil, "\(receiver.path)")
+        #expect(tamper.look() == nil, "\(receiver.path)")
         #expect(mkfifo(r.path + "/system/wake/not-a-pid", 0o600) == 0)
-        #expect(tamper.foreignFile()?.file == "system/wake/not-a-pid")
+        #expect(tamper.look()?.file == "system/wake/not-a-pid")
     }
 
     /// Every system/ record is JSON written by temp + rename: one that is not (garbage, over the
@@ -125,13 +125,13 @@ import Glibc
         try Data("\u{1}x".utf8).write(to: URL(fileURLWithPath: r.path + "/system/deviceactivity/.lock"))
         try Data().write(to: URL(fileURLWithPath: r.path + "/system/faults/torn-x-0"))
         let tamper = DeviceRootTamper(root: r.root, tornWritesPlanned: false)
-        #expect(tamper.foreignSystemRecord() == nil)
+        #expect(tamper.look() == nil)
         try Data([0x00, 0xFF, 0x13, 0x37]).write(to: URL(fileURLWithPath: r.path + "/system/deviceactivity/a.json"), options: .atomic)
-        let found = try #require(tamper.foreignSystemRecord())
+        let found = try #require(tamper.look())
         #expect(found.file == "system/deviceactivity/a.json")
         #expect(found.what.contains("is not a system record (not JSON:"), "\(found.what)")
         try Data(repeating: 0x20, count: (1 << 20) + 1).write(to: URL(fileURLWithPath: r.path + "/system/deviceactivity/a.json"), options: .atomic)
-        #expect(tamper.foreignSystemRecord()?.what.contains("over the 1048576 bytes") == true)
+        #expect(tamper.look()?.what.contains("over the 1048576 bytes") == true)
     }
 
     /// A post whose state is known no longer reads its record (PROTOCOL.md §4.2), so the scan
@@ -142,17 +142,16 @@ import Glibc
         try center.post("a")
         try center.setState("b", 3)
         let tamper = DeviceRootTamper(root: r.root, tornWritesPlanned: false)
-        #expect(tamper.foreignFile() == nil && tamper.foreignNotifyRecord() == nil)
+        #expect(tamper.look() == nil)
         try Data("v1 01 0\n".utf8).write(to: URL(fileURLWithPath: r.path + "/notify/a"))
-        #expect(tamper.foreignFile() == nil, "a regular file: its kind is fine, its content is not")
-        let found = try #require(tamper.foreignNotifyRecord())
+        let found = try #require(tamper.look(), "a regular file: its kind is fine, its content is not")
         #expect(found.file == "notify/a")
         #expect(found.what.contains("notify/a is not a notify record (not a notify record)"), "\(found.what)")
         try Data(repeating: 0x31, count: 65).write(to: URL(fileURLWithPath: r.path + "/notify/a"))
-        #expect(tamper.foreignNotifyRecord()?.what.contains("larger than 64 bytes") == true)
+        #expect(tamper.look()?.what.contains("larger than 64 bytes") == true)
         try Data("v1 2 0\n".utf8).write(to: URL(fileURLWithPath: r.path + "/notify/a"))
         try Data(repeating: 0x31, count: 65).write(to: URL(fileURLWithPath: r.path + "/notify/.hidden"))
-        #expect(tamper.foreignNotifyRecord() == nil, "a record, and a dot name (temps, the lock) is not one")
+        #expect(tamper.look() == nil, "a record, and a dot name (temps, the lock) is not one")
         // `check`, the harness's entry point, asks it too.
         try Data("v1 x\n".utf8).write(to: URL(fileURLWithPath: r.path + "/notify/b"))
         #expect(tamper.check(nowNanos: 0, force: true)?.file == "notify/b")
@@ -169,9 +168,9 @@ import Glibc
         let suite = try SharedDefaults(container: container, suiteName: group)
         try suite.setValues(["streak": 3])
         let tamper = DeviceRootTamper(root: r.root, tornWritesPlanned: false)
-        #expect(tamper.swappedSuite() == nil, "the plist its writer put in place")
+        #expect(tamper.look() == nil, "the plist its writer put in place")
         try suite.setValues(["streak": 4])
-        #expect(tamper.swappedSuite() == nil, "another write: still the writers' plist")
+        #expect(tamper.look() == nil, "another write: still the writers' plist")
         let prefs = r.path + "/containers/\(group)/Library/Preferences/"
         let plist = prefs + "\(group).plist"
         let empty = #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict/></plist>"#
@@ -181,34 +180,42 @@ import Glibc
             return stat(path, &st) == 0 ? UInt64(st.st_ino) : 0
         }
         // The outsider's file is made while the committed plist still exists: a file made after a
-        // plist is replaced may get its freed inode number (see swappedSuite).
+        // plist is replaced may get its freed inode number (see judgeSuite).
         try Data(empty.utf8).write(to: URL(fileURLWithPath: prefs + "outside"))
         // A writer killed after its rename, before it recorded the plist as committed: the plist
         // in place is its pending one.
         try Data(empty.utf8).write(to: URL(fileURLWithPath: prefs + ".killed-writer"))
         try lock.withLock(timeout: .seconds(1)) { lock.writeWords([inode(prefs + ".killed-writer")], at: 2) }
         #expect(rename(prefs + ".killed-writer", plist) == 0)
-        #expect(tamper.swappedSuite() == nil, "a killed writer's pending plist")
+        #expect(tamper.look() == nil, "a killed writer's pending plist")
         // From outside: neither the committed nor the pending plist.
         #expect(rename(prefs + "outside", plist) == 0)
-        let found = try #require(tamper.swappedSuite())
+        let found = try #require(tamper.look())
         #expect(found.file == "containers/\(group)/Library/Preferences/\(group).plist")
         #expect(found.what.contains("was replaced"), "\(found.what)")
         // A writer holding the lock is never judged half done.
         let held = DeviceRootTamper(root: r.root, tornWritesPlanned: false)
-        try lock.withLock(timeout: .seconds(1)) { #expect(held.swappedSuite() == nil, "locked: looked at next time") }
+        let suitePath = "containers/\(group)/Library/Preferences/\(group).plist"
+        try lock.withLock(timeout: .seconds(1)) { #expect(held.judge(suitePath) == .later, "locked: looked at next time") }
         // A participant that writes over the swapped plist before a scan records what it found,
         // and the scan's quarantine reading calls it tampering — even where the scenario tears suites.
         try suite.setValues(["streak": 5])
-        #expect(held.swappedSuite() == nil, "written over: the writers' plist again")
+        #expect(held.judge(suitePath) == .fine, "written over: the writers' plist again")
         let torn = DeviceRootTamper(root: r.root, tornWritesPlanned: true)
         let recorded = try #require(torn.foreignContent())
         #expect(recorded.what.contains(SharedDefaults.replacedFromOutside), "\(recorded.what)")
         #expect(suite.integer(forKey: "streak") == 5)
         // A plist that appears during the run with no writer's record at all.
         let fresh = DeviceRootTamper(root: r.root, tornWritesPlanned: false)
-        #expect(fresh.swappedSuite() == nil)
+        #expect(fresh.judge(suitePath) == .fine)
+        _ = fresh.look()  // the first look: what is there then was there before the run
         try Data(empty.utf8).write(to: URL(fileURLWithPath: prefs + "other.plist"))
-        #expect(fresh.swappedSuite()?.what.contains("appeared with no writer's record") == true)
+        guard case .foreign(_, let what) = fresh.judge("containers/\(group)/Library/Preferences/other.plist") else {
+            Issue.record("a plist that appeared after the first look, with no writer's record, was not called foreign")
+            return
+        }
+        #expect(what.contains("appeared with no writer's record"), "\(what)")
+        let other = DeviceRootTamper(root: r.root, tornWritesPlanned: false)
+        #expect(other.look()?.what.contains("appeared with no writer's record") != true, "there at the first look")
     }
 }

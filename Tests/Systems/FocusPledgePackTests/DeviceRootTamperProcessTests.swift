@@ -11,8 +11,9 @@ import Glibc
 /// Tampering with the device root from outside a run was blamed on the app — a
 /// notify record replaced by a FIFO gave exit 1 `no-store-corrupt`, the FocusPledge suite replaced
 /// by a symlink to /etc/shadow five violations. Each protocol file kind (notify record, suite,
-/// system/ record, clock), replaced mid-run by a FIFO, a symlink or garbage, now ends the run
-/// TAMPERED (exit 2) with a `tamper` history line naming the file — never a violation.
+/// system/ record, clock, heartbeat, sandbox), replaced mid-run by a FIFO, a symlink or garbage,
+/// now ends the run TAMPERED (exit 2) with a `tamper` history line naming the file — never a
+/// violation. No participant needs to read the file first: the harness's watch of the root sees it.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct DeviceRootTamperProcessTests {
     typealias Dir = HarnessRunProcessTests.Dir
 
@@ -47,6 +48,12 @@ import Glibc
         Case(kind: "new deviceactivity record", file: "system/deviceactivity/planted.json", replacement: .garbage, reportedFile: "system/deviceactivity/planted.json"),
         // Blamed on the app as blocked-app-shielded (exit 1): not the plist the suite's writers put there.
         Case(kind: "suite", file: suite, replacement: .validEmptySuite, reportedFile: suite),
+        // The rest of the root, each found from its own event (the tamper watch): a heartbeat, a
+        // file of the app's own in the container, a process's sandbox and private store.
+        Case(kind: "heartbeat", file: "containers/group.com.focuspledge.shared/Heartbeats/host-app.json", replacement: .garbage, reportedFile: "containers/group.com.focuspledge.shared/Heartbeats/host-app.json"),
+        Case(kind: "app file in the container", file: "containers/group.com.focuspledge.shared/planted", replacement: .fifo, reportedFile: "containers/group.com.focuspledge.shared/planted"),
+        Case(kind: "sandbox", file: "sandboxes/host-app/planted", replacement: .symlink, reportedFile: "sandboxes/host-app/planted"),
+        Case(kind: "private store", file: "sandboxes/host-app/Library/Preferences/standard.plist", replacement: .garbage, reportedFile: "sandboxes/host-app/Library/Preferences/standard.plist"),
     ]
 
     @Test(arguments: cases)
@@ -70,10 +77,6 @@ import Glibc
             try empty.write(toFile: beside, atomically: false, encoding: .utf8)
         }
         #expect(rename(beside, target) == 0, "rename: \(String(cString: strerror(errno)))")
-        if c.replacement == .garbage && c.kind == "suite" {
-            // A suite is read when a participant next looks; make sure one does soon.
-            _ = try HarnessReliabilityProcessTests.harness(["defaults", "read", "group.com.focuspledge.shared", "--device-root", root])
-        }
         var out: [String] = []
         while let l = h.readLine(timeout: .seconds(90)) { out.append(l) }
         let text = out.joined(separator: "\n")

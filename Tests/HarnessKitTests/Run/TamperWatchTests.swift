@@ -1,0 +1,167 @@
+import AppGroup
+import Foundation
+@testable import HarnessKit
+import Testing
+import TreeWatch
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The recursive watch (libinotifytools) and the tamper check it drives: a change anywhere below
+/// the root is seen as an event naming the file — in directories made after the watch began too —
+/// and only that file is judged, without a look at the whole root.
+@Suite(.serialized) struct TamperWatchTests {
+    /// Events until `done` holds of what came so far, or 2 s.
+    static func events(_ watch: TreeWatch, until done: ([TreeWatch.Event]) -> Bool) -> [TreeWatch.Event] {
+        var all: [TreeWatch.Event] = []
+        let deadline = DispatchTime.now().uptimeNanoseconds + 2_000_000_000
+        while !done(all) && DispatchTime.now().uptimeNanoseconds < deadline {
+            all += watch.events()
+            if !done(all) { usleep(1000) }
+        }
+        return all
+    }
+
+    @Test func aNewDirectoryIsFollowedAndWhatItHeldBeforeItsWatchIsFound() throws {
+        let t = try TempDeviceRoot("treewatch")
+        let watch = try TreeWatch(root: t.path)
+        defer { watch.close() }
+        // Made and written faster than the watch can follow: found by the walk of the new directory.
+        try FileManager.default.createDirectory(atPath: t.path + "/a/b/c", withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: t.path + "/a/b/c/early"))
+        var got = Self.events(watch) { $0.contains { $0.path == "a/b/c/early" } }
+        #expect(got.contains { $0.path == "a" && $0.kind == .created && $0.isDirectory })
+        #expect(got.contains { $0.path == "a/b/c/early" }, "\(got)")
+        // Once followed, a write there is an event of its own; a rename names both ends.
+        usleep(20_000)
+        _ = watch.events()
+        try Data("y".utf8).write(to: URL(fileURLWithPath: t.path + "/a/b/c/.tmp.1.late"))
+        #expect(rename(t.path + "/a/b/c/.tmp.1.late", t.path + "/a/b/c/late") == 0)
+        got = Self.events(watch) { $0.contains { $0.path == "a/b/c/late" } }
+        let out = try #require(got.first { $0.kind == .movedOut })
+        let into = try #require(got.first { $0.kind == .movedIn })
+        #expect(out.path == "a/b/c/.tmp.1.late" && into.path == "a/b/c/late" && out.cookie == into.cookie && out.cookie != 0)
+        #expect(got.contains { $0.kind == .written && $0.path == "a/b/c/.tmp.1.late" })
+        #expect(TreeWatch.watchCount >= 4, "the root, a, a/b, a/b/c")
+    }
+
+    @Test func twoTreesGetTheirOwnEventsAndTheRootsRemovalIsSaid() throws {
+        // Plain directories: a directory held open (as a DeviceRoot holds its root) is said
+        // removed only once the last descriptor of it closes.
+        let base = NSTemporaryDirectory() + "sth-treewatch-\(getpid())-\(UUID().uuidString.prefix(8))"
+        let one = (path: base + "-1", unused: 0)
+        let two = (path: base + "-2", unused: 0)
+        for d in [one.path, two.path] { try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true) }
+        defer { try? FileManager.default.removeItem(atPath: two.path) }
+        let w1 = try TreeWatch(root: one.path)
+        let w2 = try TreeWatch(root: two.path)
+        defer { w2.close() }
+        try Data("1".utf8).write(to: URL(fileURLWithPath: one.path + "/only-one"))
+        try Data("2".utf8).write(to: URL(fileURLWithPath: two.path + "/only-two"))
+        let got2 = Self.events(w2) { $0.contains { $0.path == "only-two" } }
+        let got1 = Self.events(w1) { $0.contains { $0.path == "only-one" } }
+        #expect(got1.allSatisfy { $0.path == "only-one" } && !got1.isEmpty, "\(got1)")
+        #expect(got2.allSatisfy { $0.path == "only-two" } && !got2.isEmpty, "\(got2)")
+        try FileManager.default.removeItem(atPath: one.path)
+        let gone = Self.events(w1) { $0.contains { $0.kind == .rootGone } }
+        #expect(gone.contains { $0.kind == .rootGone }, "\(gone)")
+        w1.close()
+        #expect(w1.events().isEmpty, "closed")
+        try Data("3".utf8).write(to: URL(fileURLWithPath: two.path + "/still"))
+        #expect(Self.events(w2) { $0.contains { $0.path == "still" } }.contains { $0.path == "still" }, "the other tree goes on")
+    }
+
+    @Test func theLastTreeClosedReleasesTheInstanceAndItIsNotInherited() throws {
+        let t = try TempDeviceRoot("treewatch-cloexec")
+        let watch = try TreeWatch(root: t.path)
+        // Every inotify fd of this process is close-on-exec (the library's is made so).
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        var inotify = 0
+        for name in fds {
+            guard let fd = Int32(name), let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name),
+                target == "anon_inode:inotify"
+            else { continue }
+            inotify += 1
+            #expect(fcntl(fd, F_GETFD) & FD_CLOEXEC != 0, "inotify fd \(fd) is inherited by children")
+        }
+        #expect(inotify >= 1)
+        watch.close()
+        #expect(TreeWatch.watchCount == 0)
+    }
+
+    /// A planted file in each area is found from its event alone: one full look (the first check),
+    /// then none — each finding names the file.
+    @Test(arguments: [
+        ("notify/planted", "garbage"),
+        ("containers/group.t/Library/Preferences/group.t.plist", "garbage"),
+        ("containers/group.t/Heartbeats/host.json", "garbage"),
+        ("containers/group.t/app-file", "fifo"),
+        ("sandboxes/host/Library/Preferences/standard.plist", "garbage"),
+        ("sandboxes/host/db.sqlite", "symlink"),
+        ("system/authorization/familycontrols.json", "garbage"),
+        ("system/deviceactivity/new/record.json", "garbage"),
+    ])
+    func eachAreaIsJudgedFromItsEvent(_ file: String, _ what: String) throws {
+        let t = try TempDeviceRoot("tamper-events")
+        let fm = FileManager.default
+        for dir in ["notify", "containers/group.t/Library/Preferences", "containers/group.t/Heartbeats", "sandboxes/host/Library/Preferences", "system/authorization"] {
+            try fm.createDirectory(atPath: t.path + "/" + dir, withIntermediateDirectories: true)
+        }
+        let tamper = DeviceRootTamper(root: t.root, tornWritesPlanned: false, environment: [:])
+        #expect(tamper.watched)
+        #expect(tamper.check(nowNanos: 0) == nil)
+        #expect(tamper.fullLooks == 1)
+        let path = t.path + "/" + file
+        try fm.createDirectory(atPath: PathText.directory(of: path), withIntermediateDirectories: true)
+        switch what {
+        case "fifo": #expect(mkfifo(path, 0o600) == 0)
+        case "symlink": #expect(symlink("/etc/hostname", path) == 0)
+        default: try Data("\u{1}not what any participant writes".utf8).write(to: URL(fileURLWithPath: path))
+        }
+        var found: (file: String, what: String)?
+        let deadline = DispatchTime.now().uptimeNanoseconds + 2_000_000_000
+        while found == nil && DispatchTime.now().uptimeNanoseconds < deadline {
+            found = tamper.check(nowNanos: 0)
+            if found == nil { usleep(1000) }
+        }
+        let f = try #require(found, "\(file) (\(what)) was not found")
+        #expect(f.file == file, "\(f.what)")
+        #expect(tamper.fullLooks == 1, "found from its event, not by a look at the whole root")
+        #expect(tamper.eventsTaken > 0)
+        #expect(tamper.check(nowNanos: 0, force: true) == nil, "one tamper line per run")
+    }
+
+    /// The protocol's own writes — notify posts, suite writes, heartbeats — are judged and fine.
+    @Test func theProtocolsOwnWritesAreNotTampering() throws {
+        let t = try TempDeviceRoot("tamper-clean")
+        let tamper = DeviceRootTamper(root: t.root, tornWritesPlanned: false, environment: [:])
+        #expect(tamper.check(nowNanos: 0) == nil)
+        let center = try DarwinNotificationCenter(deviceRoot: t.root)
+        let group = "group.test.clean"
+        let container = try AppGroupContainer(deviceRoot: t.root, groupIdentifier: group, entitlements: Entitlements(appGroups: [group]))
+        let suite = try SharedDefaults(container: container, suiteName: group)
+        let heart = try HeartbeatWriter(container: container, writer: "host", intervalSeconds: 1, clock: DeviceClock(deviceRoot: nil))
+        for i in 0..<50 {
+            try center.post("n\(i % 5)")
+            try suite.setValues(["streak": i, "name": "s-\(i)"])
+            try heart.beat()
+            #expect(tamper.check(nowNanos: 0) == nil)
+        }
+        usleep(20_000)
+        #expect(tamper.check(nowNanos: 0) == nil)
+        #expect(tamper.filesJudged > 0 && tamper.fullLooks == 1)
+    }
+
+    /// Without a watch (`STH_TAMPER_DETECTION=scan`) the root is looked at whole every 20 ms, and
+    /// the history is told why.
+    @Test func theScanFallbackSaysSo() throws {
+        let t = try TempDeviceRoot("tamper-scan")
+        let tamper = DeviceRootTamper(root: t.root, tornWritesPlanned: false, environment: [DeviceRootTamper.detectionVariable: "scan"])
+        #expect(!tamper.watched)
+        #expect(tamper.takeNotes().first?.contains("looked at whole every 20 ms") == true)
+        try FileManager.default.createDirectory(atPath: t.path + "/notify", withIntermediateDirectories: true)
+        #expect(mkfifo(t.path + "/notify/x", 0o600) == 0)
+        #expect(tamper.check(nowNanos: 1_000_000_000)?.file == "notify/x")
+    }
+}
