@@ -103,7 +103,7 @@ public final class AppGroupEnvironment: Sendable {
 
     /// `1`: the scenario's `os.appGroupUnavailable` names this role — a misconfigured entitlement as
     /// the field sees it: app code's `UserDefaults(suiteName: "group.…")` and container URL are nil
-    /// (the harness's own stand-in runtime still reaches the group). PROTOCOL.md §7.11.
+    /// (the harness's own stand-in runtime still reaches the group). EMULATED-IOS.md §7.11.
     public static let unavailableVariable = "SCREENTIME_APP_GROUP_UNAVAILABLE"
 
     public static var unavailableToAppCode: Bool { StandInEnvironment.current[unavailableVariable] == "1" }

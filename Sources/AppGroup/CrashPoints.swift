@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// Every point where a stand-in process can be interrupted, with a stable label
-/// `<process>:<kind>[:<detail>]#<n>` — the nth pass of that label in the run (PROTOCOL.md §11).
+/// `<process>:<kind>[:<detail>]#<n>` — the nth pass of that label in the run (CRASH-POINTS.md §11).
 /// The core calls `pass` before every operation that leaves a mark another process or a relaunch
 /// can see: each write of a shared or private suite (each key of a one-`set`-at-a-time write, since
 /// each is its own write), each Darwin post, each heartbeat, each effect the interpreter carries

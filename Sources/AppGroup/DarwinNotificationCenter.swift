@@ -78,7 +78,7 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
         case corrupt(reason: String)
     }
 
-    /// Reads `name` in `directory` (a device root's `notify/`) by §4.2's rule: a regular file of
+    /// Reads `name` in `directory` (a device root's `notify/`) by PROTOCOL.md §4.2's rule: a regular file of
     /// at most 64 bytes holding one canonical record. Throws only for I/O errors. The writers'
     /// read and the harness's tamper scan share it.
     public static func readRecordFile(_ name: String, in directory: SafeDirectory) throws -> RecordFile {
@@ -118,7 +118,7 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
     /// rename, so a writer killed between the two leaves it ahead, never behind. Word 3 is the
     /// **state epoch**: raised before the rename of every write that may change a name's state
     /// (a setState, a write that replaced a corrupt record); a post whose name's state this
-    /// process learned under the current epoch does not read the record (§4.2, "Posting without
+    /// process learned under the current epoch does not read the record (PROTOCOL.md §4.2, "Posting without
     /// reading").
     private func mutate(_ name: String, _ change: Change) throws {
         try NotifyName.validate(name)
@@ -168,7 +168,7 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
             // The temp name carries the new generation ("g<gen>"), so an observer that sees the
             // rename's IN_MOVED_FROM learns it without opening the file (PROTOCOL.md §4.3).
             try directory.writeAtomically(name, bytes: next.encoded, fsync: false, tempTag: "g\(next.generation)")
-            // Landed: the high-water this write settled on and one more landed write (§4.2). A
+            // Landed: the high-water this write settled on and one more landed write (PROTOCOL.md §4.2). A
             // reader caches generations only while these match the high-water, so a write under
             // way — or by a participant that does not write them — is never cached past.
             lock.writeWords([newHighWater, header[2] &+ 1], at: 1)
@@ -205,7 +205,7 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
         try mutate(name, .post)
     }
 
-    /// The names the emulated iOS's frameworks post after their `system/` writes (§4, §11).
+    /// The names the emulated iOS's frameworks post after their `system/` writes (PROTOCOL.md §4, CRASH-POINTS.md §11).
     public static let systemNamePrefix = "system."
 
     /// notify_set_state: stores a 64-bit state without posting.

@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// Field faults of shared defaults that a harness turns on for a process through its environment
-/// (`SCREENTIME_DEFAULTS_FAULTS`, PROTOCOL.md §3, §10.5), each in a device-time window:
+/// (`SCREENTIME_DEFAULTS_FAULTS`, PROTOCOL.md §3, EMULATED-IOS.md §10.5), each in a device-time window:
 ///
 /// * `stale <seconds> <from> <to>`: a reader that has the suite cached keeps serving that cache
 ///   for `seconds` of device time after it first sees the suite changed (UserDefaults in an App

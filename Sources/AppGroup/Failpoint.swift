@@ -1,5 +1,5 @@
 /// One failpoint, as fail-rs and FreeBSD's fail(9) write them: `label=[p%][n*]action[(arg)]`,
-/// terms chained with `->` (PROTOCOL.md §11, docs/SCENARIOS.md "Failpoints"). Pure: parsed here,
+/// terms chained with `->` (CRASH-POINTS.md §11, docs/SCENARIOS.md "Failpoints"). Pure: parsed here,
 /// validated by the harness before a run, evaluated by `CrashPoints` in the stand-ins.
 ///
 /// `label` is a crash point's label, `<process>:<kind>[:<detail>]`, optionally with `#n`: then

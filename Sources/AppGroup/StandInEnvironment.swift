@@ -13,7 +13,7 @@ import Glibc
 /// has no environment of its own: it gets the one of the stand-in that holds the turn (only one
 /// runs at a time, `setTurnHolder`), as a thread of a process gets its process's.
 public enum StandInEnvironment {
-    /// The role the harness started a process as (PROTOCOL.md §7.8): its trace's name, its sandbox,
+    /// The role the harness started a process as (EMULATED-IOS.md §7.8): its trace's name, its sandbox,
     /// the writer `system/` records name.
     public static let processVariable = "SCREENTIME_PROCESS"
 

@@ -19,7 +19,7 @@ struct DefaultsCommand: ParsableCommand {
         @Option(help: "The app group whose container holds the suite (default: SUITE).") var group: String?
         @Argument(help: "The suite, e.g. group.focuspledge.") var suite: String
 
-        /// Runs `body` on the suite; a suite the read found corrupt (and moved aside, §3) is exit 2
+        /// Runs `body` on the suite; a suite the read found corrupt (and moved aside, PROTOCOL.md §3) is exit 2
         /// with one line saying so — not `{}` and exit 0 as if the suite were empty (a
         /// Python-written `<integer>18446744073709551615` lost the whole suite silently).
         func withSuite<T>(_ body: (SharedDefaults) throws -> T) throws -> T {

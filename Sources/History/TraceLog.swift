@@ -7,7 +7,7 @@ import Glibc
 /// Appends one process's events to its trace (`<run-dir>/trace/<process>.jsonl`): one `write(2)`
 /// per line on an O_APPEND fd, so lines from a process killed mid-write are at worst cut short at
 /// the end, never interleaved. Thread-safe. The only trace writer: stand-ins, servers and the
-/// harness all write PROTOCOL.md §8 lines through it.
+/// harness all write HISTORY.md §8 lines through it.
 ///
 /// Not fsynced: a SIGKILLed process's writes survive in the page cache; what must survive a
 /// machine crash (a server's journal) is kept elsewhere.

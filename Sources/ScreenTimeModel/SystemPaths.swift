@@ -1,5 +1,5 @@
 /// Where the app-facing frameworks and the emulated OS meet: `<device-root>/system/`
-/// (PROTOCOL.md §7). Every file here is replaced by temp + rename and followed by a post of its
+/// (EMULATED-IOS.md §7). Every file here is replaced by temp + rename and followed by a post of its
 /// area's Darwin notification; names starting with `.` are temp files or locks, never records.
 public enum SystemPaths {
     // MARK: Directories (relative to the device root)

@@ -2,7 +2,7 @@ import Foundation
 import ScreenTimeModel
 import SystemFiles
 
-/// Harness side of `system/deviceactivity/` (PROTOCOL.md §7.3): the registrations the OS
+/// Harness side of `system/deviceactivity/` (EMULATED-IOS.md §7.3): the registrations the OS
 /// evaluates with `ScheduleRules`.
 public enum DeviceActivityReader {
     public static func registrations(on device: EmulatedDevice) -> SystemReadout<ActivityRegistrationRecord> {

@@ -2,7 +2,7 @@ import Foundation
 import ScreenTimeModel
 import SystemFiles
 
-/// The OS's side of FamilyControls authorization (PROTOCOL.md §7.4): the app's open request, and
+/// The OS's side of FamilyControls authorization (EMULATED-IOS.md §7.4): the app's open request, and
 /// the scripted user's answer.
 public enum FamilyControlsAuthority {
     /// The app's latest request, if it has not been answered yet.

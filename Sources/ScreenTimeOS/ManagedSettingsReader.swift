@@ -1,7 +1,7 @@
 import ScreenTimeModel
 import SystemFiles
 
-/// Harness side of `system/managedsettings/` (PROTOCOL.md §7.2): every store's settings, and what
+/// Harness side of `system/managedsettings/` (EMULATED-IOS.md §7.2): every store's settings, and what
 /// they shield, block and restrict together.
 public enum ManagedSettingsReader {
     public static func stores(on device: EmulatedDevice) -> SystemReadout<ManagedSettingsStoreRecord> {

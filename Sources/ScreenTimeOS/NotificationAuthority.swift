@@ -2,7 +2,7 @@ import Foundation
 import ScreenTimeModel
 import SystemFiles
 
-/// The OS's side of `system/notifications/` (PROTOCOL.md §7.5): read what the app asked for,
+/// The OS's side of `system/notifications/` (EMULATED-IOS.md §7.5): read what the app asked for,
 /// answer the authorization prompt, deliver requests, apply removals, and build the inbox
 /// message a tap sends to the app.
 public enum NotificationAuthority {

@@ -3,7 +3,7 @@ import Foundation
 
 /// What the user did inside a running app (tapped "start", picked apps, created a grant, …), as
 /// the emulated OS hands it over: numbered JSON files in `system/inbox/<process>/`, then a post of
-/// `system.inbox.<process>` (PROTOCOL.md §7). The meaning of `action` and its `fields` is the
+/// `system.inbox.<process>` (EMULATED-IOS.md §7). The meaning of `action` and its `fields` is the
 /// pack's; the core only carries them.
 ///
 ///     {"action": "start_session", "fields": {"durationMinutes": "30", "sessionId": "s-1-2"}, "list": [], "seq": 3}

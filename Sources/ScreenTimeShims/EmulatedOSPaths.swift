@@ -3,7 +3,7 @@ import Foundation
 import ScreenTimeModel
 
 /// Where the runner meets the emulated OS: `<root>/system/` (the full list is
-/// `ScreenTimeModel.SystemPaths`, PROTOCOL.md §7).
+/// `ScreenTimeModel.SystemPaths`, EMULATED-IOS.md §7).
 public enum EmulatedOSPaths {
     public static let managedSettings = SystemPaths.managedSettings
     public static let deviceActivity = SystemPaths.deviceActivity

@@ -327,7 +327,7 @@ def edits_md():
           "An **edit** is one seed line changed, removed or added. **Context** (a function or class around statements",
           "or methods the seed shows without their surroundings) is written outside the BEGIN/END markers and changes",
           "no seed line; it is listed per block. Each seed module has a `Preamble.swift` (module-wide `@_exported`",
-          "imports; no module aliases `UserDefaults`: the Screen Time modules' is the App Group's, PROTOCOL.md §7.11)",
+          "imports; no module aliases `UserDefaults`: the Screen Time modules' is the App Group's, EMULATED-IOS.md §7.11)",
           "and a `Stubs.swift` (app helpers the seed uses but does not",
           "show). Shared stand-ins for UIKit's app lifecycle, Flutter, SwiftUI and React Native are the modules in",
           "`Sources/SeedCode/Stubs/`. The seed modules compile in Swift 5 language mode, as the seeds' Xcode projects do.",

@@ -6,7 +6,7 @@ import SystemKit
 ///
 /// An adapter handles the inputs its seed cares about and ignores the rest with a `default:` —
 /// so a case added here for another seed costs no pack an edit. What iOS tells the app arrives
-/// through the inbox as a reserved message (PROTOCOL.md §7.7) and reaches the adapter typed.
+/// through the inbox as a reserved message (EMULATED-IOS.md §7.7) and reaches the adapter typed.
 public enum AppInput: Sendable, Equatable {
     /// The process started (first launch or relaunch): memory is empty, the App Group is not.
     case launched
@@ -25,7 +25,7 @@ public enum AppInput: Sendable, Equatable {
     /// Native's `AppState` `active`): after a launch by the user, and every time it is opened.
     case becameActive
     /// The app left the foreground (`didEnterBackgroundNotification`, `AppState` `background`);
-    /// iOS suspends it soon after (PROTOCOL.md §10.2).
+    /// iOS suspends it soon after (EMULATED-IOS.md §10.2).
     case enteredBackground
     /// A URL of the app's scheme opened it (`application(_:open:options:)`, a deep link such as
     /// `pushin://workout`), on a cold start right after `launched`, or while it ran.
@@ -40,7 +40,7 @@ public enum AppInput: Sendable, Equatable {
 }
 
 /// The typed input each of iOS's reserved inbox messages (`ScreenTimeModel.OSMessageActions`,
-/// PROTOCOL.md §7.7) becomes.
+/// EMULATED-IOS.md §7.7) becomes.
 public enum OSMessage {
     static let appState = OSMessageActions.appState
     static let openURL = OSMessageActions.openURL

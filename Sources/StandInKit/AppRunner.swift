@@ -286,7 +286,7 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
                 }
             }
         case .user(let m):
-            // iOS's own messages (PROTOCOL.md §7.7) reach the machine typed, never as a tap.
+            // iOS's own messages (EMULATED-IOS.md §7.7) reach the machine typed, never as a tap.
             if !adapter.takesOSMessagesRaw {
                 switch osInput(m) {
                 case .input(let typed): return feed(typed)
@@ -300,7 +300,7 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
             context.trace.log("user_input", fields)
             feed(input)
             // The tap's handler returned with its effects carried out: a process that dies before
-            // this line died inside the tap, and the user taps again once it is back (§7.7).
+            // this line died inside the tap, and the user taps again once it is back (EMULATED-IOS.md §7.7).
             context.trace.log("user_input_done", ["action": m.action, "seq": String(m.seq)])
             return
         default: break

@@ -213,7 +213,7 @@ public enum FrameworkExtension {
         case .called: break
         case .responded(let r):
             // The shield action's answer (a seed's own `completionHandler(.none)` too): a crash
-            // point right before iOS gets it (PROTOCOL.md §11).
+            // point right before iOS gets it (CRASH-POINTS.md §11).
             CrashPoints.passNonThrowing("respond")
             context.trace.log("responded", ["response": r.rawValue, "delivery": delivery])
         case .configuration(let c):
@@ -233,7 +233,7 @@ public enum FrameworkExtension {
 }
 
 /// The arguments the OS starts an extension with (`ExtensionCall.arguments(delivery:)`), plus
-/// `--web-domain` and `--category` (PROTOCOL.md §7.6).
+/// `--web-domain` and `--category` (EMULATED-IOS.md §7.6).
 public struct FrameworkCallOptions: ParsableArguments {
     @Option(help: "DeviceActivityMonitor callback, e.g. intervalDidStart.") public var callback: MonitorCallback?
     @Option(help: "The DeviceActivityName of a monitor callback.") public var activity: String?

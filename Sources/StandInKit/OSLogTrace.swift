@@ -2,7 +2,7 @@ import History
 import OSLog
 
 /// The app code's `Logger` and `os_log` lines, as lines of its process's trace (`os_log`,
-/// PROTOCOL.md §7.11): in the history beside what the process did, and on its lane in report.html.
+/// EMULATED-IOS.md §7.11): in the history beside what the process did, and on its lane in report.html.
 enum OSLogTrace {
     /// Longest message kept in the trace; the rest is cut with `…`.
     static let maxMessageCharacters = 400

@@ -17,7 +17,7 @@ import SystemKit
 ///     ScreenTimeProcess.app(MyHostAdapter())
 ///
 /// The harness names the role and its entitlements in the environment (`SCREENTIME_PROCESS`,
-/// `APP_GROUPS`, PROTOCOL.md §7): the executable needs no arguments of its own. The principal is made
+/// `APP_GROUPS`, EMULATED-IOS.md §7): the executable needs no arguments of its own. The principal is made
 /// once the process's device is set up — as iOS instantiates `NSExtensionPrincipalClass` — so its
 /// `init` may already open `UserDefaults(suiteName:)` or a `ManagedSettingsStore`.
 public enum ScreenTimeProcess {

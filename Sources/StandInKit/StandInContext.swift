@@ -12,7 +12,7 @@ import Glibc
 /// What every stand-in gets from its environment, as iOS would give it: the device root
 /// (`SCREENTIME_DEVICE_ROOT`), its entitlements (`APP_GROUPS`), and from the harness the run
 /// directory for its trace (`SCREENTIME_RUN_DIR`) and the variant (`SCREENTIME_VARIANT`)
-/// (PROTOCOL.md §7). The pack names the role and its App Group suite.
+/// (EMULATED-IOS.md §7). The pack names the role and its App Group suite.
 public final class StandInContext: @unchecked Sendable {
     public let process: String
     /// The variant's name; the pack turns it into its own variant type.
@@ -58,10 +58,10 @@ public final class StandInContext: @unchecked Sendable {
         let trace = try TraceLog(runDirectory: run, process: process, deviceTime: { clock.nowUnixSeconds() })
         self.trace = trace
         OSLogTrace.install(trace)
-        // A harness-armed defaults fault (PROTOCOL.md §3, §10.5) shows in the history where it acted.
+        // A harness-armed defaults fault (PROTOCOL.md §3, EMULATED-IOS.md §10.5) shows in the history where it acted.
         defaults.onFault = { kind, fields in trace.log("defaults_fault", fields.merging(["kind": kind]) { a, _ in a }) }
         SharedDefaults.faultObserver = { kind, fields in trace.log("defaults_fault", fields.merging(["kind": kind]) { a, _ in a }) }
-        // Crash points and failpoints, when the harness turns them on (PROTOCOL.md §11): a
+        // Crash points and failpoints, when the harness turns them on (CRASH-POINTS.md §11): a
         // failpoint that fires is traced before it acts (for `kill`, the process's last line).
         try CrashPoints.configure(process: process, environment: env)
         CrashPoints.onFire = { label, term in
@@ -142,7 +142,7 @@ public final class StandInContext: @unchecked Sendable {
     private final class Box: @unchecked Sendable { var value: SharedDefaults? }
     private let privateStore = Box()
 
-    /// Where a server role publishes its port (PROTOCOL.md §8).
+    /// Where a server role publishes its port (HISTORY.md §8).
     public static func portFile(runDirectory: String, service: String) -> String {
         runDirectory + "/ports/\(service).port"
     }

@@ -4,7 +4,7 @@ import ScreenTimeModel
 
 /// One directory under `system/` and the notification its changes post: the only way the
 /// frameworks and the harness touch `system/` files. Reads are bounded and a bad file is an error
-/// naming it; writes are temp + rename followed by the post (PROTOCOL.md §1, §7).
+/// naming it; writes are temp + rename followed by the post (PROTOCOL.md §1, EMULATED-IOS.md §7).
 public struct SystemArea: @unchecked Sendable {
     public let relativePath: String
     public let directory: SafeDirectory

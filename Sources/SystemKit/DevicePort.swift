@@ -29,7 +29,7 @@ public protocol DevicePort: AnyObject {
     func setBadge(_ count: Int) throws
     func trace(_ event: String, _ fields: [String: String])
     /// True when the device carries its OS calls out through the Apple-named frameworks, which
-    /// mark their own crash points (PROTOCOL.md §11) — the same place a seed's own code calling
+    /// mark their own crash points (CRASH-POINTS.md §11) — the same place a seed's own code calling
     /// them directly is marked — so the interpreter does not mark them twice. False (the default:
     /// `InMemoryDevice`): the interpreter marks them.
     var frameworksMarkCrashPoints: Bool { get }

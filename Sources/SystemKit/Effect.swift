@@ -50,7 +50,7 @@ public enum TimerFire: Sendable, Equatable {
 ///
 /// The vocabulary covers what the five seeds' processes ask of iOS (DESIGN.md "One core, five
 /// seeds"); a pack never switches over it — the interpreter does — so a new case costs the packs
-/// nothing. Each case is documented in PROTOCOL.md §7.10 with what it does on the device.
+/// nothing. Each case is documented in EMULATED-IOS.md §7.10 with what it does on the device.
 public enum Effect: Sendable, Equatable {
     /// Writes to the process's App Group suite. `atomic: true` = ONE multi-key write that lands
     /// entirely or not at all; `atomic: false` = separate `set`/`removeObject` calls in this order
@@ -98,7 +98,7 @@ public enum Effect: Sendable, Equatable {
     case setBadge(Int)
     /// Append a line to this process's trace (the harness measures and checks from these).
     case trace(String, [String: String])
-    /// A named step of the pack's protocol: a crash point `step:<name>` (PROTOCOL.md §11), nothing
+    /// A named step of the pack's protocol: a crash point `step:<name>` (CRASH-POINTS.md §11), nothing
     /// else — where a machine wants a kill explored that no write marks (e.g. between deciding
     /// and acting). An `error` failpoint there reaches the machine as `effectFailed`.
     case step(String)

@@ -172,7 +172,7 @@ public enum EffectInterpreter {
         return fields.compactMap { name, value in value.map { "\(name)=\($0)" } }.joined(separator: ",")
     }
 
-    /// The crash point of an OS call (PROTOCOL.md §11). A device that goes through the Apple-named
+    /// The crash point of an OS call (CRASH-POINTS.md §11). A device that goes through the Apple-named
     /// frameworks has it marked there, where a seed's own Swift calling them is marked too; here
     /// only for one that does not (`InMemoryDevice`).
     private static func osCallCrashPoint(_ label: @autoclosure () -> String, on device: some DevicePort) throws {

@@ -1,6 +1,6 @@
 import ScreenTimeModel
 
-/// One call iOS makes into an extension process (PROTOCOL.md §7). The emulated OS starts a fresh
+/// One call iOS makes into an extension process (EMULATED-IOS.md §7). The emulated OS starts a fresh
 /// process per call with `arguments(delivery:)`; the stand-in parses them back
 /// (`StandInKit.FrameworkCallOptions`), handles the one call, and exits.
 public enum ExtensionCall: Sendable, Equatable {

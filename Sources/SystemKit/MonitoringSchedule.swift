@@ -1,7 +1,7 @@
 import Foundation
 
 /// A `DeviceActivitySchedule` as the app builds it: date components evaluated by the OS in the
-/// device's time zone (PROTOCOL.md §7.3). Seed 000 passes `DateComponents(hour:minute:)`; a
+/// device's time zone (EMULATED-IOS.md §7.3). Seed 000 passes `DateComponents(hour:minute:)`; a
 /// machine that wants an exact absolute interval uses `Effect.startMonitoring(activity:start:end:repeats:)`.
 public struct MonitoringSchedule: Sendable, Equatable {
     public var intervalStart: DateComponents

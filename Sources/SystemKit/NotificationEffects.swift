@@ -1,6 +1,6 @@
 import ScreenTimeModel
 
-/// `UNNotificationRequest` as a machine builds it (PROTOCOL.md §7.5): identifier, content and an
+/// `UNNotificationRequest` as a machine builds it (EMULATED-IOS.md §7.5): identifier, content and an
 /// optional trigger (nil = deliver now). The records are the ones the OS reads, so the two sides
 /// cannot disagree on a field.
 public struct NotificationRequest: Sendable, Equatable {

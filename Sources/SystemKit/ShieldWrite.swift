@@ -1,6 +1,6 @@
 import ScreenTimeModel
 
-/// One write to a `ManagedSettingsStore` (PROTOCOL.md §7.2): each shield property it names is set
+/// One write to a `ManagedSettingsStore` (EMULATED-IOS.md §7.2): each shield property it names is set
 /// or cleared, the others are left as the store has them — so an app and an extension writing
 /// different properties of one store do not undo each other. Applications are bundle ids and
 /// categories category ids; the device turns them into the OS's opaque tokens.

@@ -7,7 +7,7 @@
 // With "protocol", each post makes the system calls PROTOCOL.md §4.2 asks of ours, in C: the
 // namespace flock, the header (pread of its four words, pwrite of the high-water before the
 // rename, pwrite of the landed pair after it), a unique temp name per post; the name's record is
-// not read (its state is known under an unchanged state epoch, §4.2 "Posting without reading",
+// not read (its state is known under an unchanged state epoch, PROTOCOL.md §4.2 "Posting without reading",
 // as in every post of this loop); the watch also asks IN_MOVED_FROM. Between the two runs lies
 // what the protocol costs; between this one and ours, what Swift and our code add.
 // Prints one round-trip time in nanoseconds per line (iterations lines) on stdout.
@@ -98,7 +98,7 @@ int main(int argc, char **argv) {
     }
     // Both watches exist before the first post: no lost wake-up.
     int pifd = inotify_init1(IN_CLOEXEC), cifd = inotify_init1(IN_CLOEXEC);
-    // Ours also watches IN_MOVED_FROM (the temp name carries the generation, §4.3).
+    // Ours also watches IN_MOVED_FROM (the temp name carries the generation, PROTOCOL.md §4.3).
     uint32_t mask = IN_MOVED_TO | (protocol ? IN_MOVED_FROM : 0);
     if (pifd < 0 || cifd < 0 || inotify_add_watch(pifd, dir, mask) < 0 || inotify_add_watch(cifd, dir, mask) < 0) {
         perror("inotify"); return 2;

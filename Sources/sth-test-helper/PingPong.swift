@@ -92,7 +92,7 @@ enum PingPong {
         while true { sleep(60) }
     }
 
-    /// PROTOCOL.md §8 trace lines, one write(2) each on an O_APPEND fd.
+    /// HISTORY.md §8 trace lines, one write(2) each on an O_APPEND fd.
     final class Trace: @unchecked Sendable {
         let fd: Int32
         let process: String

@@ -1,6 +1,6 @@
 // API probe: Foundation as app code gets it through an Apple-named module (here `import
 // ManagedSettings` alone, no `import Foundation`), with the App Group `UserDefaults` and
-// CoreFoundation's Darwin notify center (docs/FRAMEWORKS-API.md, PROTOCOL.md §7.11). Only members
+// CoreFoundation's Darwin notify center (docs/FRAMEWORKS-API.md, EMULATED-IOS.md §7.11). Only members
 // that compile are here; the rest are in not-provided.txt.
 import ManagedSettings
 

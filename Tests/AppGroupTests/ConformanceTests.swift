@@ -106,7 +106,7 @@ struct ConformanceTests {
         #expect(big.wait(timeout: .seconds(10)) == .exited(2))
         #expect(try t.defaults().object(forKey: "big") == nil)
 
-        // A writer that does not follow §3 (plistlib alone writes 2^64-1).
+        // A writer that does not follow PROTOCOL.md §3 (plistlib alone writes 2^64-1).
         let python = try ChildProcess.spawn(PythonParticipant.python!, [
             "-c", "import plistlib,sys; sys.stdout.buffer.write(plistlib.dumps({'big': 2**64 - 1, 'kept': 'x'}))",
         ])
@@ -198,7 +198,7 @@ struct ConformanceTests {
         let state = try Self.participant(["state", "--root", t.path, "--name", "q"])
         #expect(state.readLine(timeout: .seconds(10)) == "2 0")
         // A Swift center that knows "k" (it posted it), then Python's set-state: the state epoch
-        // it raised makes the next Swift post read the record and keep that state (§4.2).
+        // it raised makes the next Swift post read the record and keep that state (PROTOCOL.md §4.2).
         try center.post("k")
         let setK = try Self.participant(["set-state", "--root", t.path, "--name", "k", "--state", "5"])
         #expect(setK.readLine(timeout: .seconds(10)) == "done")

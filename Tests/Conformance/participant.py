@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""A ScreenTimeHarness participant written from docs/PROTOCOL.md alone (standard library only;
-ctypes for inotify). Section numbers below are PROTOCOL.md's.
+"""A ScreenTimeHarness participant written from the protocol's documents alone — docs/PROTOCOL.md,
+and docs/HISTORY.md §8 for its trace lines (standard library only; ctypes for inotify). Section
+numbers below are PROTOCOL.md's unless they name another document (the documents share one
+numbering).
 
     participant.py increment --root R --group G --suite S --key K --count N   N locked read-modify-writes, then "done <last>"
     participant.py read      --root R --group G --suite S --key K              prints the value ("absent" when there is none)
@@ -501,7 +503,7 @@ def observe(root, names, stop):
                     return
 
 
-# §2 the clock, §8 traces, §9 virtual time ----------------------------------------------------
+# §2 the clock, HISTORY.md §8 traces, §9 virtual time -----------------------------------------
 
 def device_now(root):
     """§2: device unix seconds (stepped: epoch + offset; fixed: + elapsed monotonic x rate)."""
@@ -522,14 +524,14 @@ def device_now(root):
 
 
 class Trace:
-    """§8: one JSON line per event, one write(2) on an O_APPEND fd."""
+    """HISTORY.md §8: one JSON line per event, one write(2) on an O_APPEND fd."""
     def __init__(self, run_dir, process, root):
         self.fd = os.open(os.path.join(run_dir, "trace", process + ".jsonl"), os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
         self.process, self.root = process, root
 
     def log(self, event, **fields):
         line = dict(fields, mono=time.monotonic_ns(), t=device_now(self.root), process=self.process, pid=os.getpid(), event=event)
-        os.write(self.fd, (json.dumps(line) + "\n").encode())   # §8: any JSON spacing
+        os.write(self.fd, (json.dumps(line) + "\n").encode())   # HISTORY.md §8: any JSON spacing
 
 
 class Scheduler:

@@ -4,7 +4,7 @@ import OSLog
 import Testing
 
 /// What app code gets from `UserDefaults` and `Logger` through the Apple-named modules
-/// (PROTOCOL.md §7.11). The App Group suite itself is exercised end to end by scripts/test-init
+/// (EMULATED-IOS.md §7.11). The App Group suite itself is exercised end to end by scripts/test-init
 /// (a shield extension's `UserDefaults(suiteName:)` writes are App Group writes in the history).
 @Suite(.serialized, .timeLimit(.minutes(1))) struct AppGroupFoundationTests {
     /// Runs `body` on a thread whose environment is a stand-in's: `process` on `device`.

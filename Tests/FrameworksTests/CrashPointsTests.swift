@@ -8,7 +8,7 @@ import Testing
 import Glibc
 #endif
 
-/// The core's crash points (`CrashPoints`, PROTOCOL.md §11) as a stand-in passes them: the App
+/// The core's crash points (`CrashPoints`, CRASH-POINTS.md §11) as a stand-in passes them: the App
 /// Group primitives (a suite write per key, a post, a heartbeat) and the effect interpreter each
 /// mark theirs with a stable label and count, the log lets a relaunch continue the count, and an
 /// armed failpoint acts there. `CrashPoints` is one registry per process, so every test that

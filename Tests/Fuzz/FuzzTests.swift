@@ -79,7 +79,7 @@ import Testing
         tally.report()
     }
 
-    // MARK: Notify records (§4.2)
+    // MARK: Notify records (PROTOCOL.md §4.2)
 
     @Test func notifyRecordsRoundTripAndHaveOneSpelling() async {
         let tally = Fuzz.Tally("notify records")
@@ -102,7 +102,7 @@ import Testing
         tally.report()
     }
 
-    // MARK: The clock file (§2)
+    // MARK: The clock file (PROTOCOL.md §2)
 
     static let interestingDoubles: [Double] = [
         0, -0.0, 1, -1, 0.001, 0.0009, 100_000, 100_001, 1e300, -1e300, .infinity, -.infinity, .nan, 253_402_300_799, 253_402_300_800,
@@ -192,7 +192,7 @@ import Testing
         tally.report()
     }
 
-    // MARK: Heartbeat records (§5)
+    // MARK: Heartbeat records (PROTOCOL.md §5)
 
     @Test func heartbeatRecordsAreBoundedAndNeverBreakTheClassifier() async {
         let tally = Fuzz.Tally("heartbeat records")
@@ -267,7 +267,7 @@ import Testing
         tally.report()
     }
 
-    // MARK: History lines (§8)
+    // MARK: History lines (HISTORY.md §8)
 
     static let events = Generator<HistoryEvent, Shrink.None<HistoryEvent>>(run: { rng in
         let pool: [Unicode.Scalar] = ["a", "\"", "\\", "\n", "\u{0}", "\u{1F}", "é", "😀", "/", " ", "{", "}"]

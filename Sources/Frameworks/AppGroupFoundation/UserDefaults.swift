@@ -10,13 +10,13 @@
 // still picks this one; `.standard`, a `String?` suite name and a type annotation are ambiguous —
 // a compile error naming `UserDefaults` (drop that `import Foundation`: Apple's Screen Time modules
 // re-export it too). Only an explicit `Foundation.UserDefaults` reaches Linux Foundation's; the
-// harness reports such a suite when it reaches disk (PROTOCOL.md §7.11).
+// harness reports such a suite when it reaches disk (EMULATED-IOS.md §7.11).
 @_exported import Foundation
 import AppGroup
 // CoreFoundation's Darwin notify center, which Foundation brings on iOS.
 @_exported import CFDarwinNotify
 
-/// Apple's `UserDefaults`, as an app on iOS gets it (PROTOCOL.md §3, §7.11):
+/// Apple's `UserDefaults`, as an app on iOS gets it (PROTOCOL.md §3, EMULATED-IOS.md §7.11):
 /// - `UserDefaults(suiteName: "group.…")` is the App Group's shared suite when the process is
 ///   entitled to the group (`APP_GROUPS`), else nil — the harness's cross-process store with its
 ///   lock, crash points, faults and traced writes;

@@ -4,7 +4,7 @@ import ScreenTimeModel
 import SystemFiles
 
 /// Apple's `DeviceActivityCenter`: which activities the app and its extensions monitor. The
-/// registrations are the OS's (`system/deviceactivity/<activity>.json`, PROTOCOL.md §7.3); every
+/// registrations are the OS's (`system/deviceactivity/<activity>.json`, EMULATED-IOS.md §7.3); every
 /// instance is the same registry.
 public struct DeviceActivityCenter: Sendable {
     /// Apple's `DeviceActivityCenter.MonitoringError`.
@@ -79,7 +79,7 @@ public struct DeviceActivityCenter: Sendable {
     public func startMonitoring(
         _ activity: DeviceActivityName, during schedule: DeviceActivitySchedule, events: [DeviceActivityEvent.Name: DeviceActivityEvent] = [:]
     ) throws {
-        // The call's crash point (PROTOCOL.md §11), for a seed's own code as for the effect.
+        // The call's crash point (CRASH-POINTS.md §11), for a seed's own code as for the effect.
         try CrashPoints.pass("monitoring.start:" + activity.rawValue)
         do {
             try startMonitoringChecked(activity, during: schedule, events: events)
@@ -90,7 +90,7 @@ public struct DeviceActivityCenter: Sendable {
     }
 
     /// On iOS the OS refuses, so it knows; here the framework files the refusal for the OS
-    /// (`system/deviceactivity-refused/`, PROTOCOL.md §7.3), bounded by the directory limit.
+    /// (`system/deviceactivity-refused/`, EMULATED-IOS.md §7.3), bounded by the directory limit.
     private func fileRefusal(_ activity: String, _ e: MonitoringError) {
         guard let device = try? device.get(), let area = try? device.area(SystemPaths.deviceActivityRefusals),
             ((try? area.recordNames().count) ?? 0) < SystemPaths.maxRecordsPerDirectory
@@ -190,7 +190,7 @@ public struct DeviceActivityCenter: Sendable {
 
     /// FamilyControls authorization is the OS's: once it models authorization (the status file
     /// exists), anything but `approved` refuses monitoring. Without the file the harness does not
-    /// model authorization and monitoring is allowed (PROTOCOL.md §7.4).
+    /// model authorization and monitoring is allowed (EMULATED-IOS.md §7.4).
     static func authorizationRefused(_ device: EmulatedDevice) throws(SystemFileError) -> Bool {
         guard let status = try device.area(SystemPaths.authorization).read(AuthorizationStatusRecord.self, SystemPaths.familyControlsStatus) else {
             return false

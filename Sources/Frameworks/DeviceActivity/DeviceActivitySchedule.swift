@@ -3,7 +3,7 @@ import ScreenTimeModel
 import SystemFiles
 
 /// Apple's `DeviceActivitySchedule`: when to monitor, as date components evaluated in the
-/// device's time zone (PROTOCOL.md §7.3 for the rules: an end earlier than the start wraps past
+/// device's time zone (EMULATED-IOS.md §7.3 for the rules: an end earlier than the start wraps past
 /// midnight; 15 minutes ≤ interval ≤ one week).
 public struct DeviceActivitySchedule: Sendable, Equatable {
     public let intervalStart: DateComponents

@@ -5,7 +5,7 @@ import SystemFiles
 
 /// Apple's `AuthorizationCenter` (FamilyControls). The status is the OS's:
 /// `system/authorization/familycontrols.json` (absent = `notDetermined`); a request is a file the
-/// scripted user answers (PROTOCOL.md §7.4).
+/// scripted user answers (EMULATED-IOS.md §7.4).
 public final class AuthorizationCenter: @unchecked Sendable {
     /// The process's one center (inside the harness, one per stand-in launch: StandInEnvironment).
     public static var shared: AuthorizationCenter { StandInEnvironment.perIncarnation { AuthorizationCenter() } ?? processShared }

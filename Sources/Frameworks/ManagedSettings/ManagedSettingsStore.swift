@@ -4,7 +4,7 @@ import ScreenTimeModel
 import SystemFiles
 
 /// Apple's `ManagedSettingsStore`: settings the OS enforces, kept by the OS across every process
-/// (here: `system/managedsettings/<store>.json`, PROTOCOL.md §7.2). Stores with the same name are
+/// (here: `system/managedsettings/<store>.json`, EMULATED-IOS.md §7.2). Stores with the same name are
 /// the same store, in the app and in every extension.
 ///
 /// Every group (`shield`, `application`, `webContent`, …) lives in that one file. Each change

@@ -1,7 +1,7 @@
 import ScreenTimeModel
 
 /// Apple's opaque token for an app, a category or a web domain. App code can compare, hash and
-/// encode it, never open it: only the OS (the harness) maps it back (PROTOCOL.md §7.1).
+/// encode it, never open it: only the OS (the harness) maps it back (EMULATED-IOS.md §7.1).
 public struct Token<T>: Codable, Hashable, Sendable {
     /// base64 of `<kind>:<identifier>`; internal to the frameworks.
     let opaque: String

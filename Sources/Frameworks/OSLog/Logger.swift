@@ -1,6 +1,6 @@
 // Apple's unified logging (`import OSLog`, `import os`): `Logger(subsystem:category:)` and
 // `os_log`. On iOS a developer reads these lines in Console; here each one is a line of the
-// process's trace (`os_log` with level, subsystem, category and message, PROTOCOL.md §7.11), so it
+// process's trace (`os_log` with level, subsystem, category and message, EMULATED-IOS.md §7.11), so it
 // shows in the run's history and on the process's lane of report.html. A process the harness did
 // not start (no sink installed) prints them to stderr.
 @_exported import AppGroupFoundation

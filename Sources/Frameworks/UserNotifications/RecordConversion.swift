@@ -1,7 +1,7 @@
 import Foundation
 import ScreenTimeModel
 
-/// Between the public classes and the `system/notifications/` records (PROTOCOL.md §7.5).
+/// Between the public classes and the `system/notifications/` records (EMULATED-IOS.md §7.5).
 enum RecordConversion {
     /// `userInfo` must be JSON-shaped to cross: strings, numbers, booleans, arrays, string-keyed
     /// dictionaries (Apple requires property-list types; dates and data are refused here).

@@ -3,7 +3,7 @@ import Foundation
 import ScreenTimeModel
 import SystemFiles
 
-/// Apple's `UNUserNotificationCenter` over `system/notifications/` (PROTOCOL.md §7.5). The app
+/// Apple's `UNUserNotificationCenter` over `system/notifications/` (EMULATED-IOS.md §7.5). The app
 /// writes what it asks for (authorization requests, pending requests, categories, removals) and
 /// posts `system.notifications.changed`; the OS writes what it decides (the authorization status,
 /// the delivered list) and hands the user's responses to the app through its inbox.

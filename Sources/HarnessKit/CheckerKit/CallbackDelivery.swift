@@ -14,7 +14,7 @@ public struct CallbackDelivery: Sendable {
 
     public var delivered: HistoryEvent
     public var outcome: Outcome = .unknown
-    /// The call waited for the extension's previous call to return (PROTOCOL.md §10.1): the
+    /// The call waited for the extension's previous call to return (EMULATED-IOS.md §10.1): the
     /// `callback_queued` line, at the instant iOS made the call (nil: started at once).
     public var queued: HistoryEvent?
 

@@ -31,7 +31,7 @@ public enum CauseChain {
     public static let maxLines = 12
     public static let minCauses = 2
 
-    /// Harness lines that disturb a process (PROTOCOL.md §8, §10.5, §7.7). Not `defaults_fault_armed`:
+    /// Harness lines that disturb a process (HISTORY.md §8, EMULATED-IOS.md §10.5, §7.7). Not `defaults_fault_armed`:
     /// the run's setup, written at its start for every role a rule selects — where such a fault
     /// acts, the process traces `defaults_fault`.
     static let harnessDisturbances: Set<String> = [

@@ -1,6 +1,6 @@
 import History
 
-/// How the harness's own lines are read back (PROTOCOL.md §8).
+/// How the harness's own lines are read back (HISTORY.md §8).
 extension HistoryEvent {
     public static let harnessProcessName = "harness"
 

@@ -9,7 +9,7 @@ import History
 ///
 /// `harness run` and `harness check` both judge through here.
 public enum RunJudgement {
-    /// Harness lines that decide this (PROTOCOL.md §8).
+    /// Harness lines that decide this (HISTORY.md §8).
     public static let interruptedEvent = "run_interrupted"
     public static let tamperEvent = "tamper"
 

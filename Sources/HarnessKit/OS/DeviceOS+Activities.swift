@@ -19,7 +19,7 @@ extension DeviceOS {
             let record = byName[name]!
             if let existing = activities[name], existing.record == record { continue }
             // Re-registering a name replaces its schedule; the old interval ends silently (Apple
-            // documents nothing else; see PROTOCOL.md §7).
+            // documents nothing else; see EMULATED-IOS.md §7).
             let state = ActivityState(record: record, missesStartAtRegistration: configuration.rules.startAtRegistration == .missed)
             activities[name] = state
             out.append(.record("monitoring_registered", ["activity": name, "repeats": String(record.schedule.repeats)]))

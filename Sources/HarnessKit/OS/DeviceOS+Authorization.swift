@@ -2,7 +2,7 @@ import Foundation
 import ScreenTimeModel
 import SystemKit
 
-/// Authorization is the OS's (PROTOCOL.md §7.4, §10.3): FamilyControls decides whether the app may
+/// Authorization is the OS's (EMULATED-IOS.md §7.4, §10.3): FamilyControls decides whether the app may
 /// monitor and shield at all, notification authorization whether anything it schedules is shown.
 /// The scripted user answers prompts as the scenario says (`os.authorization`, `os.notifications`)
 /// and may revoke FamilyControls later (`os.revokeAt`).
@@ -44,7 +44,7 @@ extension DeviceOS {
     /// Shields written while the app is not approved are not applied, and not kept for later: iOS
     /// lets only an authorized app manage settings ("Managed Settings can't function without …
     /// authorizing your app using Family Controls"; "the ManagedSettingsStore only reports back the
-    /// settings that have been set by your authorized application", PROTOCOL.md §10.3, §10.6). The
+    /// settings that have been set by your authorized application", EMULATED-IOS.md §10.3, §10.6). The
     /// stores are emptied, as revocation empties them, so the app reads back nothing and a later
     /// approval brings nothing back: the app must write its shields again once approved. While not
     /// approved nothing is shielded (revocation cleared it; `notDetermined` never had any), so the
@@ -59,7 +59,7 @@ extension DeviceOS {
     }
 
     /// The user turns the app's Screen Time access off. Apple documents no effect on the app's
-    /// settings; field reports (PROTOCOL.md §10.6) say its restrictions are lifted at once, so every
+    /// settings; field reports (EMULATED-IOS.md §10.6) say its restrictions are lifted at once, so every
     /// store is cleared and monitoring stops without callbacks: the app's extensions are no longer
     /// entitled to run.
     mutating func revoke(_ out: inout [OSEffect]) {

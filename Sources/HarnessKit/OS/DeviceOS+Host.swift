@@ -41,7 +41,7 @@ extension DeviceOS {
         out.append(.tellHost(action: action, fields: fields))
     }
 
-    /// `app_state`: the host came to the foreground or left it (PROTOCOL.md §7.7).
+    /// `app_state`: the host came to the foreground or left it (EMULATED-IOS.md §7.7).
     mutating func tellLifecycle(active: Bool, _ out: inout [OSEffect]) {
         guard configuration.hostNotices.lifecycle else { return }
         tellHost(OSMessageActions.appState, ["state": active ? "active" : "background"], &out)

@@ -2,7 +2,7 @@ import Foundation
 import ScreenTimeModel
 import SystemKit
 
-/// Local notifications (PROTOCOL.md §7.5, §10.4): the OS fires each pending request at its
+/// Local notifications (EMULATED-IOS.md §7.5, §10.4): the OS fires each pending request at its
 /// trigger's time, shows it only when notifications are authorized, and hands a tap on it (or on
 /// one of its actions) to the host, launching or foregrounding it.
 extension DeviceOS {

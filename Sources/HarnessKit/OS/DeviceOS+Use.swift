@@ -32,7 +32,7 @@ extension DeviceOS {
 
     /// ManagedSettings' `application.blockedApplications` changed. Apple: the applications "the
     /// user can't open"; one in use when it becomes blocked is closed (the user is sent home), as a
-    /// deleted app would be — Apple does not say, this is our reading (PROTOCOL.md §7.2).
+    /// deleted app would be — Apple does not say, this is our reading (EMULATED-IOS.md §7.2).
     mutating func blockedApplicationsChanged(_ apps: Set<String>, _ out: inout [OSEffect]) {
         if refusesManagedSettings, !apps.isEmpty {
             out.append(.record("blocked_applications_ignored", ["apps": apps.sorted().joined(separator: ","), "why": "not authorized"]))
@@ -107,7 +107,7 @@ extension DeviceOS {
     /// blocks the domain (each store's filter on its own: one store's exceptions do not lift
     /// another's block), or a store shields the domain (`shield.webDomains`). A web domain's
     /// shield is recorded, not drawn: the shield-configuration extension is not called for web
-    /// domains (PROTOCOL.md §7.2).
+    /// domains (EMULATED-IOS.md §7.2).
     mutating func visitWebsite(_ domain: String, adult: Bool, _ out: inout [OSEffect]) {
         let domain = domain.lowercased()
         if managedSettings.webContentFilters.contains(where: { $0.blocks(domain: domain, adult: adult) }) {

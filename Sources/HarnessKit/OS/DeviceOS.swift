@@ -5,7 +5,7 @@ import SystemKit
 /// The emulated iOS as one pure, deterministic type: events in (`OSEvent`), effects out
 /// (`OSEffect`), every input kept in `journal` so a run's OS can be replayed and examined.
 ///
-/// It keeps Apple's rules (PROTOCOL.md §7): DeviceActivity schedules evaluated from their date
+/// It keeps Apple's rules (EMULATED-IOS.md §7): DeviceActivity schedules evaluated from their date
 /// components in the device's time zone (`ScheduleRules`), `repeats`, warning times, and
 /// `intervalDidEnd` when an ongoing interval is stopped; event thresholds count the cumulative
 /// frontmost use of the selected apps and categories within the interval and fire once;
@@ -30,7 +30,7 @@ public struct DeviceOS: Sendable {
         public var faults: [FieldFault]
         public var seed: UInt64
         /// The user's answer to FamilyControls prompts (`approved` | `denied`); nil = the OS does not
-        /// model FamilyControls authorization (no status file: monitoring is allowed, PROTOCOL.md §7.4).
+        /// model FamilyControls authorization (no status file: monitoring is allowed, EMULATED-IOS.md §7.4).
         public var familyControls: String?
         /// The user's answer to notification prompts (`authorized` | `denied` | `provisional`);
         /// nil = prompts stay unanswered (and nothing is shown: the status stays `notDetermined`).
@@ -199,7 +199,7 @@ public struct DeviceOS: Sendable {
             // nemesis's restart, a crash's relaunch) — not by the user, who opens it through
             // `openHost` (foreground before this launch): iOS does not put a killed background app
             // in front of what the user is doing. It comes back in the background and is
-            // suspended after the grace period, as any app the user left (PROTOCOL.md §10.2).
+            // suspended after the grace period, as any app the user left (EMULATED-IOS.md §10.2).
             if host == .notRunning, configuration.hostLifecycle, hostForegroundAtExit == false {
                 host = .background(since: now)
                 out.append(.record("host_state", ["state": "background", "why": "relaunched after a kill in the background"]))

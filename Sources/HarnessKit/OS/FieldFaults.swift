@@ -21,10 +21,10 @@ public struct FieldFault: Sendable, Equatable {
         /// The extension's process is killed before it returns.
         case killMidCall
         /// App Group level: a reader's shared-defaults cache is kept for `seconds` of device time
-        /// after it first sees the suite changed (`SharedDefaults`, PROTOCOL.md §3, §10.5).
+        /// after it first sees the suite changed (`SharedDefaults`, PROTOCOL.md §3, EMULATED-IOS.md §10.5).
         case staleDefaults(seconds: Double)
         /// App Group level: a multi-key defaults write lands its first key, then the writing process
-        /// is killed before the others (`SharedDefaults`, PROTOCOL.md §3, §10.5).
+        /// is killed before the others (`SharedDefaults`, PROTOCOL.md §3, EMULATED-IOS.md §10.5).
         case tornWrite
 
         /// Faults of the App Group primitives, carried out inside the processes (not on calls).

@@ -108,6 +108,6 @@ public enum OSEffect: Sendable, Equatable {
     /// Hand the user's response to the host (removed from Notification Center, sent to its inbox).
     case notificationResponse(identifier: String, action: String)
     /// One of iOS's own messages to the host (`OSMessages`: lifecycle, a URL, a time change),
-    /// written to its inbox (PROTOCOL.md §7.7).
+    /// written to its inbox (EMULATED-IOS.md §7.7).
     case tellHost(action: String, fields: [String: String])
 }

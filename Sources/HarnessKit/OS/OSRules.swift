@@ -1,8 +1,8 @@
 import Foundation
 
 /// Documented alternatives to the OS's rules (`os.rules`), for behaviour where real devices differ
-/// from Apple's documentation or from one another (PROTOCOL.md §10.6 names the field evidence of
-/// each). The defaults are the rules of PROTOCOL.md §7.3 and §10.1, unchanged. A rule that acts
+/// from Apple's documentation or from one another (EMULATED-IOS.md §10.6 names the field evidence of
+/// each). The defaults are the rules of EMULATED-IOS.md §7.3 and §10.1, unchanged. A rule that acts
 /// writes its name (`rule: os.rules.<key>`) on the history line it causes, so a violation's cause
 /// chain and the report's "armed, never fired" list can name it.
 public struct OSRules: Sendable, Equatable {

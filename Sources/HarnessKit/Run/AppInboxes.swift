@@ -8,7 +8,7 @@ import Supervision
 import SystemFiles
 import SystemKit
 
-/// The apps' inboxes (PROTOCOL.md §7.7) as the harness writes them: one `AppInbox` per role, opened
+/// The apps' inboxes (EMULATED-IOS.md §7.7) as the harness writes them: one `AppInbox` per role, opened
 /// at its first message, and the sequence number every message carries.
 struct AppInboxes {
     var open: [String: AppInbox] = [:]
@@ -53,7 +53,7 @@ extension LiveRun: UserDevice {
         if inboxes.recent[role, default: []].count > InterruptedTapsBound.earlierTaps { inboxes.recent[role]?.removeFirst() }
     }
 
-    /// Writes `message` to the role's inbox (PROTOCOL.md §7.7) without opening anything: the OS's
+    /// Writes `message` to the role's inbox (EMULATED-IOS.md §7.7) without opening anything: the OS's
     /// own messages (a notification response) arrive however iOS launched the app. Its seq, or nil
     /// when it could not be written (recorded).
     @discardableResult
@@ -73,7 +73,7 @@ extension LiveRun: UserDevice {
     }
 
     /// The user tapped a delivered notification: it leaves Notification Center and its response
-    /// goes to the host's inbox (`notification_response`, PROTOCOL.md §7.5), which the host reads
+    /// goes to the host's inbox (`notification_response`, EMULATED-IOS.md §7.5), which the host reads
     /// when it runs.
     func respond(toNotification identifier: String, action: String) {
         guard let host = hostRole else { return }

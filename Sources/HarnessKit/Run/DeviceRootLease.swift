@@ -19,7 +19,7 @@ package final class DeviceRootLease: @unchecked Sendable {
     /// Bound on the entries one sweep looks at.
     static let maxEntries = 10_000
 
-    /// Names the directory of leased device roots instead of the default (PROTOCOL.md §8). Two
+    /// Names the directory of leased device roots instead of the default (HISTORY.md §8). Two
     /// harnesses with different ones never sweep each other's roots: the test suite gives a test
     /// that watches a dead root its own, so a harness another test starts meanwhile cannot
     /// remove that root first (the flaky `aKilledHarness…IsSwept`).

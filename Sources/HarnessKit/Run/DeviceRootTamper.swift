@@ -15,7 +15,7 @@ import Glibc
 ///
 /// What the system's processes can make (PROTOCOL.md §1): directories, and regular files written
 /// by temp + rename — nothing else, except the harness's own scheduler FIFO (`system/scheduler`,
-/// §9). So any other kind of file anywhere below `notify/`, `containers/`, `sandboxes/` or
+/// PROTOCOL.md §9). So any other kind of file anywhere below `notify/`, `containers/`, `sandboxes/` or
 /// `system/` — a FIFO, socket, device or symlink — came from outside. Content: every participant
 /// writes through the protocol's encoders, so a notify record that is not one, a `system/` record
 /// that is not JSON within its bound, a suite plist (an App Group's, or a process's private store

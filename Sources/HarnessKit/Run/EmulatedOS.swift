@@ -33,7 +33,7 @@ struct EmulatedOS {
     var unlockAt: Double?
     /// Calls iOS made to an extension while another call of that extension was running, by role,
     /// in the order they were made: an extension is one process that takes its calls one at a
-    /// time (PROTOCOL.md §10.1), so each waits for the one before it to return.
+    /// time (EMULATED-IOS.md §10.1), so each waits for the one before it to return.
     var waitingCalls: [String: [WaitingCall]] = [:]
 
     struct WaitingCall {
@@ -149,7 +149,7 @@ extension LiveRun {
     /// iOS launches an extension process for one call the OS made (`delivery` is its id) — once
     /// the extension has returned from the calls made before it (`waitingCalls`).
     /// `killedByOS`: a field fault kills it before it returns — at launch, so that the outcome
-    /// does not depend on how far it got in wall time (PROTOCOL.md §10).
+    /// does not depend on how far it got in wall time (EMULATED-IOS.md §10).
     func launchCall(_ call: ExtensionCall, delivery: Int, label: [String: String], killedByOS: Bool) {
         var f = label
         f["callback"] = call.callbackName
@@ -314,7 +314,7 @@ extension LiveRun {
     }
 
     /// `os.faults` that act on the App Group (stale_defaults, torn_write), as the
-    /// `SCREENTIME_DEFAULTS_FAULTS` value of each device role they select (PROTOCOL.md §3, §10.5).
+    /// `SCREENTIME_DEFAULTS_FAULTS` value of each device role they select (PROTOCOL.md §3, EMULATED-IOS.md §10.5).
     static func defaultsFaultEnvironment(_ faults: [FieldFault], roles: [ProcessRole]) -> [String: String] {
         var perRole: [String: DefaultsFaults] = [:]
         let deviceRoles = roles.filter { $0.lifetime != .server }.map(\.name)

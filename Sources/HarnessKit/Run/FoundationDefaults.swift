@@ -6,7 +6,7 @@ import Foundation
 /// `Foundation.UserDefaults(suiteName: "group.…")`): Foundation writes them as a private plist
 /// under the process's $HOME — its sandbox (RunProcesses) — where no other process reads them. On
 /// iOS the write would reach the group; here it silently would not, so the run says so and is
-/// undecided (PROTOCOL.md §7.11): never a pass or a violation the app did not earn.
+/// undecided (EMULATED-IOS.md §7.11): never a pass or a violation the app did not earn.
 enum FoundationDefaults {
     /// The harness line (`RunJudgement` makes the run undecided).
     static let event = "foundation_defaults"

@@ -4,7 +4,7 @@ import Foundation
 import Glibc
 #endif
 
-/// Streams the run's history to `<run-dir>/history.jsonl` while the run goes (PROTOCOL.md §8):
+/// Streams the run's history to `<run-dir>/history.jsonl` while the run goes (HISTORY.md §8):
 /// every `pumpIntervalMillis` a thread of its own appends each trace's new whole lines, in
 /// arrival order, with one `write(2)` per trace. A harness killed at any instruction leaves a
 /// history that lacks at most what arrived since the last pump and ends in at most one torn line;

@@ -3,7 +3,7 @@ import Foundation
 import History
 import ScreenTimeShims
 
-/// A tap the app died while handling (PROTOCOL.md §7.7): the app takes a tap out of its inbox
+/// A tap the app died while handling (EMULATED-IOS.md §7.7): the app takes a tap out of its inbox
 /// before it acts on it, so a process killed inside the handler — at a crash point before its
 /// first effect, say — loses the tap with itself, whatever the app does. On a phone the user sees
 /// the app vanish and, once it is back, taps again. The harness plays that user: when an app

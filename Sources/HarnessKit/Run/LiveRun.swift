@@ -154,7 +154,7 @@ final class LiveRun {
             environment[SharedDefaults.dataProtectionVariable] = "1"
         }
         if o.crashPointsOn {
-            // PROTOCOL.md §11: the stand-ins count and log their crash points, and arm these failpoints.
+            // CRASH-POINTS.md §11: the stand-ins count and log their crash points, and arm these failpoints.
             environment[CrashPoints.directoryVariable] = runDir + "/crashpoints"
             environment[CrashPoints.failpointsVariable] = o.allFailpoints.map(\.description).joined(separator: "\n")
             environment[CrashPoints.seedVariable] = String(o.seed)

@@ -119,7 +119,7 @@ extension LiveRun {
         if let r = try? FamilyControlsAuthority.openRequest(on: device), !emulated.files.answeredPrompts.contains(r.id) {
             emulated.files.answeredPrompts.insert(r.id)
             // What the app wrote before it asked is on disk before its request: the OS sees it
-            // first, so a shield written while not yet approved is judged so (PROTOCOL.md §10.3).
+            // first, so a shield written while not yet approved is judged so (EMULATED-IOS.md §10.3).
             osScan()
             osApply(.authorizationRequested(.familyControls, requestId: r.id))
             answered = true

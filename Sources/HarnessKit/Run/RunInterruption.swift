@@ -55,7 +55,7 @@ private func onStopSignal(_ sig: Int32) {
 
 extension LiveRun {
     /// Checked once per turn of the main loop: a stop signal, or a device root that someone else
-    /// changed. Records why (`run_interrupted` / `tamper`, PROTOCOL.md §8) and says stop.
+    /// changed. Records why (`run_interrupted` / `tamper`, HISTORY.md §8) and says stop.
     func stopRequested() -> Bool {
         if let signal = RunInterruption.signal {
             o.progress("\(RunInterruption.name(of: signal)): stopping the run (again to quit at once)")

@@ -43,7 +43,7 @@ extension LiveRun {
 
     func start(_ role: ProcessRole, extra: [String]) throws -> any RunChild {
         var env = processes.environment
-        // The role it is (PROTOCOL.md §7): a team's stand-in reads it (`ScreenTimeProcess`).
+        // The role it is (EMULATED-IOS.md §7): a team's stand-in reads it (`ScreenTimeProcess`).
         env[StandInEnvironment.processVariable] = role.name
         // Linux Foundation keeps its UserDefaults under $HOME/.config: in the role's own sandbox, as
         // an iOS app's private store is — never shared between roles or runs, and looked at after

@@ -3,7 +3,7 @@ import Foundation
 import History
 
 /// Whether a role's trace says it is ready (`ProcessRole.Readiness.traceEvent`): a line whose
-/// `event` is the one asked for, read as JSON (PROTOCOL.md §8). The runner matched the bytes
+/// `event` is the one asked for, read as JSON (HISTORY.md §8). The runner matched the bytes
 /// `"event":"launched"`, so a participant in another language writing `"event": "launched"` (Python's
 /// `json.dumps` default) was never ready and the run failed to start.
 enum TraceReadiness {

@@ -1,7 +1,7 @@
 import AppGroup
 
 /// Whether a failpoint's label can ever pass in a system, from the label and the system's
-/// descriptor alone (PROTOCOL.md §11): a label is matched whole, so one that no crash point of
+/// descriptor alone (CRASH-POINTS.md §11): a label is matched whole, so one that no crash point of
 /// the system can spell arms nothing in every run — an error before anything runs, not a PASS
 /// that tested nothing. What depends on the run (an activity's name, a session id) is not judged
 /// here; a label that the run never passes is reported after it.
@@ -27,7 +27,7 @@ package enum FailpointReach {
             Failpoint.ParseError(offset: offset, message: "\(why): no run of \(descriptor.id) passes this label, so it would arm nothing")
         }
         if detail == nil, kindsWithDetail.contains(kind) {
-            return never(point.label.count, "a '\(kind)' crash point's label ends in its detail (\(kind):…, PROTOCOL.md §11)")
+            return never(point.label.count, "a '\(kind)' crash point's label ends in its detail (\(kind):…, CRASH-POINTS.md §11)")
         }
         if detail != nil, kindsWithoutDetail.contains(kind) {
             return never(process.count + kind.count + 1, "a '\(kind)' crash point has no detail after its kind")

@@ -43,7 +43,7 @@ public struct LocalTimeSchedule: Sendable, Equatable {
 
     /// Device offsets (seconds after the start) in `[0, seconds]`, ascending. A time that does not
     /// exist on a spring-forward day is the first instant after the gap; a repeated one (fall
-    /// back) its first occurrence — as DeviceActivity schedules match (PROTOCOL.md §7.3).
+    /// back) its first occurrence — as DeviceActivity schedules match (EMULATED-IOS.md §7.3).
     public func offsets(within seconds: Double) -> [Double] {
         var out: [Double] = []
         var after = start.addingTimeInterval(-0.001)

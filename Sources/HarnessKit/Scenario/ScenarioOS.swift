@@ -1,4 +1,4 @@
-// The `os:` section of a scenario: how the emulated iOS behaves (PROTOCOL.md §10, DeviceOS).
+// The `os:` section of a scenario: how the emulated iOS behaves (EMULATED-IOS.md §10, DeviceOS).
 //
 //   os:
 //     hostLifecycle: true            = true; the host runs only in the foreground and is suspended
@@ -12,7 +12,7 @@
 //                                     approved); approved | denied: the status is notDetermined
 //                                     from the start and the user answers every prompt so
 //     revokeAt: [3h]                 = none; device offsets: the user revokes FamilyControls
-//                                     (shields cleared, monitoring stopped, PROTOCOL.md §10.3)
+//                                     (shields cleared, monitoring stopped, EMULATED-IOS.md §10.3)
 //     notifications: authorized      = authorized; the user's answer to the notification prompt:
 //                                     authorized | denied | provisional
 //     timeZoneChanges:               = none; the device moves (schedules re-evaluated in the new zone)
@@ -26,7 +26,7 @@
 //                                     registration counts toward thresholds whatever the event says
 //     appGroupUnavailable: [monitor]  = none; roles whose app code finds no App Group (a misconfigured
 //                                     entitlement): UserDefaults(suiteName: "group.…") is nil, the
-//                                     container URL nil; the app's fallback path runs (PROTOCOL.md §7.11)
+//                                     container URL nil; the app's fallback path runs (EMULATED-IOS.md §7.11)
 //     faults:                        = none; iOS misbehaving, each rule seeded:
 //       - kind: drop                 drop | delay | duplicate | batch | reorder | kill_mid_call |
 //                                     stale_defaults | torn_write
@@ -76,7 +76,7 @@ extension Scenario {
         public var notifications = "authorized"
         /// Device seconds after `clock.start`, and the IANA zone the device moves to.
         public var timeZoneChanges: [TimeZoneChange] = []
-        /// Documented alternatives to the OS's rules (`os.rules`, PROTOCOL.md §10.6).
+        /// Documented alternatives to the OS's rules (`os.rules`, EMULATED-IOS.md §10.6).
         public var rules = OSRules()
 
         public init() {}

@@ -56,7 +56,7 @@ public struct SystemDescriptor: Sendable, Codable, Equatable {
     /// Roles the nemesis may target, in the order the descriptor lists them (the default targets).
     public var nemesisTargets: [String] { roles.filter(\.nemesisTarget).map(\.name) }
 
-    /// Processes whose crash points the core provides (PROTOCOL.md §11): the apps and extensions,
+    /// Processes whose crash points the core provides (CRASH-POINTS.md §11): the apps and extensions,
     /// which run on `StandInContext`; a server's are its pack's own.
     public var crashPointProcesses: [String] { roles.filter { $0.lifetime != .server }.map(\.name) }
 }
@@ -112,7 +112,7 @@ public struct ProcessRole: Sendable, Codable, Equatable {
     public var participatesInVirtualTime: Bool
     /// One line for `harness systems`.
     public var summary: String
-    /// An app role: what its code hears from iOS besides taps (PROTOCOL.md §7.7).
+    /// An app role: what its code hears from iOS besides taps (EMULATED-IOS.md §7.7).
     public var notices: AppNotices
     /// Its process traces every App Group write that landed (`defaults_set`, PROTOCOL.md §3):
     /// for a seed's own code, whose writes the checkers judge.

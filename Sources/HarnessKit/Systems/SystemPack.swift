@@ -45,7 +45,7 @@ public protocol SystemPack: Sendable {
     /// Judges a merged history, from the history alone.
     func check(_ history: [HistoryEvent]) -> CheckReport
 
-    /// A tap the app died in (PROTOCOL.md §7.7): what the user taps, in order, once iOS has
+    /// A tap the app died in (EMULATED-IOS.md §7.7): what the user taps, in order, once iOS has
     /// brought the app back. `earlier`: the taps made in `role` before it, oldest first (the last
     /// `InterruptedTapsBound.earlierTaps`). Default: the tap alone. A pack whose screen keeps what
     /// the user did only in the app's memory (a picker's selection) repeats the taps that built

@@ -67,7 +67,7 @@ public struct SettingField<Record> {
 public struct ApplicationRecord: Codable, Hashable, Sendable, Comparable {
     public var bundleIdentifier: String?
     public var localizedDisplayName: String?
-    /// An opaque application token (PROTOCOL.md §7.1).
+    /// An opaque application token (EMULATED-IOS.md §7.1).
     public var token: String?
 
     public init(bundleIdentifier: String? = nil, localizedDisplayName: String? = nil, token: String? = nil) {
@@ -98,7 +98,7 @@ public struct ApplicationRecord: Codable, Hashable, Sendable, Comparable {
 /// A `WebDomain` on disk: a domain, a token, or both.
 public struct WebDomainRecord: Codable, Hashable, Sendable, Comparable {
     public var domain: String?
-    /// An opaque web-domain token (PROTOCOL.md §7.1).
+    /// An opaque web-domain token (EMULATED-IOS.md §7.1).
     public var token: String?
 
     public init(domain: String? = nil, token: String? = nil) {

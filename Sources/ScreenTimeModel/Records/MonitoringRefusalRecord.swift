@@ -1,7 +1,7 @@
 import Foundation
 
 /// `system/deviceactivity-refused/<ms>-<uuid>.json`: a `startMonitoring` the framework refused
-/// (PROTOCOL.md §7.3). On iOS the OS itself refuses, so it knows; here the framework files the
+/// (EMULATED-IOS.md §7.3). On iOS the OS itself refuses, so it knows; here the framework files the
 /// refusal for the OS, which records it and deletes the file — a monitoring error reaches the
 /// history even when the app swallows it.
 public struct MonitoringRefusalRecord: Codable, Hashable, Sendable {

@@ -170,7 +170,7 @@ public struct BadgeRecord: Codable, Hashable, Sendable {
 }
 
 /// The user's response to a delivered notification, as the OS hands it to the running (or
-/// launched) app: an inbox message (PROTOCOL.md §7) with action `notification_response` and these
+/// launched) app: an inbox message (EMULATED-IOS.md §7) with action `notification_response` and these
 /// fields.
 public enum NotificationResponseMessage {
     public static let action = "notification_response"

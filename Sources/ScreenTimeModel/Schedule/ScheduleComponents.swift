@@ -5,7 +5,7 @@ import Foundation
 /// emulated OS evaluates, absent fields omitted (`{"hour": 21, "minute": 30}`).
 ///
 /// `calendar` is an identifier (only `gregorian` is modelled); `timeZone` an IANA identifier that,
-/// when present, overrides the device's time zone for matching (PROTOCOL.md §7.3).
+/// when present, overrides the device's time zone for matching (EMULATED-IOS.md §7.3).
 public struct ScheduleComponents: Codable, Hashable, Sendable {
     public var calendar: String?
     public var timeZone: String?

@@ -2,7 +2,7 @@ import Foundation
 
 /// Apple's rules for `DeviceActivitySchedule`, as pure functions both sides use: the app-facing
 /// `DeviceActivityCenter.startMonitoring` validates with them before it writes anything, and the
-/// emulated OS computes from them when intervals start and end (PROTOCOL.md §7.3).
+/// emulated OS computes from them when intervals start and end (EMULATED-IOS.md §7.3).
 ///
 /// * An interval starts at the latest instant matching `intervalStart` and ends at the first
 ///   instant matching `intervalEnd` strictly after that start, in the device's time zone (or the

@@ -3,7 +3,7 @@ import Foundation
 /// What an opaque Screen Time token stands for. On iOS a token is an encrypted blob only the OS
 /// can map back to an app, a category or a web domain; here it is base64 of `<kind>:<identifier>`
 /// (`app:com.social.feed`, `category:social`, `web:example.com`). App code gets no API to open it
-/// (ManagedSettings' `Token` has none); the harness, playing the OS, does (PROTOCOL.md §7.1).
+/// (ManagedSettings' `Token` has none); the harness, playing the OS, does (EMULATED-IOS.md §7.1).
 public enum TokenKind: String, Sendable, Codable, CaseIterable {
     case application = "app"
     case category

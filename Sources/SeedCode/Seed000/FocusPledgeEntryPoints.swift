@@ -34,7 +34,7 @@ public enum Seed000NativeBridge {
     /// MethodChannel 1, `requestAuthorization` (seed lines 225-236): `["authorized": Bool, "error": …]`.
     /// The seed answers from a `Task`; this waits for that answer as the Dart side awaits
     /// `invokeMethod` — at most `maxWaitMilliseconds` (AuthorizationCenter itself gives up after
-    /// 10 s of wall time: PROTOCOL.md §7.4). `timedOut` is true when `result` was not called in time.
+    /// 10 s of wall time: EMULATED-IOS.md §7.4). `timedOut` is true when `result` was not called in time.
     ///
     /// It polls with `usleep` rather than `DispatchSemaphore.wait(timeout:)`: in a stand-in,
     /// CLOCK_REALTIME is the device clock (Sources/CDeviceTime), and libdispatch's timed wait turns

@@ -1,5 +1,5 @@
 // Preamble (not seed text): what the Exit app's targets give every file: the Screen Time
-// frameworks (with Foundation and the App Group's `UserDefaults`, PROTOCOL.md §7.11) and React
+// frameworks (with Foundation and the App Group's `UserDefaults`, EMULATED-IOS.md §7.11) and React
 // Native's bridge types (the bridging header).
 @_exported import AppGroup
 @_exported import DeviceActivity

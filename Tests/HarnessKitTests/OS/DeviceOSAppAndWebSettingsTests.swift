@@ -5,7 +5,7 @@ import SystemKit
 import Testing
 
 /// ManagedSettings' `application.denyAppRemoval`/`denyAppInstallation` and `webContent`
-/// filters in the pure OS: what the user can no longer do (PROTOCOL.md §7.2).
+/// filters in the pure OS: what the user can no longer do (EMULATED-IOS.md §7.2).
 @Suite(.timeLimit(.minutes(1))) struct DeviceOSAppAndWebSettingsTests {
     static func has(_ effects: [OSEffect], _ event: String, _ fields: [String: String] = [:]) -> Bool {
         DeviceOSAuthorizationTests.has(effects, event, fields)

@@ -4,7 +4,7 @@ import ScreenTimeModel
 import SystemKit
 import Testing
 
-/// Authorization, notifications, refusals and time zones in the pure OS (PROTOCOL.md §10).
+/// Authorization, notifications, refusals and time zones in the pure OS (EMULATED-IOS.md §10).
 @Suite(.timeLimit(.minutes(1))) struct DeviceOSAuthorizationTests {
     static let t0 = DeviceOSTests.t0
 

@@ -5,7 +5,7 @@ import SystemKit
 import Testing
 
 /// ManagedSettings' `application.blockedApplications` in the pure OS: the user cannot open a
-/// blocked app (PROTOCOL.md §7.2).
+/// blocked app (EMULATED-IOS.md §7.2).
 @Suite(.timeLimit(.minutes(1))) struct DeviceOSBlockedApplicationsTests {
     static func has(_ effects: [OSEffect], _ event: String, _ fields: [String: String] = [:]) -> Bool {
         DeviceOSAuthorizationTests.has(effects, event, fields)

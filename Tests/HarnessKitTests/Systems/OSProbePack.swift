@@ -8,7 +8,7 @@ import SystemKit
 import Glibc
 #endif
 
-/// A system that probes the emulated iOS (PROTOCOL.md §10) through real processes written against
+/// A system that probes the emulated iOS (EMULATED-IOS.md §10) through real processes written against
 /// the Apple-named frameworks (`sth-test-helper osprobe host|monitor|shield|config`). It has no
 /// protocol of its own: the scenario's `probe.steps` say what the host app asks the frameworks for
 /// and what the user does, and the tests read the history for what iOS did.

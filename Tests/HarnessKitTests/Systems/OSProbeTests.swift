@@ -4,7 +4,7 @@ import History
 import Supervision
 import Testing
 
-/// The emulated iOS's rules end to end (PROTOCOL.md §10): real processes written against the
+/// The emulated iOS's rules end to end (EMULATED-IOS.md §10): real processes written against the
 /// Apple-named frameworks (OSProbePack), run through `ScenarioRunner` under virtual time. Each
 /// test asserts the history lines that show the rule, at their device times.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct OSProbeTests {
@@ -85,7 +85,7 @@ import Testing
         #expect(!Self.lines(h, "harness", "callback_delivered", ["activity": "ongoing", "why": "stopMonitoring"]).isEmpty)
     }
 
-    /// An extension takes one call at a time (PROTOCOL.md §10.1): three intervals starting at one
+    /// An extension takes one call at a time (EMULATED-IOS.md §10.1): three intervals starting at one
     /// instant are three calls of the monitor extension, each started once the one before it has
     /// ended, in the order iOS made them — never two monitor processes at once.
     @Test func callsOfOneExtensionAtOneInstantRunOneAfterTheOther() throws {
@@ -166,7 +166,7 @@ import Testing
     }
 
     /// Shields written before approval are ignored and not applied when approval comes — here
-    /// written in the input right before the prompt, at the same device instant (PROTOCOL.md §10.3).
+    /// written in the input right before the prompt, at the same device instant (EMULATED-IOS.md §10.3).
     @Test func shieldsWrittenBeforeApprovalAreIgnoredAndNotAppliedLater() throws {
         let h = try Self.run("""
               steps:
@@ -386,7 +386,7 @@ import Testing
         #expect(Self.lines(h, "harness", "exit", ["target": "host"]).first?["status"]?.contains("9") == true)
         // Relaunched, it finds the half-written pair.
         #expect(Self.lines(h, "host", "launch_read").map { "\($0["pairA"]!) \($0["pairB"]!)" } == ["- -", "2 1"])
-        // The user's tap died with the writer: tapped again once it is back (PROTOCOL.md §7.7),
+        // The user's tap died with the writer: tapped again once it is back (EMULATED-IOS.md §7.7),
         // the pair is written whole (the fault tears only the first write of its window).
         #expect(Self.lines(h, "harness", "user_retry").map { $0["n"]! } == ["2"])
         #expect(Self.lines(h, "host", "pair_written").map { $0["n"]! } == ["1", "2"])

@@ -10,7 +10,7 @@ import Glibc
 
 /// The Python participant written from docs/PROTOCOL.md alone took part only
 /// in posts and defaults. Here it plays the ping-pong system's pong in a stepped virtual-time run
-/// (no FocusPledge): it reports idle on the scheduler FIFO (§9.1), so the clock moves without a
+/// (no FocusPledge): it reports idle on the scheduler FIFO (PROTOCOL.md §9.1), so the clock moves without a
 /// `quiescence_timeout`, the rally holds, its as-written bug is caught, and two runs give the same
 /// normalized history. Skipped, saying so, without python3.
 enum PythonPong {

@@ -75,7 +75,7 @@ import Testing
         #expect(v.explanation.contains("the host in the foreground"))
     }
 
-    /// An extension takes one call at a time (PROTOCOL.md §10.1): the grant's intervalDidEnd made at
+    /// An extension takes one call at a time (EMULATED-IOS.md §10.1): the grant's intervalDidEnd made at
     /// its end waited for the monitor's previous call (held by the nemesis) and ran 70 s later —
     /// due a minute after it ran; a re-shield later than that is still the app's.
     @Test func aCallThatWaitedForTheExtensionsPreviousCallIsDueAMinuteAfterItRan() throws {

@@ -83,7 +83,7 @@ import Glibc
         #expect(!events[(fired + 1)..<exit].contains { $0.process == "host-app" })
         #expect(events[exit...].contains { $0.event == "spawn" && $0["target"] == "host-app" })
         // The host died inside the user's start tap; the user taps start again once it is back
-        // (PROTOCOL.md §7.7), and the relaunched host starts the session.
+        // (EMULATED-IOS.md §7.7), and the relaunched host starts the session.
         let retry = try #require(events[exit...].first { $0.event == "user_retry" }, "the user taps start again")
         #expect(retry["action"] == "start_session" && retry["sessionId"] == "s-1-1" && retry["how"] == "taken in, not finished")
         #expect(!(try violated(run)).contains("start-enforced"))

@@ -270,7 +270,7 @@ struct RouterClient: Sendable {
         #expect(settlement?.idempotencyKey == "server_stale_s1")
         let expired = try Self.traceLines(dir.file("trace.jsonl")).filter { $0["event"] as? String == "stale-expired" }
         #expect(expired.count == 1)
-        #expect(expired.first?["ledgerSeq"] as? String == "1")  // trace fields are strings (PROTOCOL.md §8)
+        #expect(expired.first?["ledgerSeq"] as? String == "1")  // trace fields are strings (HISTORY.md §8)
     }
 
     /// HTTP dates (RFC 9110 §5.6.7): a fixed-width day, English names whatever the locale, seconds

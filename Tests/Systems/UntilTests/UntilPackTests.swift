@@ -55,7 +55,7 @@ import Until
         return outcome
     }
 
-    /// A tap the host dies in (PROTOCOL.md §7.7): killed inside "save reminder", before its
+    /// A tap the host dies in (EMULATED-IOS.md §7.7): killed inside "save reminder", before its
     /// startMonitoring, the host loses the tap with itself; the user taps again once iOS has
     /// relaunched it (`user_retry`), and monitoring starts — in both variants, since the repeat is
     /// the user's, not the app's. Killed in the repeat too, the tap is lost (`user_tap_lost`) and

@@ -7,7 +7,7 @@ import StandInKit
 import SystemKit
 
 /// `sth-enforcement <role>`: seed 001's host app and its three extensions, one role per process,
-/// started by the harness as iOS would (PROTOCOL.md §7). Thin shells: inputs become machine events.
+/// started by the harness as iOS would (EMULATED-IOS.md §7). Thin shells: inputs become machine events.
 public struct EnforcementCommand: PlainLaunchable {
     public static let configuration = CommandConfiguration(
         commandName: "sth-enforcement", abstract: "Seed 001 (the v1.1 iOS enforcement spec) stand-ins: the host app and its extensions.",

@@ -6,7 +6,7 @@ import StandInKit
 import SystemKit
 
 /// `sth-exit <role>`: seed 004's host app and its three extensions, one role per process, started
-/// by the harness as iOS would (PROTOCOL.md §7). Thin shells: inputs become machine events (the
+/// by the harness as iOS would (EMULATED-IOS.md §7). Thin shells: inputs become machine events (the
 /// host, hardened extensions) or calls into the seed's own classes (as-written extensions).
 public struct ExitCommand: PlainLaunchable {
     public static let configuration = CommandConfiguration(

@@ -2,7 +2,7 @@ import FocusPledge
 import Foundation
 
 /// One line of the settlement server's trace, before it is written: an event name and flat
-/// string fields (PROTOCOL.md §8). `event` is one of: `started`, `journal-compacted`, `journal-tail-dropped`, `created`,
+/// string fields (HISTORY.md §8). `event` is one of: `started`, `journal-compacted`, `journal-tail-dropped`, `created`,
 /// `heartbeat`, `settled`, `duplicate`, `rejected`, `stale-expired`, `stopped`. Checkers read the
 /// `settled`, `created` and `heartbeat` lines.
 public struct ServerTraceEvent: Sendable, Equatable {

@@ -5,7 +5,7 @@ import StandInKit
 import SystemKit
 
 /// `sth-focuspledge <role>`: seed 000's host app and extensions, one role per process, started by
-/// the harness as iOS would (PROTOCOL.md §7).
+/// the harness as iOS would (EMULATED-IOS.md §7).
 public struct FocusPledgeCommand: PlainLaunchable {
     public static let configuration = CommandConfiguration(
         commandName: "sth-focuspledge",

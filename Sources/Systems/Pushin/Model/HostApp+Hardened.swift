@@ -33,6 +33,6 @@ extension HostApp {
         ]
     }
 
-    /// `authorized`, `provisional` and `ephemeral` show notifications (the OS's rule, §10.4).
+    /// `authorized`, `provisional` and `ephemeral` show notifications (the OS's rule, EMULATED-IOS.md §10.4).
     public static func granted(_ status: String) -> Bool { ["authorized", "provisional", "ephemeral"].contains(status) }
 }

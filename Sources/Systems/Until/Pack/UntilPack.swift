@@ -147,7 +147,7 @@ public struct UntilPack: SystemPack {
     /// The last visit: the user opens the host this long before the workload ends and stays.
     static let finalVisitSeconds = 20 * 60
 
-    /// A tap the host died in (PROTOCOL.md §7.7): the guide's module keeps the picked apps in
+    /// A tap the host died in (EMULATED-IOS.md §7.7): the guide's module keeps the picked apps in
     /// memory ("Selected app tokens are stored in the native module"), so a user whose save
     /// vanished with the app is back at its first screen and goes through the reminder again —
     /// the trigger, the picker, save — as they did before (README A-retry). Any other tap: again.

@@ -6,7 +6,7 @@ import SystemKit
 import Until
 
 /// `sth-until host-app | monitor-extension`: seed 003's processes, started by the harness as iOS
-/// would (PROTOCOL.md §7). As-written runs the seed's own Swift; hardened the pack's machines.
+/// would (EMULATED-IOS.md §7). As-written runs the seed's own Swift; hardened the pack's machines.
 public struct UntilCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "sth-until", abstract: "Until (seed 003) stand-ins: the React Native host app and the DeviceActivity monitor extension.",

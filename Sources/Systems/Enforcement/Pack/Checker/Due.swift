@@ -6,7 +6,7 @@ import History
 /// the monitor callback made for it did not run then, for a reason the app cannot help:
 /// * the nemesis held the extension (`deferredUntil`): a minute after it ran;
 /// * it waited for the extension's previous call to return (`callback_queued`: an extension takes
-///   one call at a time, PROTOCOL.md §10.1 — e.g. behind a call the nemesis held): a minute after
+///   one call at a time, EMULATED-IOS.md §10.1 — e.g. behind a call the nemesis held): a minute after
 ///   it ran;
 /// * iOS lost it (dropped, held back by a field fault, killed at launch or mid-call): a minute
 ///   after the spec's next fallback trigger — "app foreground", "mode boundary triggers", "next

@@ -21,7 +21,7 @@ struct SettlementServerCommand: AsyncParsableCommand {
     @Option(help: "Device seconds without a heartbeat after which the stale job settles FAILURE no_heartbeat.")
     var staleAfterSeconds: Double
     @Option(help: "Publish the bound port here.") var portFile: String?
-    @Option(help: "Trace file (PROTOCOL.md §8).") var trace: String?
+    @Option(help: "Trace file (HISTORY.md §8).") var trace: String?
     @Option(help: "Wall-clock period of the stale job, 1...3600000 ms.") var jobIntervalMs: Int = SettlementServerConfiguration.defaultJobIntervalMillis
     @Option(help: "Device root whose clock the server runs on (real time when absent).") var deviceRoot: String?
     @Option(help: "A FocusPledge schedule.json: every pledge in its sessions is created at start, as of its planned start.")

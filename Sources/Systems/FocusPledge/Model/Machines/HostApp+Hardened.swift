@@ -164,7 +164,7 @@ extension HostApp {
             if case .running = state.phase { return effects + reject("session_in_progress") }
         }
         // Without Screen Time access the session cannot be enforced (iOS refuses its monitoring,
-        // PROTOCOL.md §10.3): refused and told, never started half-way (H8). `notDetermined` goes
+        // EMULATED-IOS.md §10.3): refused and told, never started half-way (H8). `notDetermined` goes
         // on: without `os.authorization` the OS does not model it, and where it does, the request
         // at the app picker came first.
         if screenTime == "denied" {

@@ -3,7 +3,7 @@ import History
 
 extension FocusPledgeChecker {
     /// A blocked app opened unshielded after the user revoked Screen Time access (Settings →
-    /// Screen Time; `os.revokeAt`): iOS removed every shield with the authorization (PROTOCOL.md
+    /// Screen Time; `os.revokeAt`): iOS removed every shield with the authorization (EMULATED-IOS.md
     /// §10.6) and tells the app nothing. Excused in `blocked-app-shielded` — and listed in
     /// `lostByOS` — only when the app could not have done better: no approval came back between the
     /// revocation and the opening, and the host was never in the foreground in between (where it

@@ -4,7 +4,7 @@ import History
 
 extension FocusPledgeChecker {
     /// A start the host refused because the user had said no to Screen Time access (README, H8):
-    /// no app can enforce a pledge then (iOS refuses its monitoring, PROTOCOL.md §10.3), so the
+    /// no app can enforce a pledge then (iOS refuses its monitoring, EMULATED-IOS.md §10.3), so the
     /// refusal is excused in `start-enforced` and the session is not "enforced" for
     /// `blocked-app-shielded` — and it is listed beside the verdict (`lostByOS`), never silent.
     ///

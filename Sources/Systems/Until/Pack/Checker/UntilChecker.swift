@@ -45,7 +45,7 @@ public enum UntilChecker {
     /// Device seconds within which a running host shows the reminder: the extension posts "for
     /// immediate wake-up" (Step 4); a JS poll (5 s) is the slowest path a running host has. The
     /// opening itself sends the host to the background, and iOS suspends it 10 s later
-    /// (PROTOCOL.md §10.2): only a host still running then can be held to a bound.
+    /// (EMULATED-IOS.md §10.2): only a host still running then can be held to a bound.
     public static let boundSeconds = 5.0
 
     public static func check(_ history: [HistoryEvent]) -> CheckReport {
