@@ -16,7 +16,7 @@ import PackageDescription
 //   RunReport                    report.html and the suite index (history.jsonl -> Mustache -> HTML + SVG)
 //   HarnessKit                   SystemPack, scenarios, runner (OS, process table, merge), checker kit, reports
 //   harness                      the CLI
-// Emulated iOS (layers 3-4 of DESIGN.md)
+// Emulated iOS (docs/EMULATED-IOS.md: what app code calls, and the OS's side of system/)
 //   ScreenTimeModel              pure: system/ record types, opaque tokens, Apple's schedule rules
 //   SystemFiles                  the one reader/writer of system/ files (bounded, atomic, posts)
 //   Frameworks/*                 app-facing, Apple-named: FamilyControls, ManagedSettings,

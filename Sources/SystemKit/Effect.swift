@@ -48,9 +48,10 @@ public enum TimerFire: Sendable, Equatable {
 /// crash-point exploration. A process may die between any two effects, and between any two keys
 /// of a `setDefaults(_, atomic: false)`: that is what crash-point exploration does.
 ///
-/// The vocabulary covers what the five seeds' processes ask of iOS (DESIGN.md "One core, five
-/// seeds"); a pack never switches over it — the interpreter does — so a new case costs the packs
-/// nothing. Each case is documented in EMULATED-IOS.md §7.10 with what it does on the device.
+/// The vocabulary covers what the five seeds' processes ask of iOS (one core, five seeds:
+/// docs/SEEDS-AND-THE-CORE.md); a pack never switches over it — the interpreter does — so a new
+/// case costs the packs nothing. Each case is documented in EMULATED-IOS.md §7.10 with what it
+/// does on the device.
 public enum Effect: Sendable, Equatable {
     /// Writes to the process's App Group suite. `atomic: true` = ONE multi-key write that lands
     /// entirely or not at all; `atomic: false` = separate `set`/`removeObject` calls in this order

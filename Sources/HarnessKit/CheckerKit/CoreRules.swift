@@ -5,12 +5,12 @@ public enum CoreRules {
     /// The App Group store was never found corrupt (a quarantine is never silent).
     public static let noStoreCorrupt = InvariantDescriptor(
         name: "no-store-corrupt", promise: "No App Group store file is ever found corrupt.",
-        source: "DESIGN.md: corrupt files are quarantined and reported, never silently reset")
+        source: "PROTOCOL.md §6: corrupt files are quarantined and reported, never silently reset")
     /// The run reached quiescence within its wall-time bound.
     public static let runSettles = InvariantDescriptor(
         name: "run-settles",
         promise: "After the workload the system settles (every extension call ends) within the run's wall-time bound.",
-        source: "DESIGN.md: a system that never settles is a violation")
+        source: "a system that never settles is a violation (run_overran, HISTORY.md §8)")
 
     public static func noStoreCorrupt(_ events: [HistoryEvent]) -> RuleOutcome {
         var outcome = RuleOutcome(noStoreCorrupt.name, subjectKind: "file")

@@ -1,8 +1,8 @@
 import History
 
 /// The user's work that never reached the app, found in the history alone, for a pack to list
-/// beside its verdict (`report.json`'s `lostByOS`) so a PASS never hides it (DESIGN.md "No pass by
-/// lost work"): shield presses iOS never got an answer to, and taps the app never took in.
+/// beside its verdict (`report.json`'s `lostByOS`) so a PASS never hides it (no pass
+/// by lost work): shield presses iOS never got an answer to, and taps the app never took in.
 public enum LostWork {
     /// A shield press none of whose shield-action calls completed.
     public struct Press: Sendable {

@@ -8,7 +8,7 @@ import Darwin
 
 /// Publishes the port the server actually bound: the decimal port and a newline, written to a
 /// temp file beside `path` and renamed over it. A reader that sees the file sees a whole port
-/// number; only the rename means "complete" (DESIGN.md). Not fsynced: a port means nothing after
+/// number; only the rename means "complete" (PROTOCOL.md §1). Not fsynced: a port means nothing after
 /// the machine restarts, and a sync cost ~0.5 ms (up to 9 ms) of every server start on ext4 — a
 /// 24-hour virtual-time run restarts the server ~100 times while every other process waits.
 public enum PortFile {
