@@ -1,7 +1,7 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// Layers (docs/PROTOCOL.md, README "Layout"), bottom to top. The core imports no system pack;
+// Layers (docs/PROTOCOL.md, docs/LAYOUT.md), bottom to top. The core imports no system pack;
 // a test (NoCoreImportsAPackTests) keeps it that way.
 //
 // Core
@@ -199,7 +199,7 @@ let package = Package(
             path: "Sources/Systems/FocusPledge/Executables/sth-focuspledge-server"
         ),
 
-        // MARK: Systems — Rally (the example pack; README "Adding a seed system")
+        // MARK: Systems — Rally (the example pack; docs/ADDING-A-SYSTEM.md)
         .target(name: "Rally", dependencies: ["AppGroup", "SystemKit"], path: "Sources/Systems/Rally/Model"),
         .target(
             name: "RallyStandIns",

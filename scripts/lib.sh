@@ -71,7 +71,7 @@ use_private_tmpdir() {
 # The release build (scripts/harness; scripts/findings asks it for the bin path). Beside the flags
 # explained in scripts/harness, the C++ runtime, SQLite and libinotifytools are linked statically
 # where their archives are installed: ld.so no longer maps libstdc++.so and applies its ~5,200
-# relocations at every stand-in start (~0.4-0.7 ms of a server's start, README "Benchmarks"). A
+# relocations at every stand-in start (~0.4-0.7 ms of a server's start, benchmarks/README.md). A
 # directory searched first (-L applies to every -l) holds links to the archives, so the `-lstdc++`
 # of Swift's static-stdlib-args.lnk and the autolinked `-lsqlite3` and `-linotifytools` find
 # them; a missing archive leaves that library shared, as before.

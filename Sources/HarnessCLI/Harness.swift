@@ -68,7 +68,7 @@ struct Harness: ParsableCommand {
     }
 }
 
-/// The exit codes of every verb (README "Exit codes", docs/BAD-INPUTS.md).
+/// The exit codes of every verb (docs/CI.md "Exit codes", docs/HISTORY.md §8, docs/BAD-INPUTS.md).
 enum HarnessExit {
     static let held: Int32 = 0
     static let violation: Int32 = 1

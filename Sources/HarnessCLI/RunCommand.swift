@@ -76,7 +76,7 @@ struct RunCommand: ParsableCommand {
         return try SuiteFile.load(path: (path as NSString).standardizingPath)
     }
 
-    /// Everything that can be checked before a run is (README "Exit codes"): a bad input never
+    /// Everything that can be checked before a run is (docs/CI.md "Exit codes"): a bad input never
     /// costs a run, and never exits with the code of a verdict.
     func preflight() throws -> (
         cases: [SuiteRunner.Case], durationOverride: Duration?, outDir: String, deviceRoot: String?, gate: [String]?, failpoints: [Failpoint],

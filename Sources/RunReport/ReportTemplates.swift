@@ -182,7 +182,7 @@ enum ReportTemplates {
         <div class="meta">system {{system}} · checker {{checker}} · {{deviceSpan}} of device time from {{startText}} · {{lineCount}} history lines · run directory {{name}}</div>
         </header>
         {{#hasRerun}}<section><h2>Rerun</h2><pre class="cmd" id="rerun">{{rerun}}</pre>
-        <div class="note">Same scenario, variant, seed and build give the same history (README "Reproduce a termination bug"). The history: <a href="history.jsonl">history.jsonl</a>{{#judged}} · the verdict: <a href="report.json">report.json</a>{{/judged}}</div></section>{{/hasRerun}}
+        <div class="note">Same scenario, variant, seed and build give the same history (docs/REPRODUCE.md in the harness's repository). The history: <a href="history.jsonl">history.jsonl</a>{{#judged}} · the verdict: <a href="report.json">report.json</a>{{/judged}}</div></section>{{/hasRerun}}
         {{^judged}}<section><p class="bad">No report.json in this run directory: verdicts unknown (<code>harness check {{name}}</code> judges the history).</p></section>{{/judged}}
         {{#hasUndecidedReason}}<section><p class="bad">Undecided: {{undecidedReason}}</p></section>{{/hasUndecidedReason}}
         {{#hasBadLines}}<section><p class="bad">Lines of history.jsonl that do not parse (left out): {{badLines}}</p></section>{{/hasBadLines}}

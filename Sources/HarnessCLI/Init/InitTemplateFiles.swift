@@ -219,8 +219,8 @@ struct __Name__System: SystemPack {
     }
 
     /// The core's rules; the scenario's `invariants:` are judged beside them. A promise no declared
-    /// rule can express gets a rule here: a `RuleOutcome` over the history (README "Adding a seed
-    /// system", step 5, of the harness).
+    /// rule can express gets a rule here: a `RuleOutcome` over the history (the harness's
+    /// docs/ADDING-A-SYSTEM.md, step 5).
     func check(_ history: [HistoryEvent]) -> CheckReport {
         guard history.contains(where: { $0.isHarnessLine("run_finished") }) else {
             return .undecided(checker: "__Name__", reason: "the history has no run_finished line")

@@ -8,7 +8,7 @@ import Foundation
 /// is a context switch. So a stepped run keeps itself on one CPU — its thread, every thread it
 /// starts and every process it spawns, which inherit the mask — and gives the thread its old mask
 /// back at the end. Measured: a 24 h FocusPledge day in ~11 % less wall time and ~12 % less CPU
-/// (README "Benchmarks"). A fixed-rate run is left alone: its processes do run at once.
+/// (benchmarks/README.md). A fixed-rate run is left alone: its processes do run at once.
 ///
 /// `HARNESS_CPU` chooses: `auto` (the default: the CPU the run starts on, where the scheduler put
 /// it; `harness explore`'s workers each their own, counting on from there), `off` (no pinning: two

@@ -6,7 +6,7 @@ import Supervision
 /// `harness explore`: runs a scenario × variant × seed once with its crash points recorded, then
 /// once per crash point (up to a bound) with a failpoint that SIGKILLs that process exactly at
 /// that point (`<process>:<label>#<n>=kill`); iOS relaunches it as usual, the run goes on, and
-/// the invariants are checked. Every run uses real processes (README "Explore every crash point"
+/// the invariants are checked. Every run uses real processes (docs/EXPLORE.md
 /// says what that costs). Under virtual time a run replays exactly, so the run killed at point P
 /// is the enumeration run up to P; a point that is not reached is reported as such, never as a pass.
 package enum CrashPointExplorer {

@@ -5,7 +5,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// SIGINT and SIGTERM stop a run cleanly instead of losing it (README "Exit codes"): the first
+/// SIGINT and SIGTERM stop a run cleanly instead of losing it (docs/CI.md "Exit codes"): the first
 /// one is only noted (a handler that stores the signal number, async-signal-safe); the runner sees
 /// it within a tick, records `run_interrupted`, ends its children, merges the history and writes
 /// `report.json` (undecided, `"interruption": "SIGINT"`); the suite runs no further case; `harness

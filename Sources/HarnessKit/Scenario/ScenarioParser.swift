@@ -1,7 +1,7 @@
 // Scenario files: YAML → `Scenario`, strictly. Every problem is a `ScenarioError` pointing at
 // `file:line:column` of the offending node: unknown keys, wrong types, negative numbers, ranges whose
-// min exceeds their max, unknown enum values, bad durations. Keep this comment, the README in
-// harness/scenarios/ and the code in step.
+// min exceeds their max, unknown enum values, bad durations. Keep this comment, docs/SCENARIOS.md
+// and the code in step.
 //
 // Schema (keys not marked "required" may be left out; the value after `=` is the default):
 //

@@ -7,7 +7,7 @@ import SystemKit
 /// the user does, and what its seed promises. The core knows systems only through this protocol
 /// (and `AnySystemPack`, its type-erased form); a pack lives in `Sources/Systems/<Name>/`.
 ///
-/// Adding a system: README.md, "Adding a seed system".
+/// Adding a system: docs/ADDING-A-SYSTEM.md.
 public protocol SystemPack: Sendable {
     /// The pack's own scenario settings (its `scenarioKeys` sections, parsed).
     associatedtype Configuration: Sendable & Equatable

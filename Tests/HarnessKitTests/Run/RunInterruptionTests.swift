@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 
-/// How a stopped run reports itself (README "Exit codes"): 128 + the signal, named as a shell
+/// How a stopped run reports itself (docs/CI.md "Exit codes"): 128 + the signal, named as a shell
 /// would. (Requesting a stop is process-wide, so it is exercised by the process tests only.)
 @Suite(.timeLimit(.minutes(1))) struct RunInterruptionTests {
     @Test func aStoppedRunExitsWith128PlusTheSignalAndNamesIt() {

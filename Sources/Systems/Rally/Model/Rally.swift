@@ -1,7 +1,7 @@
 import AppGroup
 import SystemKit
 
-// Rally: the example pack (README "Adding a seed system" walks through it). Its "seed" is the
+// Rally: the example pack (docs/ADDING-A-SYSTEM.md walks through it). Its "seed" is the
 // spec in this folder's README, three lines long:
 //
 //   R1. Serving ball N, the player stores `ball = N` in the App Group and shields the court app.

@@ -6,7 +6,7 @@ import ScreenTimeShims
 import SystemKit
 
 /// Rally plugged into the harness: its processes, its scenario keys, what the user does, and the
-/// spec's one promise. The whole of what a pack gives the core (README "Adding a seed system").
+/// spec's one promise. The whole of what a pack gives the core (docs/ADDING-A-SYSTEM.md).
 public struct RallyPack: SystemPack {
     public static let id = "rally"
     static let executable = "sth-rally"
