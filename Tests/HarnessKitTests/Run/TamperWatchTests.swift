@@ -132,6 +132,36 @@ import Glibc
         #expect(tamper.check(nowNanos: 0, force: true) == nil, "one tamper line per run")
     }
 
+    /// A suite written over in place keeps its inode, so its writers' record still matches: its
+    /// content says it — a plist that does not decode, or a key no writer writes.
+    @Test(arguments: ["\u{1}garbage", #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>big</key><integer>18446744073709551615</integer></dict></plist>"#])
+    func aSuiteWrittenOverInPlaceIsJudgedByItsContent(_ content: String) throws {
+        let t = try TempDeviceRoot("tamper-in-place")
+        let group = "group.test.inplace"
+        let container = try AppGroupContainer(deviceRoot: t.root, groupIdentifier: group, entitlements: Entitlements(appGroups: [group]))
+        let suite = try SharedDefaults(container: container, suiteName: group)
+        try suite.setValues(["streak": 3])
+        let tamper = DeviceRootTamper(root: t.root, tornWritesPlanned: false, environment: [:])
+        #expect(tamper.check(nowNanos: 0) == nil)
+        let file = "containers/\(group)/Library/Preferences/\(group).plist"
+        let fd = open(t.path + "/" + file, O_WRONLY | O_TRUNC)
+        #expect(fd >= 0)
+        _ = content.withCString { write(fd, $0, strlen($0)) }
+        close(fd)
+        var found: (file: String, what: String)?
+        let deadline = DispatchTime.now().uptimeNanoseconds + 2_000_000_000
+        while found == nil && DispatchTime.now().uptimeNanoseconds < deadline {
+            found = tamper.check(nowNanos: 0)
+            if found == nil { usleep(1000) }
+        }
+        let f = try #require(found)
+        #expect(f.file == file)
+        #expect(f.what.contains("holds something no writer of the protocol writes"), "\(f.what)")
+        // Where the scenario tears suites itself, a malformed suite is the fault's.
+        let torn = DeviceRootTamper(root: t.root, tornWritesPlanned: true, environment: [:])
+        #expect(torn.judge(file) == .fine)
+    }
+
     /// The protocol's own writes — notify posts, suite writes, heartbeats — are judged and fine.
     @Test func theProtocolsOwnWritesAreNotTampering() throws {
         let t = try TempDeviceRoot("tamper-clean")
