@@ -110,7 +110,7 @@ let package = Package(
         .target(
             name: "HarnessCLI",
             dependencies: [
-                "AppGroup", "Supervision", "HarnessKit", "History", "RunReport",
+                "AppGroup", "Supervision", "HarnessKit", "History", "RunReport", "TreeWatch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/HarnessCLI",

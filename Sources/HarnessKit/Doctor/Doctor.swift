@@ -1,5 +1,6 @@
 import AppGroup
 import Foundation
+import TreeWatch
 
 #if canImport(Glibc)
 import Glibc
@@ -89,7 +90,37 @@ public enum Doctor {
         } catch {
             out.append(Check(name: "self-test", value: "failed", status: .fail, detail: "\(error)"))
         }
+        out.append(recursiveWatch(scratch + "-watch"))
         return out
+    }
+
+    /// libinotifytools, linked, watching a tree: a write in a subdirectory made after the watch
+    /// began is seen (what `harness watch` and the run's tamper detection rely on).
+    static func recursiveWatch(_ dir: String) -> Check {
+        let name = "recursive watch"
+        let fm = FileManager.default
+        defer { try? fm.removeItem(atPath: dir) }
+        do {
+            try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            let watch: TreeWatch
+            do { watch = try TreeWatch(root: dir) } catch {
+                return Check(name: name, value: "cannot watch", status: .fail, detail: "libinotifytools: \(error); tamper detection falls back to a 20 ms scan, harness watch cannot run")
+            }
+            defer { watch.close() }
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            try fm.createDirectory(atPath: dir + "/fresh/deeper", withIntermediateDirectories: true)
+            try Data("x".utf8).write(to: URL(fileURLWithPath: dir + "/fresh/deeper/probe"))
+            while DispatchTime.now().uptimeNanoseconds - t0 < 2_000_000_000 {
+                if watch.events().contains(where: { $0.path == "fresh/deeper/probe" }) {
+                    let us = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1000
+                    return Check(name: name, value: String(format: "write in a new subdirectory seen in %.0f µs", us), status: .ok, detail: "libinotifytools")
+                }
+                usleep(500)
+            }
+            return Check(name: name, value: "a write in a new subdirectory not seen in 2 s", status: .fail, detail: "libinotifytools does not follow new directories here")
+        } catch {
+            return Check(name: name, value: "failed", status: .fail, detail: "\(error)")
+        }
     }
 
     public static func table(_ checks: [Check]) -> String {

@@ -184,6 +184,14 @@ import Glibc
         row("notify", ["notify", "bogus", "x"], 2, "unexpected arguments", "harness notify --help"),
         row("notify", ["notify", "state", "x", "--set", "-1", "--device-root", "$D/root"], 2, "--set \"-1\": use an unsigned 64-bit number"),
         row("notify", ["notify", "post", "$'\\xff\\xfe'", "--device-root", "$D/root"], 2, "argument 3 is not UTF-8 text (bytes ff fe)"),
+        // watch
+        row("watch", ["watch", "$D/nowhere"], 2, "$D/nowhere: no such run directory or device root"),
+        row("watch", ["watch", "$D/s.yaml"], 2, "$D/s.yaml is not a directory (a run directory or a device root)"),
+        row("watch", ["watch", "$D/full"], 2, "$D/full is neither a run directory nor a device root: it holds none of history.jsonl, trace, clock"),
+        row("watch", ["watch", "$D/ended-run"], 2, "the run in $D/ended-run has ended: its device root $D/gone-root is gone"),
+        row("watch", ["watch", "$D/root", "--device-root", "$D/root"], 2, "give either a path or --device-root, not both"),
+        row("watch", ["watch", "$D/root", "--count", "0"], 2, "--count 0: must be 1...1000000"),
+        row("watch", ["watch", "$D/root", "--for", "soon"], 2, "--for \"soon\": use e.g. 30s, 5m or 2h (more than 0)"),
         // defaults
         row("defaults", ["defaults", "read", "group.test", "--device-root", "$D/full"], 2, "$D/full (--device-root) is not a device root: it holds none of clock, containers", "an empty directory"),
         row("defaults", ["defaults", "write", "group.test", "d", "10000-01-01T00:00:00Z", "--type", "date", "--device-root", "$D/root"], 2, "--type date: expected an ISO 8601 time"),
@@ -297,6 +305,9 @@ import Glibc
             // History lines, but none the harness's run_started: not a run either.
             try fm.createDirectory(atPath: path + "/startless-run", withIntermediateDirectories: true)
             try write("startless-run/history.jsonl", #"{"mono":1,"t":1.0,"process":"host","pid":2,"event":"something"}"# + "\n")
+            // A run that ended: its device root is gone.
+            try fm.createDirectory(atPath: path + "/ended-run", withIntermediateDirectories: true)
+            try write("ended-run/history.jsonl", #"{"mono":1,"t":1.0,"process":"harness","pid":1,"event":"run_started","system":"rally","deviceRoot":"\#(path)/gone-root"}"# + "\n")
             // The two shards of a sharded suite (run_started carries Shard.facts).
             for (k, seed) in [(1, 1), (2, 2)] {
                 let started = #"{"mono":1,"t":1.0,"process":"harness","pid":1,"event":"run_started","scenario":"rally","system":"rally","variant":"hardened","seed":"\#(seed)","shard":"\#(k)/2","planIndex":"\#(k - 1)","planRuns":"2","plan":"p1"}"#

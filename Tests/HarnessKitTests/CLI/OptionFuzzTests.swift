@@ -28,6 +28,7 @@ import Glibc
         "explore-point": "one crash point of an exploration, spawned by `explore` with values it made",
         "clean": "removes stale device roots of every harness on the machine, including other tests'",
         "bench": "benchmarks: a valid iteration count or workload runs for minutes by design",
+        "watch": "a live feed: a valid --for runs that long by design (its bad inputs are BadInputTests rows)",
     ]
 
     /// Positional arguments that make each verb get as far as its options (a scenario, a run
