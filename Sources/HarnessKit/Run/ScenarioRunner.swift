@@ -205,11 +205,26 @@ struct RunSetup {
         self.options = options
         pack = options.scenario.system
         let stamp = Int(Date().timeIntervalSince1970)
-        runDir = "\(options.outputDirectory)/\(options.scenario.name)-\(options.variant.rawValue)-seed\(options.seed)-\(stamp)-\(getpid())"
+        runDir = Self.claimRunDirectory("\(options.outputDirectory)/\(options.scenario.name)-\(options.variant.rawValue)-seed\(options.seed)-\(stamp)-\(getpid())")
         // The device root lives on tmpfs when there is one: notify round trips are ~4x faster.
         deviceRootPath = options.deviceRoot ?? DeviceRootLease.managedRunsDirectory + "/\(UUID().uuidString.prefix(12))"
         paths = RunPaths(runDirectory: runDir, deviceRoot: deviceRootPath)
         stepped = options.scenario.clock.mode == .virtual
+    }
+
+    /// The run directory, made here so that no other run has it: two runs of one scenario × variant
+    /// × seed that one process starts within the same second (a benchmark's short runs) got the
+    /// same name, and the second one's traces and history were appended to the first's. `base`,
+    /// else `base-2`, `base-3`, … (a bounded search; an error making it is left to the run, which
+    /// says it).
+    static func claimRunDirectory(_ base: String) -> String {
+        try? FileManager.default.createDirectory(atPath: PathText.directory(of: base), withIntermediateDirectories: true)
+        for n in 1...1000 {
+            let candidate = n == 1 ? base : "\(base)-\(n)"
+            if mkdir(candidate, 0o755) == 0 { return candidate }
+            guard errno == EEXIST else { return candidate }
+        }
+        return base
     }
 
     /// The host app: the system's first app role (iOS's lifecycle applies to it).
