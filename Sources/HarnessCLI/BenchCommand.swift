@@ -7,7 +7,7 @@ import Supervision
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Benchmarks, each beside its baseline measured in the same run.",
-        subcommands: [NotifyBench.self, DefaultsBench.self, TimeBench.self, ExploreBench.self, AllBench.self], defaultSubcommand: AllBench.self)
+        subcommands: [NotifyBench.self, DefaultsBench.self, TimeBench.self, ExploreBench.self, TamperBench.self, AllBench.self], defaultSubcommand: AllBench.self)
 }
 
 struct BenchOptions: ParsableArguments {
