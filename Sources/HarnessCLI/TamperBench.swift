@@ -15,12 +15,16 @@ struct TamperBench: ParsableCommand {
     @OptionGroup var root: DeviceRootOptions
     @Option(parsing: .unconditional, help: "Plants per mode for the latency (10...10000).") var samples = 100
     @Option(help: "Scenario for the CPU rows (default: the bundled FocusPledge scenario).") var scenario = "Sources/Systems/FocusPledge/scenarios/focuspledge.yaml"
-    @Option(parsing: .unconditional, help: "Device time of each CPU run.") var duration = "24h"
+    @Option(parsing: .unconditional, help: "Device time of each CPU run under virtual time.") var duration = "24h"
+    @Option(name: .customLong("fixed-duration"), parsing: .unconditional, help: "Device time of each CPU run at the scenario's fixed rate (its wall time is this over the rate).")
+    var fixedDuration = "1h"
     @Option(parsing: .unconditional, help: "Runs per mode for the CPU rows, alternating (1...20).") var rounds = 3
     @Option(help: "Directory for the CPU rows' run directories.") var out = "runs/bench-tamper"
     @Flag(help: "Print JSON instead of a table.") var json = false
 
     struct CPU: Encodable {
+        /// virtual, or fixed (the scenario's rate).
+        var clock: String
         var mode: String
         var runs: Int
         var deviceSeconds: Int
@@ -33,9 +37,16 @@ struct TamperBench: ParsableCommand {
     struct Result: Encodable {
         var latency: [TamperBenchmark.Latency]
         var cpu: [CPU]
-        /// watched / scanned, medians.
+        /// watched / scanned, medians, under virtual time and at the fixed rate.
         var cpuRatio: Double
+        var cpuRatioFixed: Double
         var latencyRatioP50: Double
+    }
+
+    static func median(_ v: [Double]) -> Double {
+        let s = v.sorted()
+        guard !s.isEmpty else { return 0 }
+        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
     }
 
     func run() throws {
@@ -44,40 +55,51 @@ struct TamperBench: ParsableCommand {
         guard let seconds = ScenarioDuration.seconds(from: duration), seconds > 0 else {
             throw InputError("--duration \(String(reflecting: duration)): use e.g. 24h, 90m (more than 0, at most 366 days)")
         }
+        guard let fixedSeconds = ScenarioDuration.seconds(from: fixedDuration), fixedSeconds > 0 else {
+            throw InputError("--fixed-duration \(String(reflecting: fixedDuration)): use e.g. 1h, 30m (more than 0)")
+        }
         let rootPath = try root.path(mustExist: false) + "-tamper-bench"
         progress("tamper latency: \(samples) plants per mode, watched and scanned alternating ...")
         let latency = try TamperBenchmark.latency(rootPath: rootPath, samples: samples, progress: progress)
 
-        let sc = try ScenarioParser.load(path: scenario, systems: HarnessCLI.catalog)
-        let variant = try sc.variant(named: "hardened")
+        let base = try ScenarioParser.load(path: scenario, systems: HarnessCLI.catalog)
+        let variant = try base.variant(named: "hardened")
         let outDir = try Preflight.outputDirectory(out)
         let cpuPin = try CPUPinning.fromEnvironment()
-        var perDay: [String: [Double]] = ["watched": [], "scanned": []]
-        var verdicts: [String: [String]] = ["watched": [], "scanned": []]
-        var device = 0
-        for n in 0..<(2 * rounds) {
-            let mode = n % 2 == 0 ? "watched" : "scanned"
-            if mode == "scanned" { setenv("STH_TAMPER_DETECTION", "scan", 1) } else { unsetenv("STH_TAMPER_DETECTION") }
-            defer { unsetenv("STH_TAMPER_DETECTION") }
-            progress("harness CPU, \(mode): \(duration) of \(sc.name) [hardened] seed 1 (\(n + 1) of \(2 * rounds)) ...")
-            var options = ScenarioRunner.Options(
-                scenario: sc, scenarioPath: scenario, variant: variant, seed: 1, durationOverride: .seconds(seconds),
-                outputDirectory: outDir, binDirectory: Executables.directory, progress: { _ in })
-            options.cpu = cpuPin
-            let before = TamperBenchmark.cpuSeconds()
-            let o = ScenarioRunner(options: options).run()
-            let used = TamperBenchmark.cpuSeconds() - before
-            device = seconds + sc.settleSeconds
-            perDay[mode]!.append(used / (Double(device) / 86_400))
-            verdicts[mode]!.append(o.exitCode == 0 ? "PASS" : (o.exitCode == 1 ? "VIOLATION" : "UNDECIDED"))
+        var cpu: [CPU] = []
+        for clock in [Scenario.ClockMode.virtual, .fixed] {
+            var sc = base
+            sc.clock.mode = clock
+            let runSeconds = clock == .virtual ? seconds : fixedSeconds
+            let label = clock == .virtual ? "virtual" : "fixed \(Int(sc.clock.rate))x"
+            var perDay: [String: [Double]] = ["watched": [], "scanned": []]
+            var verdicts: [String: [String]] = ["watched": [], "scanned": []]
+            let device = runSeconds + sc.settleSeconds
+            for n in 0..<(2 * rounds) {
+                let mode = n % 2 == 0 ? "watched" : "scanned"
+                if mode == "scanned" { setenv("STH_TAMPER_DETECTION", "scan", 1) } else { unsetenv("STH_TAMPER_DETECTION") }
+                defer { unsetenv("STH_TAMPER_DETECTION") }
+                progress("harness CPU, \(label), \(mode): \(clock == .virtual ? duration : fixedDuration) of \(sc.name) [hardened] seed 1 (\(n + 1) of \(2 * rounds)) ...")
+                var options = ScenarioRunner.Options(
+                    scenario: sc, scenarioPath: scenario, variant: variant, seed: 1, durationOverride: .seconds(runSeconds),
+                    outputDirectory: outDir, binDirectory: Executables.directory, progress: { _ in })
+                options.cpu = cpuPin
+                let before = TamperBenchmark.cpuSeconds()
+                let o = ScenarioRunner(options: options).run()
+                let used = TamperBenchmark.cpuSeconds() - before
+                perDay[mode]!.append(used / (Double(device) / 86_400))
+                verdicts[mode]!.append(o.exitCode == 0 ? "PASS" : (o.exitCode == 1 ? "VIOLATION" : "UNDECIDED"))
+            }
+            for m in ["watched", "scanned"] {
+                cpu.append(CPU(
+                    clock: label, mode: m, runs: perDay[m]!.count, deviceSeconds: device,
+                    harnessCPUSecondsPerDeviceDay: perDay[m]!.map { ($0 * 1000).rounded() / 1000 },
+                    medianCPUSecondsPerDeviceDay: (Self.median(perDay[m]!) * 1000).rounded() / 1000, verdicts: verdicts[m]!))
+            }
         }
-        func median(_ v: [Double]) -> Double { let s = v.sorted(); return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2 }
-        let cpu = ["watched", "scanned"].map { m in
-            CPU(mode: m, runs: perDay[m]!.count, deviceSeconds: device, harnessCPUSecondsPerDeviceDay: perDay[m]!.map { ($0 * 1000).rounded() / 1000 },
-                medianCPUSecondsPerDeviceDay: (median(perDay[m]!) * 1000).rounded() / 1000, verdicts: verdicts[m]!)
-        }
+        func ratio(_ i: Int) -> Double { cpu[i].medianCPUSecondsPerDeviceDay / max(cpu[i + 1].medianCPUSecondsPerDeviceDay, 1e-9) }
         let result = Result(
-            latency: latency, cpu: cpu, cpuRatio: cpu[0].medianCPUSecondsPerDeviceDay / max(cpu[1].medianCPUSecondsPerDeviceDay, 1e-9),
+            latency: latency, cpu: cpu, cpuRatio: ratio(0), cpuRatioFixed: ratio(2),
             latencyRatioP50: latency[0].p50Micros / max(latency[1].p50Micros, 1e-9))
         if json {
             try printJSON(result)
@@ -89,10 +111,10 @@ struct TamperBench: ParsableCommand {
             print("\(l.mode.padding(toLength: 9, withPad: " ", startingAt: 0))\(String(l.samples).leftPad(8))\(String(format: "%10.0f%10.0f%10.0f", l.p50Micros, l.p99Micros, l.maxMicros))  \(l.allFound ? "yes" : "NO")")
         }
         print(String(format: "watched / scanned p50: %.3f", result.latencyRatioP50))
-        print("the harness's CPU per device day, \(duration) of \(sc.name) [hardened] seed 1 (+ settling), \(rounds) run(s) per mode, alternating")
+        print("the harness's own CPU per device day of \(base.name) [hardened] seed 1 (+ settling), \(rounds) run(s) per mode, alternating")
         for c in cpu {
-            print("\(c.mode.padding(toLength: 9, withPad: " ", startingAt: 0)) median \(String(format: "%.3f", c.medianCPUSecondsPerDeviceDay)) CPU-s  (runs: \(c.harnessCPUSecondsPerDeviceDay.map { String(format: "%.3f", $0) }.joined(separator: ", ")); \(c.verdicts.joined(separator: ", ")))")
+            print("\(c.clock.padding(toLength: 11, withPad: " ", startingAt: 0)) \(c.mode.padding(toLength: 8, withPad: " ", startingAt: 0)) median \(String(format: "%.3f", c.medianCPUSecondsPerDeviceDay)) CPU-s  (runs: \(c.harnessCPUSecondsPerDeviceDay.map { String(format: "%.3f", $0) }.joined(separator: ", ")); \(c.verdicts.joined(separator: ", ")))")
         }
-        print(String(format: "watched / scanned CPU: %.3f", result.cpuRatio))
+        print(String(format: "watched / scanned CPU: virtual %.3f, fixed rate %.3f", result.cpuRatio, result.cpuRatioFixed))
     }
 }

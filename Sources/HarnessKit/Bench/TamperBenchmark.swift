@@ -63,13 +63,28 @@ public enum TamperBenchmark {
         var rng = SystemRandomNumberGenerator()
         for n in 0..<(2 * samples) {
             let mode = n % 2 == 0 ? "watched" : "scanned"
-            let tamper = DeviceRootTamper(root: root, tornWritesPlanned: false, environment: mode == "scanned" ? [DeviceRootTamper.detectionVariable: "scan"] : [:])
-            // The run's first check (a full look) and a few turns, as a run begins.
-            for _ in 0..<5 {
+            // The run's first check (a full look) and a few turns, as a run begins — on a root
+            // with nothing foreign left from the last plant (the writer may still record the suite
+            // it found planted over: then the start is tried again).
+            var tamper: DeviceRootTamper!
+            for _ in 0..<20 {
+                try? fm.removeItem(atPath: rootPath + "/" + DeviceRoot.quarantineFileName)
+                tamper = DeviceRootTamper(root: root, tornWritesPlanned: false, environment: mode == "scanned" ? [DeviceRootTamper.detectionVariable: "scan"] : [:])
+                var clean = true
+                for _ in 0..<5 {
+                    if tamper.check(nowNanos: now()) != nil { clean = false }
+                    usleep(1000)
+                }
+                if clean { break }
+                usleep(10_000)
+            }
+            // Planted at a uniformly random moment of the scan's 20 ms period, the check going on
+            // every turn meanwhile, as in a run.
+            let until = now() + Int64.random(in: 0..<40_000_000, using: &rng)
+            while now() < until {
                 _ = tamper.check(nowNanos: now())
                 usleep(1000)
             }
-            usleep(UInt32.random(in: 0..<20_000, using: &rng))
             let plant = plants[(n / 2) % plants.count]
             let path = rootPath + "/" + plant
             let beside = PathText.directory(of: path) + "/.bench-plant"
@@ -88,7 +103,6 @@ public enum TamperBenchmark {
             // A suite that was planted over: the writer's next write puts one of its own back and
             // records what it found; the next sample's run starts with no quarantine.
             if plant.hasSuffix("group.bench.plist") { try suite.setValues(["n": -1]) }
-            try? fm.removeItem(atPath: rootPath + "/" + DeviceRoot.quarantineFileName)
             if n % 20 == 19 { progress("tamper latency: \(n + 1) of \(2 * samples) plants") }
         }
         return ["watched", "scanned"].map { mode in

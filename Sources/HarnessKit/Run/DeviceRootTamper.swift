@@ -25,7 +25,8 @@ import Glibc
 /// container or a sandbox) are judged by their kind only.
 ///
 /// **Driven by events.** A recursive watch of the root (`TreeWatch`, libinotifytools) says which
-/// file changed; only that file is judged, when the main loop next turns. A full look at every
+/// file changed; only that file is judged, at the main loop's next turn 2 ms after the last take
+/// (a file changed many times meanwhile is judged once). A full look at every
 /// area happens at the first check, once more after the processes are gone, and when the watch
 /// lost events (`IN_Q_OVERFLOW`, a directory it could not watch) — said in the history as a
 /// `tamper_scan` line. Without a watch (inotify refused one), the full look runs every 20 ms of
@@ -37,6 +38,9 @@ final class DeviceRootTamper {
     let tornWritesPlanned: Bool
     /// Without a watch: wall time between full looks in the main loop.
     static let scanIntervalNanos: Int64 = 20_000_000
+    /// Watched: wall time between two takes of the watch's events (a file changed many times
+    /// meanwhile is judged once; the main loop turns far more often than this under virtual time).
+    static let watchIntervalNanos: Int64 = 2_000_000
     /// Bounds of one full look: entries looked at, and directory depth below the root.
     static let maxEntries = 50_000
     static let maxDepth = 8
@@ -129,6 +133,8 @@ final class DeviceRootTamper {
         guard !reported else { return nil }
         var found: (file: String, what: String)?
         if let watch {
+            guard force || fullLookDue || nowNanos &- lastScanNanos >= Self.watchIntervalNanos else { return nil }
+            lastScanNanos = nowNanos
             for event in watch.events() { take(event) }
             if fullLookDue || force {
                 fullLookDue = false
@@ -144,9 +150,25 @@ final class DeviceRootTamper {
         return found
     }
 
+    /// The name each file renamed away had, by the cookie that pairs it with where it went.
+    private var renamedAway: [UInt32: String] = [:]
+    /// Protocol files renamed into place from something other than a writer's temp file, and from
+    /// what (nil: from outside the watched root).
+    private var foreignRenames: [String: String?] = [:]
+
     private func take(_ event: TreeWatch.Event) {
         eventsTaken += 1
         switch event.kind {
+        case .movedOut where !event.isDirectory:
+            renamedAway[event.cookie] = event.path
+            if renamedAway.count > 4096 { renamedAway = [event.cookie: event.path] }
+        case .movedIn where !event.isDirectory:
+            let from = renamedAway.removeValue(forKey: event.cookie)
+            if Self.isProtocolFile(event.path), !Self.isWritersTemp(from, of: event.path) {
+                foreignRenames[event.path] = .some(from)
+                if foreignRenames.count > 4096 { foreignRenames = [event.path: from] }
+            }
+            mark(event.path)
         case .lost:
             fullLookDue = true
             notes.append("\(event.reason ?? "events were lost"): the device root was looked at whole")
@@ -234,6 +256,10 @@ final class DeviceRootTamper {
     /// One file (or directory) of the root, by the rules of its area.
     func judge(_ relative: String) -> Judgement {
         filesJudged += 1
+        if let from = foreignRenames.removeValue(forKey: relative) {
+            let source = from.map { "from \($0)" } ?? "from outside the device root"
+            return .foreign(file: relative, what: "\(relative) was renamed into place \(source): every writer renames its own temp file (.tmp.<pid>.<counter>.…<name>, PROTOCOL.md §1) into place, so someone outside the run put it there")
+        }
         if relative.isEmpty {
             guard (try? DeviceRoot(path: root.path, create: false)) != nil else {
                 return .foreign(file: "", what: "the device root was removed or replaced during the run: only the harness removes it, after the run")
@@ -288,6 +314,33 @@ final class DeviceRootTamper {
     /// `UserDefaults.standard`; Linux Foundation's own plists go to `.config/`, not here).
     static func isSuite(_ parts: [String]) -> Bool {
         parts.count == 5 && parts[2] == "Library" && parts[3] == "Preferences" && parts[4].hasSuffix(".plist")
+    }
+
+    /// A file only the protocol's writers put in place, each by renaming its temp file: a notify
+    /// record, a suite plist, a heartbeat, a `system/` record.
+    static func isProtocolFile(_ relative: String) -> Bool {
+        let parts = relative.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard let name = parts.last, !name.hasPrefix("."), parts.count >= 2 else { return false }
+        switch parts[0] {
+        case "notify": return parts.count == 2
+        case "system": return !systemNonRecords.contains(where: { relative.hasPrefix($0 + "/") }) && !isProtocolFifo(relative)
+        default: return isSuite(parts) || isHeartbeat(parts)
+        }
+    }
+
+    /// `from` is a writer's temp file for `to` (PROTOCOL.md §1): in the same directory, named
+    /// `.tmp.<pid>.<counter>.[<tag>.]<name>` (the name cut where the whole would pass 255 bytes).
+    static func isWritersTemp(_ from: String?, of to: String) -> Bool {
+        guard let from else { return false }
+        let fromDir = from.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+        let toParts = to.split(separator: "/", omittingEmptySubsequences: false)
+        guard fromDir == toParts.dropLast(), let temp = from.split(separator: "/").last, let final = toParts.last else { return false }
+        let fields = temp.split(separator: ".", maxSplits: 3, omittingEmptySubsequences: false)
+        guard fields.count == 4, fields[0].isEmpty, fields[1] == "tmp", !fields[2].isEmpty, fields[2].allSatisfy(\.isNumber) else { return false }
+        let rest = fields[3]  // <counter>.[<tag>.]<name>
+        guard let dot = rest.firstIndex(of: "."), rest[..<dot].allSatisfy(\.isNumber), !rest[..<dot].isEmpty else { return false }
+        let tail = rest[rest.index(after: dot)...]
+        return tail.hasSuffix(final) || temp.utf8.count == 255
     }
 
     /// `containers/<group>/Heartbeats/<writer>.json` (PROTOCOL.md §5).

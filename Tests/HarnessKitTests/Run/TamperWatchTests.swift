@@ -12,6 +12,8 @@ import Glibc
 /// the root is seen as an event naming the file — in directories made after the watch began too —
 /// and only that file is judged, without a look at the whole root.
 @Suite(.serialized) struct TamperWatchTests {
+    static func now() -> Int64 { Int64(DispatchTime.now().uptimeNanoseconds) }
+
     /// Events until `done` holds of what came so far, or 2 s.
     static func events(_ watch: TreeWatch, until done: ([TreeWatch.Event]) -> Bool) -> [TreeWatch.Event] {
         var all: [TreeWatch.Event] = []
@@ -110,7 +112,7 @@ import Glibc
         }
         let tamper = DeviceRootTamper(root: t.root, tornWritesPlanned: false, environment: [:])
         #expect(tamper.watched)
-        #expect(tamper.check(nowNanos: 0) == nil)
+        #expect(tamper.check(nowNanos: Self.now()) == nil)
         #expect(tamper.fullLooks == 1)
         let path = t.path + "/" + file
         try fm.createDirectory(atPath: PathText.directory(of: path), withIntermediateDirectories: true)
@@ -122,14 +124,14 @@ import Glibc
         var found: (file: String, what: String)?
         let deadline = DispatchTime.now().uptimeNanoseconds + 2_000_000_000
         while found == nil && DispatchTime.now().uptimeNanoseconds < deadline {
-            found = tamper.check(nowNanos: 0)
+            found = tamper.check(nowNanos: Self.now())
             if found == nil { usleep(1000) }
         }
         let f = try #require(found, "\(file) (\(what)) was not found")
         #expect(f.file == file, "\(f.what)")
         #expect(tamper.fullLooks == 1, "found from its event, not by a look at the whole root")
         #expect(tamper.eventsTaken > 0)
-        #expect(tamper.check(nowNanos: 0, force: true) == nil, "one tamper line per run")
+        #expect(tamper.check(nowNanos: Self.now(), force: true) == nil, "one tamper line per run")
     }
 
     /// A suite written over in place keeps its inode, so its writers' record still matches: its
@@ -142,7 +144,7 @@ import Glibc
         let suite = try SharedDefaults(container: container, suiteName: group)
         try suite.setValues(["streak": 3])
         let tamper = DeviceRootTamper(root: t.root, tornWritesPlanned: false, environment: [:])
-        #expect(tamper.check(nowNanos: 0) == nil)
+        #expect(tamper.check(nowNanos: Self.now()) == nil)
         let file = "containers/\(group)/Library/Preferences/\(group).plist"
         let fd = open(t.path + "/" + file, O_WRONLY | O_TRUNC)
         #expect(fd >= 0)
@@ -151,7 +153,7 @@ import Glibc
         var found: (file: String, what: String)?
         let deadline = DispatchTime.now().uptimeNanoseconds + 2_000_000_000
         while found == nil && DispatchTime.now().uptimeNanoseconds < deadline {
-            found = tamper.check(nowNanos: 0)
+            found = tamper.check(nowNanos: Self.now())
             if found == nil { usleep(1000) }
         }
         let f = try #require(found)
@@ -162,11 +164,72 @@ import Glibc
         #expect(torn.judge(file) == .fine)
     }
 
+    /// A suite planted over and written over by a participant before the check looks: the
+    /// participant's record of what it found (`quarantine.jsonl`) is seen from its event.
+    @Test(arguments: 0..<20)
+    func aSuiteWrittenOverBeforeTheCheckLooksIsFoundFromTheWritersRecord(_ n: Int) throws {
+        let t = try TempDeviceRoot("tamper-overwritten")
+        let group = "group.test.over"
+        let container = try AppGroupContainer(deviceRoot: t.root, groupIdentifier: group, entitlements: Entitlements(appGroups: [group]))
+        let suite = try SharedDefaults(container: container, suiteName: group)
+        try suite.setValues(["n": 1])
+        let tamper = DeviceRootTamper(root: t.root, tornWritesPlanned: false, environment: [:])
+        #expect(tamper.check(nowNanos: Self.now()) == nil)
+        let file = "containers/\(group)/Library/Preferences/\(group).plist"
+        try Data("\u{1}planted".utf8).write(to: URL(fileURLWithPath: t.path + "/containers/\(group)/Library/Preferences/.plant"))
+        #expect(rename(t.path + "/containers/\(group)/Library/Preferences/.plant", t.path + "/" + file) == 0)
+        try suite.setValues(["n": 2])
+        #expect(tamper.judge(file) == .fine, "written over: the writers' plist again")
+        var found: (file: String, what: String)?
+        let deadline = DispatchTime.now().uptimeNanoseconds + 2_000_000_000
+        while found == nil && DispatchTime.now().uptimeNanoseconds < deadline {
+            found = tamper.check(nowNanos: Self.now())
+            if found == nil { usleep(1000) }
+        }
+        #expect(found?.file == file, "\(String(describing: found)); quarantine: \(t.root.quarantineRecords())")
+    }
+
+    /// Every writer renames its own temp file into place: a valid notify record renamed in from
+    /// any other name — or from outside the root — is someone else's, though its content passes.
+    @Test(arguments: [".planted", "outside"])
+    func aProtocolFileRenamedInFromAnythingButAWritersTempIsForeign(_ from: String) throws {
+        let t = try TempDeviceRoot("tamper-rename")
+        let center = try DarwinNotificationCenter(deviceRoot: t.root)
+        try center.post("a")
+        let tamper = DeviceRootTamper(root: t.root, tornWritesPlanned: false, environment: [:])
+        #expect(tamper.check(nowNanos: Self.now()) == nil)
+        let source = from == "outside" ? t.path + "-outside" : t.path + "/notify/" + from
+        try Data("v1 9 0\n".utf8).write(to: URL(fileURLWithPath: source))
+        defer { try? FileManager.default.removeItem(atPath: t.path + "-outside") }
+        #expect(rename(source, t.path + "/notify/a") == 0)
+        #expect(tamper.judge("notify/a") == .fine, "its content is a record")
+        var found: (file: String, what: String)?
+        let deadline = DispatchTime.now().uptimeNanoseconds + 2_000_000_000
+        while found == nil && DispatchTime.now().uptimeNanoseconds < deadline {
+            found = tamper.check(nowNanos: Self.now())
+            if found == nil { usleep(1000) }
+        }
+        #expect(found?.file == "notify/a")
+        #expect(found?.what.contains(from == "outside" ? "renamed into place from outside the device root" : "renamed into place from notify/.planted") == true, "\(String(describing: found))")
+    }
+
+    @Test func aWritersTempIsKnownByItsName() {
+        #expect(DeviceRootTamper.isWritersTemp("notify/.tmp.42.7.g12.a", of: "notify/a"))
+        #expect(DeviceRootTamper.isWritersTemp("containers/g/Library/Preferences/.tmp.42.7.g.plist", of: "containers/g/Library/Preferences/g.plist"))
+        #expect(!DeviceRootTamper.isWritersTemp("notify/.tmp.42.7.g12.a", of: "notify/b"), "another name's temp")
+        #expect(!DeviceRootTamper.isWritersTemp("system/.tmp.42.7.a", of: "notify/a"), "another directory")
+        #expect(!DeviceRootTamper.isWritersTemp("notify/.tmp.x.7.a", of: "notify/a"), "no pid")
+        #expect(!DeviceRootTamper.isWritersTemp(nil, of: "notify/a"))
+        #expect(DeviceRootTamper.isProtocolFile("notify/a") && DeviceRootTamper.isProtocolFile("system/deviceactivity/x.json"))
+        #expect(!DeviceRootTamper.isProtocolFile("containers/g/app-file") && !DeviceRootTamper.isProtocolFile("system/faults/torn-x-0"))
+        #expect(!DeviceRootTamper.isProtocolFile("notify/.lock") && !DeviceRootTamper.isProtocolFile("system/scheduler"))
+    }
+
     /// The protocol's own writes — notify posts, suite writes, heartbeats — are judged and fine.
     @Test func theProtocolsOwnWritesAreNotTampering() throws {
         let t = try TempDeviceRoot("tamper-clean")
         let tamper = DeviceRootTamper(root: t.root, tornWritesPlanned: false, environment: [:])
-        #expect(tamper.check(nowNanos: 0) == nil)
+        #expect(tamper.check(nowNanos: Self.now()) == nil)
         let center = try DarwinNotificationCenter(deviceRoot: t.root)
         let group = "group.test.clean"
         let container = try AppGroupContainer(deviceRoot: t.root, groupIdentifier: group, entitlements: Entitlements(appGroups: [group]))
@@ -176,10 +239,10 @@ import Glibc
             try center.post("n\(i % 5)")
             try suite.setValues(["streak": i, "name": "s-\(i)"])
             try heart.beat()
-            #expect(tamper.check(nowNanos: 0) == nil)
+            #expect(tamper.check(nowNanos: Self.now()) == nil)
         }
         usleep(20_000)
-        #expect(tamper.check(nowNanos: 0) == nil)
+        #expect(tamper.check(nowNanos: Self.now()) == nil)
         #expect(tamper.filesJudged > 0 && tamper.fullLooks == 1)
     }
 
