@@ -50,7 +50,8 @@ with your app's own code.
     swift run __name__-harness --help                             # every verb
 
 `run` prints each violation with the command that reruns it; the run directory holds
-`history.jsonl` and `report.html`.
+`history.jsonl` and `report.html`. The harness links libinotifytools (on Debian:
+`apt-get install libinotifytools0-dev`); `swift run __name__-harness doctor` checks the machine.
 
 ## What is here
 

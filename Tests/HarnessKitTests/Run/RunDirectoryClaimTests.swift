@@ -5,7 +5,7 @@ import Testing
 /// Two runs of one scenario × variant × seed that one process starts within the same second (a
 /// benchmark's short runs) were given one run directory: the second run's traces and history went
 /// into the first's, whose checker then saw every settlement twice. Each run now claims its own.
-@Suite struct RunDirectoryClaimTests {
+@Suite(.timeLimit(.minutes(1))) struct RunDirectoryClaimTests {
     @Test func twoRunsInOneSecondGetTwoDirectories() throws {
         let parent = NSTemporaryDirectory() + "sth-claim-\(getpid())-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: parent) }

@@ -11,8 +11,19 @@ import Glibc
 /// The recursive watch (libinotifytools) and the tamper check it drives: a change anywhere below
 /// the root is seen as an event naming the file — in directories made after the watch began too —
 /// and only that file is judged, without a look at the whole root.
-@Suite(.serialized) struct TamperWatchTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct TamperWatchTests {
     static func now() -> Int64 { Int64(DispatchTime.now().uptimeNanoseconds) }
+
+    /// The check called as the run's main loop calls it, every millisecond, until it finds
+    /// something or 2 s passed.
+    static func firstFinding(_ tamper: DeviceRootTamper) -> (file: String, what: String)? {
+        let deadline = now() + 2_000_000_000
+        while now() < deadline {
+            if let found = tamper.check(nowNanos: now()) { return found }
+            usleep(1000)
+        }
+        return nil
+    }
 
     /// Events until `done` holds of what came so far, or 2 s.
     static func events(_ watch: TreeWatch, until done: ([TreeWatch.Event]) -> Bool) -> [TreeWatch.Event] {
@@ -121,12 +132,7 @@ import Glibc
         case "symlink": #expect(symlink("/etc/hostname", path) == 0)
         default: try Data("\u{1}not what any participant writes".utf8).write(to: URL(fileURLWithPath: path))
         }
-        var found: (file: String, what: String)?
-        let deadline = DispatchTime.now().uptimeNanoseconds + 2_000_000_000
-        while found == nil && DispatchTime.now().uptimeNanoseconds < deadline {
-            found = tamper.check(nowNanos: Self.now())
-            if found == nil { usleep(1000) }
-        }
+        let found = Self.firstFinding(tamper)
         let f = try #require(found, "\(file) (\(what)) was not found")
         #expect(f.file == file, "\(f.what)")
         #expect(tamper.fullLooks == 1, "found from its event, not by a look at the whole root")
@@ -150,12 +156,7 @@ import Glibc
         #expect(fd >= 0)
         _ = content.withCString { write(fd, $0, strlen($0)) }
         close(fd)
-        var found: (file: String, what: String)?
-        let deadline = DispatchTime.now().uptimeNanoseconds + 2_000_000_000
-        while found == nil && DispatchTime.now().uptimeNanoseconds < deadline {
-            found = tamper.check(nowNanos: Self.now())
-            if found == nil { usleep(1000) }
-        }
+        let found = Self.firstFinding(tamper)
         let f = try #require(found)
         #expect(f.file == file)
         #expect(f.what.contains("holds something no writer of the protocol writes"), "\(f.what)")
@@ -180,12 +181,7 @@ import Glibc
         #expect(rename(t.path + "/containers/\(group)/Library/Preferences/.plant", t.path + "/" + file) == 0)
         try suite.setValues(["n": 2])
         #expect(tamper.judge(file) == .fine, "written over: the writers' plist again")
-        var found: (file: String, what: String)?
-        let deadline = DispatchTime.now().uptimeNanoseconds + 2_000_000_000
-        while found == nil && DispatchTime.now().uptimeNanoseconds < deadline {
-            found = tamper.check(nowNanos: Self.now())
-            if found == nil { usleep(1000) }
-        }
+        let found = Self.firstFinding(tamper)
         #expect(found?.file == file, "\(String(describing: found)); quarantine: \(t.root.quarantineRecords())")
     }
 
@@ -203,12 +199,7 @@ import Glibc
         defer { try? FileManager.default.removeItem(atPath: t.path + "-outside") }
         #expect(rename(source, t.path + "/notify/a") == 0)
         #expect(tamper.judge("notify/a") == .fine, "its content is a record")
-        var found: (file: String, what: String)?
-        let deadline = DispatchTime.now().uptimeNanoseconds + 2_000_000_000
-        while found == nil && DispatchTime.now().uptimeNanoseconds < deadline {
-            found = tamper.check(nowNanos: Self.now())
-            if found == nil { usleep(1000) }
-        }
+        let found = Self.firstFinding(tamper)
         #expect(found?.file == "notify/a")
         #expect(found?.what.contains(from == "outside" ? "renamed into place from outside the device root" : "renamed into place from notify/.planted") == true, "\(String(describing: found))")
     }
