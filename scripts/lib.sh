@@ -68,6 +68,20 @@ use_private_tmpdir() {
     export TMPDIR="$SWIFT_TMPDIR/"
 }
 
+# One build of this checkout at a time: SwiftPM refuses a second build of the same .build ("database
+# is locked") instead of waiting, so `scripts/harness watch` in a second terminal failed while the
+# first terminal's `scripts/harness run` was building. Each script takes this lock around its build
+# (fd 9, closed again before the harness runs) and waits its turn, at most an hour.
+build_lock() {
+    mkdir -p "$ROOT/.build"
+    exec 9>"$ROOT/.build/.scripts-build.lock"
+    if ! flock -n 9; then
+        echo "waiting for another build of this checkout to finish ..." >&2
+        flock -w 3600 9 || { echo "error: another build of this checkout held .build/.scripts-build.lock for an hour" >&2; exit 2; }
+    fi
+}
+build_unlock() { exec 9>&-; }
+
 # The release build (scripts/harness; scripts/findings asks it for the bin path). Beside the flags
 # explained in scripts/harness, the C++ runtime, SQLite and libinotifytools are linked statically
 # where their archives are installed: ld.so no longer maps libstdc++.so and applies its ~5,200

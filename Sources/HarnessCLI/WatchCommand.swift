@@ -88,6 +88,7 @@ struct WatchCommand: ParsableCommand {
     /// The device root to watch, and the run's names for pids when a run directory was given.
     func resolve() throws -> (String, WriterNames?) {
         guard let path else { return (try root.path(mustExist: true), nil) }
+        guard !path.isEmpty else { throw InputError("the path is empty: pass a run directory or a device root") }
         if root.deviceRoot != nil { throw InputError("give either a path or --device-root, not both") }
         var st = stat()
         guard lstat(path, &st) == 0 else { throw InputError("\(path): no such run directory or device root") }

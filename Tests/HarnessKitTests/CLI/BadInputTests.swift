@@ -186,6 +186,7 @@ import Glibc
         row("notify", ["notify", "post", "$'\\xff\\xfe'", "--device-root", "$D/root"], 2, "argument 3 is not UTF-8 text (bytes ff fe)"),
         // watch
         row("watch", ["watch", "$D/nowhere"], 2, "$D/nowhere: no such run directory or device root"),
+        row("watch", ["watch", ""], 2, "the path is empty: pass a run directory or a device root"),
         row("watch", ["watch", "$D/s.yaml"], 2, "$D/s.yaml is not a directory (a run directory or a device root)"),
         row("watch", ["watch", "$D/full"], 2, "$D/full is neither a run directory nor a device root: it holds none of history.jsonl, trace, clock"),
         row("watch", ["watch", "$D/ended-run"], 2, "the run in $D/ended-run has ended: its device root $D/gone-root is gone"),
