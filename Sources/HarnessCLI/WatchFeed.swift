@@ -335,7 +335,19 @@ final class WriterNames {
     func name(of pid: Int32) -> String? {
         if let n = byPid[pid] { return n }
         refresh()
-        return byPid[pid]
+        if let n = byPid[pid] { return n }
+        // A process that wrote before its first trace line: its role is in its environment
+        // while it lives (StandInEnvironment.processVariable).
+        guard let env = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return nil }
+        let prefix = StandInEnvironment.processVariable + "="
+        for entry in env.split(separator: 0) {
+            let text = String(decoding: entry, as: UTF8.self)
+            if text.hasPrefix(prefix), !text.dropFirst(prefix.count).isEmpty {
+                byPid[pid] = String(text.dropFirst(prefix.count))
+                return byPid[pid]
+            }
+        }
+        return nil
     }
 
     func refresh() {

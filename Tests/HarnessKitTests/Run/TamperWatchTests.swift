@@ -237,6 +237,31 @@ import Glibc
         #expect(tamper.filesJudged > 0 && tamper.fullLooks == 1)
     }
 
+    /// More changes than the kernel queues before the check reads them (`IN_Q_OVERFLOW`): the
+    /// watch says events were lost, the check looks at the whole root once, and the history is told.
+    @Test func aQueueOverflowIsOneFullLookAndSaidSo() throws {
+        let queued = Int((try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 16_384
+        guard queued <= 200_000 else {
+            print("skipped: fs.inotify.max_queued_events is \(queued): too many files to overflow it here")
+            return
+        }
+        let t = try TempDeviceRoot("tamper-overflow")
+        try FileManager.default.createDirectory(atPath: t.path + "/containers/group.t", withIntermediateDirectories: true)
+        let tamper = DeviceRootTamper(root: t.root, tornWritesPlanned: false, environment: [:])
+        #expect(tamper.check(nowNanos: Self.now()) == nil)
+        _ = tamper.takeNotes()
+        let dir = t.path + "/containers/group.t/"
+        for i in 0..<(queued + 1_000) {
+            let fd = open(dir + "f\(i)", O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+            if fd >= 0 { close(fd) }
+        }
+        #expect(tamper.check(nowNanos: Self.now() + 1_000_000_000) == nil, "the app's own files: nothing foreign")
+        #expect(tamper.fullLooks == 2, "the first check's look, and one after the overflow")
+        let notes = tamper.takeNotes()
+        #expect(notes.contains { $0.contains("IN_Q_OVERFLOW") && $0.contains("looked at whole") }, "\(notes)")
+    }
+
     /// Without a watch (`STH_TAMPER_DETECTION=scan`) the root is looked at whole every 20 ms, and
     /// the history is told why.
     @Test func theScanFallbackSaysSo() throws {
