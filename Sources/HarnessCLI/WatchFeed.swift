@@ -91,7 +91,12 @@ final class WatchFeed {
                 let pid = e.kind == .movedIn ? writers.removeValue(forKey: e.cookie) : nil
                 if let line = changed(e.path, pid: pid) { out.append(line) }
             case .created:
-                if let line = made(e.path) { out.append(line) }
+                if let line = made(e.path) {
+                    out.append(line)
+                } else if e.found, !e.isDirectory, let line = changed(e.path, pid: nil) {
+                    // In a directory made faster than the watch followed it: said as found.
+                    out.append(line)
+                }
             case .deleted:
                 guard !e.path.isEmpty, !Self.unsaid(e.path) else { continue }
                 suites[e.path] = nil
