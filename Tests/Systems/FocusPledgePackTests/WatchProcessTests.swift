@@ -70,7 +70,9 @@ import Glibc
         let root = d.path + "/root"
         // The suite's directories made first: a file renamed into a directory the watch has not
         // followed yet is found by a walk, without the rename that names its writer.
-        try FileManager.default.createDirectory(atPath: root + "/containers/group.test/Library/Preferences", withIntermediateDirectories: true)
+        for dir in ["containers/group.test/Library/Preferences", "notify"] {
+            try FileManager.default.createDirectory(atPath: root + "/" + dir, withIntermediateDirectories: true)
+        }
         let watch = try ChildProcess.spawn(try Executables.path(of: "harness"), ["watch", root, "--json", "--for", "120s"])
         defer { watch.killAndReap() }
         // Watching once a file written is said (its start may take a while on a loaded machine).
@@ -106,6 +108,6 @@ import Glibc
         #expect(mkfifo(root + "/containers/group.test/planted", 0o600) == 0)
         if let l = watch.readLine(timeout: .seconds(30)), let line = try? JSONDecoder().decode(Line.self, from: Data(l.utf8)) { got.append(line) }
         #expect(got.last.map { "\($0.area) \($0.subject): \($0.change)" } == "file containers/group.test/planted: a FIFO appeared (no participant makes one)")
-        #expect(got.prefix(4).allSatisfy { $0.writerPid != nil && $0.writer == nil }, "a bare device root: pids, no names")
+        #expect(got.prefix(4).allSatisfy { $0.writerPid != nil && $0.writer == nil }, "a bare device root: pids, no names: \(got.map { "\($0.file) \($0.writerPid.map(String.init) ?? "-") \($0.writer ?? "-")" })")
     }
 }
