@@ -22,9 +22,10 @@ struct WhyCommand: ParsableCommand {
             it). First the run is repeated with every step pinned: it must fail
             the same way (the same invariant, an explanation equal but for its numbers). Then each candidate is left out
             in one run: the violation gone, it is a proven cause; still there, it is not needed. Causes are listed with
-            the process they acted on and that process's last history line before them (what the step interrupted). A
-            violation that needs two steps only together shows neither as proven: leaving out either alone is not
-            enough to tell. When --max-runs runs out, the candidates left are listed as not proven. Exit codes: 0 done,
+            the process they acted on and that process's last history line before them (what the step interrupted). When
+            no one step is a cause, pairs of the steps not needed alone (the 10 nearest) are left out together: a pair
+            without which it holds is listed as needed together ("A and B"). When --max-runs or --budget (wall time)
+            runs out, the candidates left are listed as not proven. Exit codes: 0 done,
             2 bad input (a run that held, another build, no such violation) or a repeat that did not fail again.
             """)
 
@@ -32,6 +33,8 @@ struct WhyCommand: ParsableCommand {
     @Option(help: "Which violation, by its number in the run's verdict (1 is the first; default 1).") var violation: String?
     @Option(name: .customLong("max-runs"), parsing: .unconditional, help: "At most this many runs, 2 or more (default 40): the repeat, then one per candidate.")
     var maxRuns: String?
+    @Option(parsing: .unconditional, help: "At most this much wall time for the reruns (e.g. 30s, 5m); what it does not reach is listed as not proven.")
+    var budget: String?
     @Option(name: .customLong("runs"), help: "Directory for the trials' run directories (each removed once judged).")
     var runsDirectory: String = "runs"
 
@@ -39,12 +42,19 @@ struct WhyCommand: ParsableCommand {
 
     func run() throws {
         let dir = runDirectory.hasSuffix("/") ? String(runDirectory.dropLast()) : runDirectory
-        var budget = 40
+        var runBudget = 40
         if let maxRuns {
             guard let n = Int(maxRuns), (2...Self.maxRunsLimit).contains(n) else {
                 throw InputError("--max-runs \(Excerpt.quoted(maxRuns)): use a whole number of runs, 2...\(Self.maxRunsLimit)")
             }
-            budget = n
+            runBudget = n
+        }
+        var deadline: Date?
+        if let budget {
+            guard let seconds = ScenarioDuration.seconds(from: budget), seconds > 0 else {
+                throw InputError("--budget \(Excerpt.quoted(budget)): use a wall time like 30s or 5m (more than 0)")
+            }
+            deadline = Date().addingTimeInterval(Double(seconds))
         }
         var number = 1
         if let violation {
@@ -95,42 +105,41 @@ struct WhyCommand: ParsableCommand {
         func say(_ s: String) { err.write(Data((s + "\n").utf8)) }
         let trials = PinnedTrials(workDir: workDir, name: String((input.scenarioName + "-why").suffix(100)), binDirectory: bin, cpu: cpu)
         let all = Array(input.steps.indices)
-        say("… why \(input.scenarioName) \(input.variant) seed \(input.seed) V\(number) \(target.invariant): \(candidates.count) candidate step(s); at most \(budget) runs -> \(workDir)")
+        say("… why \(input.scenarioName) \(input.variant) seed \(input.seed) V\(number) \(target.invariant): \(candidates.count) candidate step(s); at most \(runBudget) runs\(budget.map { " in \($0)" } ?? "") -> \(workDir)")
         let t0 = Date()
         var runs = 0
-        /// True when the run without `left` (nil: with every step) still fails the same way.
-        func stillFails(without left: Int?) -> Bool? {
+        /// True when the run without `left` (none: with every step) still fails the same way.
+        func stillFails(without left: [Int]) -> Bool? {
             if RunInterruption.signal != nil { return nil }
             runs += 1
-            let kept = all.filter { $0 != left }
+            let kept = all.filter { !left.contains($0) }
             let verdict = trials.run(runs, input, kept, variant, say: say).map { $0.report?.violations.contains(where: same) == true }
             let word = verdict.map { $0 ? "still fails" : "holds" } ?? "undecided"
-            say(String(format: "  [run %d] %@: %@ — %.0f s", runs, left.map { "without " + input.steps[$0].summary } ?? "every step", word, Date().timeIntervalSince(t0)))
+            let what = left.isEmpty ? "every step" : "without " + left.map { input.steps[$0].summary }.joined(separator: " and ")
+            say(String(format: "  [run %d] %@: %@ — %.0f s", runs, what, word, Date().timeIntervalSince(t0)))
             return verdict
         }
-        guard stillFails(without: nil) == true else {
+        guard stillFails(without: []) == true else {
             if let signal = RunInterruption.signal { throw ExitCode(RunInterruption.exitCode(for: signal)) }
             throw InputError("\(dir): the run with all its \(input.steps.count) steps pinned did not violate \(target.invariant) the same way again\(trials.lastSetupError.map { " (\($0))" } ?? ""); its causes cannot be proven by reruns (\(workDir))")
         }
-        var proven: [Int] = [], notNeeded: [Int] = [], undecided: [Int] = [], untried: [Int] = []
-        for c in candidates {
-            guard runs < budget, RunInterruption.signal == nil else {
-                untried.append(c)
-                continue
-            }
-            switch stillFails(without: c) {
-            case false?: proven.append(c)
-            case true?: notNeeded.append(c)
-            case nil: undecided.append(c)
-            }
-        }
+        let found = CauseSearch.run(
+            candidates: candidates, maximumRuns: runBudget - runs, outOfTime: { RunInterruption.signal != nil || deadline.map { Date() >= $0 } ?? false },
+            stillFails: { stillFails(without: $0) })
+        let (proven, notNeeded, undecided, untried) = (found.proven, found.notNeeded, found.undecided, found.untried)
         if let signal = RunInterruption.signal { throw ExitCode(RunInterruption.exitCode(for: signal)) }
 
         print("why: \(input.scenarioName) \(input.variant) seed \(input.seed), violation \(number): \(target.invariant)\(target.subject.map { " (\($0))" } ?? "")")
         print("  \(Excerpt.inner(target.explanation, limit: 300))")
         if let evidenceEnd { print("  the checker cites history lines up to \(ShrinkInput.clock(evidenceEnd - start))") }
-        if proven.isEmpty {
-            print("proven causes: none — no one step left out makes it go away (it may need two together, or come from the seed alone)")
+        if proven.isEmpty && !found.together.isEmpty {
+            print("proven causes: no one step alone; needed together (without both it holds, without either one it still fails):")
+            for pair in found.together {
+                print("  " + input.chronological(pair).map { Self.describe(input.steps[$0], events: events, start: start) }.joined(separator: "\n    and "))
+            }
+        } else if proven.isEmpty {
+            let pairs = found.pairsComplete ? "nor any two together" : "and the pairs were not all tried (the budget ran out)"
+            print("proven causes: none — no one step left out makes it go away, \(pairs) (it may come from the seed alone)")
         } else {
             print("proven causes (without each, it holds; every other step kept):")
             for i in input.chronological(proven) {
@@ -140,7 +149,8 @@ struct WhyCommand: ParsableCommand {
         }
         print("not needed: \(notNeeded.count) step(s) (without each, it still fails)")
         if !undecided.isEmpty { print("candidates not proven (their run was undecided): \(input.chronological(undecided).map { input.steps[$0].summary }.joined(separator: "; "))") }
-        if !untried.isEmpty { print("candidates not proven (--max-runs \(budget) ran out): \(untried.count) — \(input.chronological(untried).prefix(5).map { input.steps[$0].summary }.joined(separator: "; "))\(untried.count > 5 ? "; …" : "")") }
+        let ranOut = deadline.map { Date() >= $0 } ?? false ? "--budget \(budget ?? "")" : "--max-runs \(runBudget)"
+        if !untried.isEmpty { print("candidates not proven (\(ranOut) ran out): \(untried.count) — \(input.chronological(untried).prefix(5).map { input.steps[$0].summary }.joined(separator: "; "))\(untried.count > 5 ? "; …" : "")") }
         print(String(format: "%d runs in %.0f s", runs, Date().timeIntervalSince(t0)))
         try? FileManager.default.removeItem(atPath: workDir + "/runs")
         if trials.undecided == 0 { try? FileManager.default.removeItem(atPath: workDir) }

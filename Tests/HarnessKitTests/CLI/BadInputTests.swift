@@ -222,6 +222,7 @@ import Glibc
         row("why", ["why", "$D/nowhere"], 2, "cannot read $D/nowhere/history.jsonl"),
         row("why", ["why", "$D/nowhere", "--max-runs", "1"], 2, "--max-runs \"1\": use a whole number of runs, 2...10000"),
         row("why", ["why", "$D/nowhere", "--violation", "0"], 2, "--violation \"0\": use a violation's number, 1 or more"),
+        row("why", ["why", "$D/nowhere", "--budget", "soon"], 2, "--budget \"soon\": use a wall time like 30s or 5m (more than 0)"),
         row("report", ["report", "$D/nowhere"], 2, "$D/nowhere: no such directory"),
         row("report", ["report", "$D/empty"], 2, "$D/empty: no history.jsonl (not a run directory"),
         row("report", ["report", "$D/fifo"], 2, "$D/fifo: not a directory"),
