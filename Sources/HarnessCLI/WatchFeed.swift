@@ -1,5 +1,6 @@
 import AppGroup
 import Foundation
+import HarnessKit
 import History
 import TreeWatch
 
@@ -144,27 +145,17 @@ final class WatchFeed {
         guard fstatat(dir.fd, dirName, &st, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
         switch st.st_mode & S_IFMT {
         case S_IFREG, S_IFDIR: return nil  // said when written (closed or renamed in)
-        case S_IFIFO where path == "system/scheduler" || path.hasPrefix("system/wake/"): return nil
+        case S_IFIFO where DeviceRootTamper.isProtocolFifo(path): return nil
         default:
             _ = name
             let a = area(of: path)
-            return line(a.area, a.subject, path, "\(Self.kind(st.st_mode)) appeared (no participant makes one)", pid: nil)
+            return line(a.area, a.subject, path, "\(DeviceRootTamper.kind(st.st_mode)) appeared (no participant makes one)", pid: nil)
         }
     }
 
     private func split(_ path: String) -> (String, String)? {
         guard let slash = path.lastIndex(of: "/") else { return (".", path) }
         return (String(path[..<slash]), String(path[path.index(after: slash)...]))
-    }
-
-    static func kind(_ mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFIFO: return "a FIFO"
-        case S_IFSOCK: return "a socket"
-        case S_IFLNK: return "a symlink"
-        case S_IFCHR, S_IFBLK: return "a device"
-        default: return "not a regular file"
-        }
     }
 
     /// The area and subject of a path, in the system's terms.
@@ -200,8 +191,7 @@ final class WatchFeed {
     /// files (written when taken), the clock (every step), the protocol's FIFOs.
     static func unsaid(_ path: String) -> Bool {
         let name = lastComponent(path)
-        return name.hasPrefix(".") || name.hasSuffix(".lock") || path == DeviceClock.fileName || path == "system/scheduler"
-            || path.hasPrefix("system/wake/")
+        return name.hasPrefix(".") || name.hasSuffix(".lock") || path == DeviceClock.fileName || DeviceRootTamper.isProtocolFifo(path)
     }
 
     private func changed(_ path: String, pid: Int32?) -> Line? {

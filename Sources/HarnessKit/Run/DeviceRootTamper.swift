@@ -32,7 +32,7 @@ import Glibc
 /// `tamper_scan` line. Without a watch (inotify refused one), the full look runs every 20 ms of
 /// wall time instead, and the history says that too. A file written in place is judged when its
 /// writer closes it or renames it into place, not while it is held open.
-final class DeviceRootTamper {
+package final class DeviceRootTamper {
     let root: DeviceRoot
     /// `os.faults: torn_write` tears suites on purpose: a malformed suite is then the fault's.
     let tornWritesPlanned: Bool
@@ -52,7 +52,7 @@ final class DeviceRootTamper {
     static let scanEvent = "tamper_scan"
     /// The only files that are not regular files by design (PROTOCOL.md §9): the scheduler FIFO
     /// and the participants' wake FIFOs, `system/wake/<pid>`.
-    static func isProtocolFifo(_ path: String) -> Bool {
+    package static func isProtocolFifo(_ path: String) -> Bool {
         if path == "system/" + SchedulerChannel.fifoName { return true }
         let wake = "system/" + WakeReceiver.directory + "/"
         return path.hasPrefix(wake) && Int32(path.dropFirst(wake.count)) != nil
@@ -448,7 +448,7 @@ final class DeviceRootTamper {
         return nil
     }
 
-    static func kind(_ mode: mode_t) -> String {
+    package static func kind(_ mode: mode_t) -> String {
         switch mode & S_IFMT {
         case S_IFIFO: return "a FIFO"
         case S_IFSOCK: return "a socket"
