@@ -46,7 +46,7 @@ struct Harness: ParsableCommand {
             or bad input (one line on stderr naming what to fix), 130/143 a run stopped by SIGINT/SIGTERM.
             """,
         subcommands: [
-            RunCommand.self, InitCommand.self, ExploreCommand.self, ReplayCommand.self, ShrinkCommand.self, WhyCommand.self, MergeCommand.self, CheckCommand.self, ReportCommand.self, PlanCommand.self, NormalizeCommand.self, SystemsCommand.self, DoctorCommand.self, WatchCommand.self,
+            RunCommand.self, InitCommand.self, ExploreCommand.self, ReplayCommand.self, ShrinkCommand.self, WhyCommand.self, CoverageCommand.self, MergeCommand.self, CheckCommand.self, ReportCommand.self, PlanCommand.self, NormalizeCommand.self, SystemsCommand.self, DoctorCommand.self, WatchCommand.self,
             BenchCommand.self, NotifyCommand.self, DefaultsCommand.self, CleanCommand.self, BenchPongCommand.self,
             HeartbeatsCommand.self, ExplorePointCommand.self,
         ],

@@ -54,7 +54,9 @@ struct RunCommand: ParsableCommand {
     static let maxFailpoints = 100
 
     /// The seeds the command line asks for; nil = the suite's (or seed 1 for one scenario).
-    func seedList() throws -> [UInt64]? {
+    func seedList() throws -> [UInt64]? { try Self.seedList(seed: seed, seeds: seeds) }
+
+    static func seedList(seed: UInt64?, seeds: String?) throws -> [UInt64]? {
         guard let seeds else { return seed.map { [$0] } }
         let parts = seeds.split(separator: "-", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         guard parts.count == 2, let a = UInt64(parts[0]), let b = UInt64(parts[1]) else {
@@ -67,13 +69,40 @@ struct RunCommand: ParsableCommand {
 
     /// The suite file: `--suite`, else harness/suite.yaml of the checkout (the working directory,
     /// else next to the build).
-    func suiteFile() throws -> SuiteFile {
+    func suiteFile() throws -> SuiteFile { try Self.suiteFile(suite) }
+
+    static func suiteFile(_ suite: String?) throws -> SuiteFile {
         if let suite { return try SuiteFile.load(path: suite) }
         let candidates = ["harness/suite.yaml", Executables.directory + "/../../../harness/suite.yaml"]
         guard let path = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
             throw InputError("no SCENARIO given and no harness/suite.yaml found (run from the checkout, pass --suite FILE, or name a scenario file)")
         }
         return try SuiteFile.load(path: (path as NSString).standardizingPath)
+    }
+
+    /// The runs asked for: each scenario × its variants (or `variant`) × `seeds` (default seed 1),
+    /// or with no scenario the suite's entries (its seeds unless `seeds`) and its gate.
+    static func cases(scenarios: [String], suite: () throws -> SuiteFile, variant: String?, seeds: [UInt64]?) throws -> (cases: [SuiteRunner.Case], gate: [String]?) {
+        var cases: [SuiteRunner.Case] = []
+        if !scenarios.isEmpty {
+            for scenario in scenarios {
+                let sc = try ScenarioParser.load(path: scenario, systems: HarnessCLI.catalog)
+                let variants = try variant.map { [try sc.variant(named: $0)] } ?? sc.variants
+                for v in variants { for s in seeds ?? [1] { cases.append(.init(scenarioPath: scenario, scenario: sc, variant: v, seed: s)) } }
+            }
+            return (cases, nil)
+        }
+        let file = try suite()
+        for entry in file.entries {
+            for p in entry.scenarioPaths {
+                let sc = try ScenarioParser.load(path: p, systems: HarnessCLI.catalog)
+                var variants = try (entry.variants ?? sc.variants.map(\.rawValue)).map { name throws(ScenarioError) in try entry.variant(name, of: sc) }
+                if let variant { variants = variants.filter { $0.rawValue == variant } }
+                for v in variants { for s in seeds ?? Array(entry.seeds) { cases.append(.init(scenarioPath: p, scenario: sc, variant: v, seed: s)) } }
+            }
+        }
+        guard !cases.isEmpty else { throw InputError("\(file.path): no run left\(variant.map { " with --variant \($0)" } ?? "")") }
+        return (cases, file.gate)
     }
 
     /// Everything that can be checked before a run is (docs/CI.md "Exit codes"): a bad input never
@@ -91,25 +120,9 @@ struct RunCommand: ParsableCommand {
             durationOverride = .seconds(s)
         }
         if suite != nil && scenario != nil { throw InputError("--suite \(suite ?? ""): name a SCENARIO or a suite, not both") }
-        var cases: [SuiteRunner.Case] = []
-        var gate: [String]?
-        if let scenario {
-            let sc = try ScenarioParser.load(path: scenario, systems: HarnessCLI.catalog)
-            let variants = try variant.map { [try sc.variant(named: $0)] } ?? sc.variants
-            for v in variants { for s in seedValues ?? [1] { cases.append(.init(scenarioPath: scenario, scenario: sc, variant: v, seed: s)) } }
-        } else {
-            let file = try suiteFile()
-            gate = file.gate
-            for entry in file.entries {
-                for p in entry.scenarioPaths {
-                    let sc = try ScenarioParser.load(path: p, systems: HarnessCLI.catalog)
-                    var variants = try (entry.variants ?? sc.variants.map(\.rawValue)).map { name throws(ScenarioError) in try entry.variant(name, of: sc) }
-                    if let variant { variants = variants.filter { $0.rawValue == variant } }
-                    for v in variants { for s in seedValues ?? Array(entry.seeds) { cases.append(.init(scenarioPath: p, scenario: sc, variant: v, seed: s)) } }
-                }
-            }
-            guard !cases.isEmpty else { throw InputError("\(file.path): no run left\(variant.map { " with --variant \($0)" } ?? "")") }
-        }
+        let found = try Self.cases(scenarios: scenario.map { [$0] } ?? [], suite: { try suiteFile() }, variant: variant, seeds: seedValues)
+        var cases = found.cases
+        let gate = found.gate
         var failpoints: [Failpoint] = []
         if !failpoint.isEmpty {
             guard let first = cases.first, scenario != nil else { throw InputError("--failpoint \(failpoint[0]): name a SCENARIO (a failpoint names a process of its system)") }

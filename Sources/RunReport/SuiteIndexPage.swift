@@ -35,10 +35,12 @@ public enum SuiteIndexPage {
     }
 
     /// Writes only the index (each run's report.html is already there, as `harness run` wrote it).
-    public static func writeIndex(runDirectories: [String], indexPath: String) throws(RunReportError) {
+    /// `links`: more pages of the same runs, (title, path), shown above the table (`harness
+    /// coverage`'s llvm-cov report).
+    public static func writeIndex(runDirectories: [String], indexPath: String, links: [(String, String)] = []) throws(RunReportError) {
         var entries: [Entry] = []
         for d in runDirectories { entries.append(entry(d, try RunRecord.load(runDirectory: d))) }
-        try ReportFile.write(render(entries, indexDirectory: PathText.directory(of: indexPath)), to: indexPath, what: "index")
+        try ReportFile.write(render(entries, indexDirectory: PathText.directory(of: indexPath), links: links), to: indexPath, what: "index")
     }
 
     static func entry(_ dir: String, _ r: RunRecord) -> Entry {
@@ -57,7 +59,7 @@ public enum SuiteIndexPage {
         }
     }
 
-    public static func render(_ entries: [Entry], indexDirectory: String) -> String {
+    public static func render(_ entries: [Entry], indexDirectory: String, links: [(String, String)] = []) -> String {
         let sorted = entries.sorted {
             (rank($0.verdict), $0.scenario, $0.variant, Int($0.seed) ?? 0, $0.runDirectory) < (rank($1.verdict), $1.scenario, $1.variant, Int($1.seed) ?? 0, $1.runDirectory)
         }
@@ -75,7 +77,11 @@ public enum SuiteIndexPage {
         for e in entries { counts[e.verdict, default: 0] += 1 }
         let summary = counts.keys.sorted { rank($0) < rank($1) }.map { "\(counts[$0]!) \($0)" }.joined(separator: " · ")
         return ReportTemplates.render(
-            ReportTemplates.index, ["rows": rows, "count": entries.count, "summary": summary, "style": ReportTemplates.style])
+            ReportTemplates.index,
+            [
+                "rows": rows, "count": entries.count, "summary": summary, "style": ReportTemplates.style,
+                "links": links.map { ["title": $0.0, "href": relativePath($0.1, from: indexDirectory)] },
+            ])
     }
 
     /// `to` relative to the directory `from` (both made absolute), so the index opens from disk
@@ -102,7 +108,8 @@ extension ReportTemplates {
         <style>{{{style}}}</style></head>
         <body>
         <header><h1>{{count}} runs</h1><div class="meta">{{summary}}</div></header>
-        <section><table id="runs"><tr><th>scenario</th><th>variant</th><th>seed</th><th>verdict</th><th>violated invariants</th><th>device time</th><th>history lines</th><th>report</th></tr>
+        {{#links}}<p class="link"><a href="{{href}}">{{title}}</a></p>
+        {{/links}}        <section><table id="runs"><tr><th>scenario</th><th>variant</th><th>seed</th><th>verdict</th><th>violated invariants</th><th>device time</th><th>history lines</th><th>report</th></tr>
         {{#rows}}<tr class="run"><td>{{scenario}}</td><td>{{variant}}</td><td>{{seed}}</td><td><span class="verdict {{verdictClass}}">{{verdict}}</span></td><td class="violated">{{violated}}</td><td>{{device}}</td><td>{{lines}}</td><td><a href="{{href}}">{{run}}</a></td></tr>
         {{/rows}}</table></section>
         </body></html>

@@ -34,6 +34,8 @@ struct RunProcesses {
     let environment: [String: String]
     /// `os.faults` of the App Group (stale_defaults, torn_write), as each role's environment.
     let defaultsFaults: [String: String]
+    /// `harness coverage`: the processes started so far (each one's profile file is named by it).
+    var launches = 0
 }
 
 extension LiveRun {
@@ -67,10 +69,17 @@ extension LiveRun {
         }
         let fd = logFd(role.name)
         defer { if fd >= 0 { close(fd) } }
+        var profile: String?
+        if let dir = o.profileDirectory {
+            processes.launches += 1
+            profile = CoverageProfiles.fileName(run: (runDir as NSString).lastPathComponent, role: role.name, launch: processes.launches)
+            env[CoverageProfiles.environmentVariable] = dir + "/" + CoverageProfiles.pattern(profile!)
+        }
         let child = try ChildProcess.spawn(
             role.executablePath(binDirectory: o.binDirectory), role.arguments + extra, environment: env, captureStdout: false,
             stdoutTo: fd, stderrTo: fd, inheritFd: clock.page?.fd ?? -1)
         processes.children[child.pid] = child
+        if let dir = o.profileDirectory, let profile { CoverageProfiles.recordLaunch(directory: dir, role: pack.id + "/" + role.name, pid: child.pid, profile: profile) }
         return child
     }
 

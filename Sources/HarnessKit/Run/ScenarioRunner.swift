@@ -21,6 +21,9 @@ import Glibc
 /// (`LiveRun`), run its clock loop, shut down, merge, report; every decision is made by the pure
 /// parts and carried out by `LiveRun`'s parts.
 public final class ScenarioRunner {
+    /// A directory of its own under `base` (`RunSetup.claimRunDirectory`: `base`, else `base-2`, …).
+    package static func claimDirectory(_ base: String) -> String { RunSetup.claimRunDirectory(base) }
+
     /// The harness executable's name in rerun lines: `harness`, or a team's own harness
     /// (HarnessCLI sets it at start).
     nonisolated(unsafe) public static var commandName = "harness"
@@ -60,6 +63,10 @@ public final class ScenarioRunner {
         /// `harness explore` writes report.html for the point runs it keeps (off: the benchmark's
         /// baseline run, which is measured, not read).
         public var pagesForKeptRuns = true
+        /// `harness coverage`: every stand-in process writes its LLVM coverage profile here
+        /// (`CoverageProfiles`: continuous mode, so a killed process's counters are in it too) and
+        /// each launch is listed in its `launches.tsv`. nil (the default): no profile is asked for.
+        package var profileDirectory: String?
 
         /// The scenario's failpoints, then the command line's.
         public var allFailpoints: [Failpoint] { scenario.failpoints + failpoints }

@@ -28,7 +28,7 @@ package enum SuiteRunner {
 
     package static func run(
         _ cases: [Case], durationOverride: Duration?, outputDirectory: String, binDirectory: String,
-        progress: @escaping @Sendable (String) -> Void, deviceRoot: String? = nil, failpoints: [Failpoint] = [],
+        progress: @escaping @Sendable (String) -> Void, deviceRoot: String? = nil, profileDirectory: String? = nil, failpoints: [Failpoint] = [],
         recordCrashPoints: Bool = false, cpu: CPUPinning.Choice = .off, inProcess: InProcessScope = .none, onStart: (Int, Case) -> Void = { _, _ in },
         tick: (@Sendable (RunProgress) -> Void)? = nil, onResult: (Result) -> Void
     ) -> [Result] {
@@ -45,6 +45,7 @@ package enum SuiteRunner {
             options.cpu = cpu
             options.inProcess = inProcess
             options.extraRunFacts = c.shardFacts
+            options.profileDirectory = profileDirectory
             let runner = ScenarioRunner(options: options)
             onStart(i, c)
             progress("[\(i + 1)/\(cases.count)] \(c.scenario.name) \(c.variant.rawValue) seed \(c.seed) (device root \(runner.deviceRootPath)) ...")

@@ -40,6 +40,8 @@ import Glibc
         "replay": ["$D/run", "--out", "$O"],
         "shrink": ["$D/run", "--runs", "$O", "--max-runs", "2"],
         "why": ["$D/run", "--runs", "$O", "--max-runs", "2"],
+        // --bin-path: never the build (a valid --package-path builds the stand-ins for minutes).
+        "coverage": ["$D/s.yaml", "--variant", "hardened", "--bin-path", "$D/nowhere", "--out", "$O"],
         "merge": ["$D/run"],
         "check": ["$D/run"],
         "report": ["$D/run"],

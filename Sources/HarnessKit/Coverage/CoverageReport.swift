@@ -1,0 +1,245 @@
+import Foundation
+
+/// The part of `llvm-cov export`'s JSON (format 2.x) coverage reads: per file its summary, per
+/// function its count and code regions.
+package struct CoverageExport: Decodable, Sendable {
+    package var data: [Datum]
+
+    package struct Datum: Decodable, Sendable {
+        package var files: [File]
+        package var functions: [Function]?
+    }
+
+    package struct File: Decodable, Sendable {
+        package var filename: String
+        package var summary: Summary
+    }
+
+    package struct Summary: Decodable, Sendable {
+        package var lines: Count
+        package var functions: Count
+        package var regions: Count
+    }
+
+    package struct Count: Decodable, Sendable {
+        package var count: Int
+        package var covered: Int
+    }
+
+    package struct Function: Decodable, Sendable {
+        package var name: String
+        package var count: Int
+        /// `[lineStart, columnStart, lineEnd, columnEnd, executionCount, fileID, expandedFileID, kind]`.
+        package var regions: [[Int]]
+        package var filenames: [String]
+    }
+
+    package static func decode(_ data: Data) throws(CoverageError) -> CoverageExport {
+        do { return try JSONDecoder().decode(CoverageExport.self, from: data) } catch {
+            throw CoverageError("llvm-cov export's output is not the JSON expected (format 2.x): \(error)")
+        }
+    }
+}
+
+/// Covered of all, for lines, functions or regions.
+package struct CoverageCount: Codable, Sendable, Equatable {
+    package var covered: Int
+    package var count: Int
+
+    package init(covered: Int, count: Int) {
+        self.covered = covered
+        self.count = count
+    }
+
+    package static let zero = CoverageCount(covered: 0, count: 0)
+    package static func + (a: CoverageCount, b: CoverageCount) -> CoverageCount { .init(covered: a.covered + b.covered, count: a.count + b.count) }
+
+    /// `412/500 82.4%` (`-` when there is nothing to cover).
+    package var text: String {
+        count == 0 ? "-" : "\(covered)/\(count) \(String(format: "%.1f%%", 100 * Double(covered) / Double(count)))"
+    }
+}
+
+/// One source file of the app: lines, functions and regions covered. Swift's coverage map has no
+/// separate branch records (swiftc emits none): each arm of a branch — an `if`'s body and its
+/// `else`, a `guard`'s `else`, each `case`, the rest of a function after an early return — is a
+/// region of its own, so *regions* are the branch measure.
+package struct FileCoverage: Codable, Sendable, Equatable {
+    package var file: String
+    package var lines: CoverageCount
+    package var functions: CoverageCount
+    package var regions: CoverageCount
+
+    package init(file: String, lines: CoverageCount, functions: CoverageCount, regions: CoverageCount) {
+        self.file = file
+        self.lines = lines
+        self.functions = functions
+        self.regions = regions
+    }
+
+    package static let none = FileCoverage(file: "all", lines: .zero, functions: .zero, regions: .zero)
+}
+
+/// Code no run reached: a function never called, or a region (a branch's arm) of a function that
+/// did run.
+package struct CoverageGap: Codable, Sendable, Equatable {
+    package enum Kind: String, Codable, Sendable {
+        case function
+        case region
+    }
+    package var kind: Kind
+    package var file: String
+    package var line: Int
+    package var column: Int
+    package var endLine: Int
+    /// The source line it starts on, trimmed.
+    package var code: String
+}
+
+package struct RoleCoverage: Codable, Sendable, Equatable {
+    package var role: String
+    package var executable: String
+    package var profiles: ProfileTally
+    package var totals: FileCoverage
+    /// The files this role's processes ran at least one line of.
+    package var files: [FileCoverage]
+
+    package init(role: String, executable: String, profiles: ProfileTally, totals: FileCoverage, files: [FileCoverage]) {
+        self.role = role
+        self.executable = executable
+        self.profiles = profiles
+        self.totals = totals
+        self.files = files
+    }
+}
+
+/// What `harness coverage` found (its `coverage.json`).
+package struct CoverageReport: Codable, Sendable {
+    package var runs: Int
+    package var scenarios: [String]
+    package var roles: [RoleCoverage]
+    /// Every app file, the roles' profiles together.
+    package var files: [FileCoverage]
+    package var totals: FileCoverage
+    package var gaps: [CoverageGap]
+    package var html: String?
+    package var runsDirectory: String
+
+    package init(runs: Int, scenarios: [String], roles: [RoleCoverage]) {
+        self.runs = runs
+        self.scenarios = scenarios
+        self.roles = roles
+        files = []
+        totals = .none
+        gaps = []
+        html = nil
+        runsDirectory = ""
+    }
+
+    /// Files: the export's, the app's only, paths relative to `base`, sorted; and their sum.
+    package static func files(_ export: CoverageExport, filter: AppCodeFilter, base: String) -> (files: [FileCoverage], totals: FileCoverage) {
+        var out: [FileCoverage] = []
+        for d in export.data {
+            for f in d.files where filter.isAppCode(f.filename) {
+                let s = f.summary
+                out.append(
+                    FileCoverage(
+                        file: relative(f.filename, to: base), lines: .init(covered: s.lines.covered, count: s.lines.count),
+                        functions: .init(covered: s.functions.covered, count: s.functions.count),
+                        regions: .init(covered: s.regions.covered, count: s.regions.count)))
+            }
+        }
+        out.sort { $0.file < $1.file }
+        let totals = out.reduce(FileCoverage.none) {
+            FileCoverage(file: "all", lines: $0.lines + $1.lines, functions: $0.functions + $1.functions, regions: $0.regions + $1.regions)
+        }
+        return (out, totals)
+    }
+
+    /// What no run reached, from the functions' regions: a function whose every instantiation ran
+    /// 0 times; in a function that ran, each code region run 0 times that is not inside another
+    /// such region (the outermost arm is the branch to write a scenario for). Sorted by file and line.
+    package static func gaps(_ export: CoverageExport, filter: AppCodeFilter, base: String, code: (String, Int) -> String?) -> [CoverageGap] {
+        struct Key: Hashable {
+            var file: String
+            var ls, cs, le, ce: Int
+        }
+        var functionCount: [Key: Int] = [:]
+        var regionCount: [Key: Int] = [:]
+        var regionFunction: [Key: Key] = [:]
+        let codeRegion = 0
+        for d in export.data {
+            for fn in d.functions ?? [] {
+                let regions = fn.regions.filter { $0.count >= 8 && $0[7] == codeRegion && $0[5] < fn.filenames.count }
+                guard let first = regions.first else { continue }
+                let file = fn.filenames[first[5]]
+                guard filter.isAppCode(file) else { continue }
+                let fk = Key(file: file, ls: first[0], cs: first[1], le: first[2], ce: first[3])
+                functionCount[fk] = max(functionCount[fk] ?? 0, fn.count)
+                for r in regions {
+                    let k = Key(file: fn.filenames[r[5]], ls: r[0], cs: r[1], le: r[2], ce: r[3])
+                    regionCount[k] = max(regionCount[k] ?? 0, r[4])
+                    if regionFunction[k] == nil { regionFunction[k] = fk }
+                }
+            }
+        }
+        func before(_ a: Key, _ b: Key) -> Bool { (a.file, a.ls, a.cs, b.le, b.ce) < (b.file, b.ls, b.cs, a.le, a.ce) }
+        func contains(_ outer: Key, _ inner: Key) -> Bool {
+            outer.file == inner.file && (outer.ls, outer.cs) <= (inner.ls, inner.cs) && (inner.le, inner.ce) <= (outer.le, outer.ce)
+        }
+        let neverCalled = functionCount.filter { $0.value == 0 }.map(\.key).sorted(by: before)
+        var out: [CoverageGap] = []
+        func gap(_ kind: CoverageGap.Kind, _ k: Key) -> CoverageGap {
+            CoverageGap(
+                kind: kind, file: relative(k.file, to: base), line: k.ls, column: k.cs, endLine: k.le,
+                code: String((code(k.file, k.ls) ?? "").trimmingCharacters(in: .whitespaces).prefix(120)))
+        }
+        for k in neverCalled { out.append(gap(.function, k)) }
+        var kept: [Key] = []
+        let unreached = regionCount.filter { $0.value == 0 && (functionCount[regionFunction[$0.key]!] ?? 0) > 0 }.map(\.key).sorted(by: before)
+        for k in unreached where !kept.contains(where: { contains($0, k) }) {
+            kept.append(k)
+            out.append(gap(.region, k))
+        }
+        return out.sorted { ($0.file, $0.line, $0.column) < ($1.file, $1.line, $1.column) }
+    }
+
+    static func relative(_ path: String, to base: String) -> String {
+        let prefix = base.hasSuffix("/") ? base : base + "/"
+        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+    }
+
+    /// The report for people: per role, per file, then what no run reached (the first `gapLimit`).
+    package func text(gapLimit: Int) -> String {
+        func table(_ header: [String], _ rows: [[String]]) -> String {
+            var widths = header.map(\.count)
+            for r in rows { for (i, c) in r.enumerated() { widths[i] = max(widths[i], c.count) } }
+            return ([header] + rows).map { r in
+                r.enumerated().map { i, c in i == r.count - 1 ? c : c.padding(toLength: widths[i], withPad: " ", startingAt: 0) }.joined(separator: "  ")
+            }.joined(separator: "\n")
+        }
+        var out: [String] = []
+        let processes = roles.map(\.profiles.processes).reduce(0, +)
+        let lost = roles.map(\.profiles.lost).reduce(0, +)
+        out.append("coverage of the app's code: \(runs) run\(runs == 1 ? "" : "s"), \(processes) processes, \(lost) profile\(lost == 1 ? "" : "s") lost")
+        out.append("")
+        var rows = roles.map { r in
+            [r.role, r.executable, String(r.profiles.processes), String(r.profiles.lost), r.totals.lines.text, r.totals.functions.text, r.totals.regions.text]
+        }
+        rows.append(["all roles", "", String(processes), String(lost), totals.lines.text, totals.functions.text, totals.regions.text])
+        out.append(table(["role", "executable", "processes", "lost", "lines", "functions", "regions (branches)"], rows))
+        out.append("")
+        out.append(table(["file", "lines", "functions", "regions"], files.map { [$0.file, $0.lines.text, $0.functions.text, $0.regions.text] }))
+        out.append("")
+        let functions = gaps.filter { $0.kind == .function }.count
+        out.append("never reached: \(gaps.count - functions) region\(gaps.count - functions == 1 ? "" : "s") of functions that ran, \(functions) function\(functions == 1 ? "" : "s") never called")
+        for g in gaps.prefix(gapLimit) {
+            out.append("  \(g.file):\(g.line):\(g.column)  \(g.kind == .function ? "function" : "region  ")  \(g.code)")
+        }
+        if gaps.count > gapLimit { out.append("  … \(gaps.count - gapLimit) more in coverage.json (--gaps N shows more)") }
+        for r in roles where r.profiles.lost > 0 {
+            out.append("lost profiles of \(r.role): " + r.profiles.lostExamples.joined(separator: "; "))
+        }
+        return out.joined(separator: "\n")
+    }
+}
