@@ -47,10 +47,12 @@ with your app's own code.
 
     swift run __name__-harness run scenarios/__name__.yaml        # exit 0: every invariant held
     swift run __name__-harness explore scenarios/__name__.yaml    # kill at every crash point
+    swift run __name__-harness coverage scenarios/__name__.yaml   # which of your code the runs reached
     swift run __name__-harness --help                             # every verb
 
 `run` prints each violation with the command that reruns it; the run directory holds
-`history.jsonl` and `report.html`. The harness links libinotifytools (on Debian:
+`history.jsonl` and `report.html`. `coverage` builds your executables again for LLVM coverage (into
+`.build/coverage`) and lists every branch of your code no run took, as `file:line`. The harness links libinotifytools (on Debian:
 `apt-get install libinotifytools0-dev`); `swift run __name__-harness doctor` checks the machine.
 
 ## What is here

@@ -91,7 +91,21 @@ public enum Doctor {
             out.append(Check(name: "self-test", value: "failed", status: .fail, detail: "\(error)"))
         }
         out.append(recursiveWatch(scratch + "-watch"))
+        out.append(coverageTools(ProcessInfo.processInfo.environment))
         return out
+    }
+
+    /// The toolchain's llvm tools `harness coverage` needs (only it: a warning, not a failure).
+    static func coverageTools(_ environment: [String: String]) -> Check {
+        let name = "coverage tools"
+        do {
+            let t = try CoverageTools.find(environment: environment)
+            return Check(
+                name: name, value: "llvm-profdata, llvm-cov" + (t.demangle == nil ? "" : ", swift-demangle"), status: .ok,
+                detail: PathText.directory(of: t.cov) + " (harness coverage)")
+        } catch {
+            return Check(name: name, value: "missing", status: .warn, detail: "\(error) (only harness coverage needs them)")
+        }
     }
 
     /// libinotifytools, linked, watching a tree: a write in a subdirectory made after the watch
