@@ -43,6 +43,14 @@ struct CoverageCommand: ParsableCommand {
         name: .customLong("fail-under"), parsing: .unconditional,
         help: ArgumentHelp("Exit 1 when the app's region (branch) coverage, every role together, is below PERCENT.", valueName: "percent"))
     var failUnder: Double?
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Steer the workload by coverage for this long (wall time, e.g. 5m): keep the runs that reach new regions, mutate their plans, run again. One SCENARIO and --variant.",
+            valueName: "duration"))
+    var fuzz: String?
+    @Option(name: .customLong("fuzz-with"), help: "plans (mutate the kept plans; default) or seeds (fresh seeds of the scenario's generator only: the baseline).")
+    var fuzzWith: String = CoverageFuzz.Mode.plans.rawValue
     @Flag(help: "Print coverage.json instead of the tables.") var json = false
     @Flag(help: "No progress on stderr.") var quiet = false
 
@@ -59,6 +67,16 @@ struct CoverageCommand: ParsableCommand {
                 throw InputError("--duration \(String(reflecting: duration)): use e.g. 90s, 15m, 2h, 1h30m, 2d (more than 0, at most 366 days)")
             }
             durationOverride = .seconds(s)
+        }
+        var fuzzSeconds: Double?
+        if let fuzz {
+            guard let s = ScenarioDuration.seconds(from: fuzz), s > 0 else { throw InputError("--fuzz \(String(reflecting: fuzz)): use a wall time like 90s, 5m or 1h (more than 0)") }
+            guard scenarios.count == 1, variant != nil else { throw InputError("--fuzz: name one SCENARIO and its --variant (the plans it mutates are that scenario's)") }
+            guard seeds == nil else { throw InputError("--fuzz picks its own seeds (from --seed, default 1): leave out --seeds") }
+            fuzzSeconds = Double(s)
+        }
+        guard let fuzzMode = CoverageFuzz.Mode(rawValue: fuzzWith) else {
+            throw InputError("--fuzz-with \(String(reflecting: fuzzWith)): use plans or seeds")
         }
         let seedValues = try RunCommand.seedList(seed: seed, seeds: seeds)
         let cases = try RunCommand.cases(scenarios: scenarios, suite: { try RunCommand.suiteFile(suite) }, variant: variant, seeds: seedValues).cases
@@ -122,8 +140,23 @@ struct CoverageCommand: ParsableCommand {
         }
 
         RunInterruption.install()
-        let printer = ProgressPrinter(total: cases.count, quiet: quiet)
+        let filter = AppCodeFilter.standard(ignored: ignore)
         var merger = CoverageMerger(tools: tools, directory: profiles)
+        if let fuzzSeconds {
+            say("… fuzzing \(cases[0].scenario.name) \(cases[0].variant.rawValue) for \(Int(fuzzSeconds)) s (\(fuzzMode == .plans ? "mutated plans and fresh seeds" : "fresh seeds only")); each run that reaches new code is printed …")
+            let fuzzer = CoverageFuzz(
+                scenarioPath: cases[0].scenarioPath, scenario: cases[0].scenario, variant: cases[0].variant, durationOverride: durationOverride,
+                firstSeed: seed ?? 1, budgetSeconds: fuzzSeconds, mode: fuzzMode, bin: bin,
+                executables: Array(Set(roles.map { bin + "/" + $0.executable })).sorted(), dir: dir, package: package, filter: filter, tools: tools,
+                say: { line in FileHandle.standardError.write(Data((line + "\n").utf8)) })
+            let summary: CoverageReport.Fuzz
+            do { summary = try fuzzer.run(merger: &merger) } catch { throw InputError("fuzz: \(error)") }
+            try finish(
+                roles: roles, tools: tools, merger: merger, bin: bin, dir: dir, package: package, filter: filter, runs: summary.runs,
+                scenarios: [cases[0].scenario.name], pages: [], fuzz: summary, say: say)
+            return
+        }
+        let printer = ProgressPrinter(total: cases.count, quiet: quiet)
         var mergeError: Error?
         let results = SuiteRunner.run(
             cases, durationOverride: durationOverride, outputDirectory: dir + "/runs", binDirectory: bin,
@@ -142,15 +175,25 @@ struct CoverageCommand: ParsableCommand {
             throw ExitCode(RunInterruption.exitCode(for: signal))
         }
 
+        let pages = results.compactMap { $0.outcome.reportPage }
+        try finish(
+            roles: roles, tools: tools, merger: merger, bin: bin, dir: dir, package: package, filter: filter, runs: results.count,
+            scenarios: Array(Set(cases.map(\.scenario.name))).sorted(), pages: pages, fuzz: nil, say: say)
+        let undecided = results.filter { $0.outcome.exitCode == 2 }.count
+        if undecided > 0 { say("note: \(undecided) run(s) could not be decided (see runs/); their processes' coverage is counted") }
+    }
+
+    /// The report: written, printed, linked from the runs' index; exit 1 under --fail-under.
+    func finish(
+        roles: [(key: String, executable: String)], tools: CoverageTools, merger: CoverageMerger, bin: String, dir: String, package: String,
+        filter: AppCodeFilter, runs: Int, scenarios: [String], pages: [String], fuzz: CoverageReport.Fuzz?, say: (String) -> Void
+    ) throws {
         say("… reporting (llvm-cov) …")
-        let filter = AppCodeFilter.standard(ignored: ignore)
         var report: CoverageReport
         do {
-            report = try Self.report(
-                roles: roles, tools: tools, merger: merger, bin: bin, dir: dir, package: package, filter: filter,
-                runs: results.count, scenarios: Array(Set(cases.map(\.scenario.name))).sorted())
+            report = try Self.report(roles: roles, tools: tools, merger: merger, bin: bin, dir: dir, package: package, filter: filter, runs: runs, scenarios: scenarios)
         } catch { throw InputError("\(error)") }
-        let pages = results.compactMap { $0.outcome.reportPage }
+        report.fuzz = fuzz
         if !pages.isEmpty {
             try? SuiteIndexPage.writeIndex(
                 runDirectories: pages.map { PathText.directory(of: $0) }, indexPath: dir + "/runs/index.html",
@@ -171,8 +214,6 @@ struct CoverageCommand: ParsableCommand {
             print("report: \(dir)/coverage.json, \(dir)/coverage.txt" + (report.html.map { ", \($0)" } ?? ""))
             print("runs: \(dir)/runs" + (pages.isEmpty ? "" : " (index.html links the coverage)"))
         }
-        let undecided = results.filter { $0.outcome.exitCode == 2 }.count
-        if undecided > 0 { say("note: \(undecided) run(s) could not be decided (see runs/); their processes' coverage is counted") }
         if let failUnder, report.totals.regions.count > 0 {
             let percent = 100 * Double(report.totals.regions.covered) / Double(report.totals.regions.count)
             if percent < failUnder {
@@ -211,12 +252,8 @@ struct CoverageCommand: ParsableCommand {
         guard m.status == 0 else { throw CoverageError("llvm-profdata merge of the roles' profiles failed: \(m.firstLine)") }
         let export = try exportJSON(tools, profile: all, objects: executables, filter: filter, summaryOnly: false)
         (report.files, report.totals) = CoverageReport.files(export, filter: filter, base: package)
-        var sources: [String: [Substring]] = [:]
-        report.gaps = CoverageReport.gaps(export, filter: filter, base: package) { file, line in
-            if sources[file] == nil { sources[file] = ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n", omittingEmptySubsequences: false) }
-            let lines = sources[file]!
-            return line >= 1 && line <= lines.count ? String(lines[line - 1]) : nil
-        }
+        var sources = SourceLines()
+        report.gaps = CoverageReport.gaps(export, filter: filter, base: package) { file, line in sources.line(file, line) }
         var show = ["show", "-format=html", "-output-dir=" + dir + "/html", "-instr-profile=" + all, "-ignore-filename-regex=" + filter.regex, "-show-line-counts-or-regions"]
         if let d = tools.demangle { show.append("-Xdemangler=" + d) }
         show.append(executables[0])

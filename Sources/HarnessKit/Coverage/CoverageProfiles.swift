@@ -91,8 +91,10 @@ package struct CoverageMerger {
 
     static func fileSafe(_ key: String) -> String { key.replacingOccurrences(of: "/", with: ".") }
 
-    /// Takes the raw profiles of the launches listed so far into the roles' merged profiles.
-    package mutating func absorb() throws {
+    /// Takes the raw profiles of the launches listed so far into the roles' merged profiles;
+    /// `batch`: also merge them, every role together, into this file (one run's coverage, for
+    /// `--fuzz`; not written when none was merged).
+    package mutating func absorb(batch: String? = nil) throws {
         let launches = CoverageProfiles.launches(directory: directory)
         unlink(directory + "/" + CoverageProfiles.launchesFile)
         var byRole: [String: [String]] = [:]
@@ -108,6 +110,13 @@ package struct CoverageMerger {
             } else {
                 byRole[l.role, default: []].append(path)
             }
+        }
+        if let batch, !byRole.isEmpty {
+            unlink(batch)
+            let list = directory + "/.inputs-batch.txt"
+            try OutputFile.write(Data((byRole.values.flatMap { $0 }.joined(separator: "\n") + "\n").utf8), to: list, what: "llvm-profdata's input list")
+            _ = try tools.run(tools.profdata, ["merge", "-sparse", "--failure-mode=warn", "--input-files=" + list, "-o", batch], timeout: Self.mergeTimeout)
+            unlink(list)
         }
         for (role, raws) in byRole.sorted(by: { $0.key < $1.key }) {
             let out = profile(role: role)

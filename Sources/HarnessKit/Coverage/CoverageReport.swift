@@ -80,6 +80,19 @@ package struct FileCoverage: Codable, Sendable, Equatable {
     package static let none = FileCoverage(file: "all", lines: .zero, functions: .zero, regions: .zero)
 }
 
+/// One code region of the app (a branch's arm, a function's body).
+package struct CoverageRegion: Codable, Sendable, Hashable, Comparable {
+    package var file: String
+    package var line: Int
+    package var column: Int
+    package var endLine: Int
+    package var endColumn: Int
+
+    package static func < (a: CoverageRegion, b: CoverageRegion) -> Bool {
+        (a.file, a.line, a.column, a.endLine, a.endColumn) < (b.file, b.line, b.column, b.endLine, b.endColumn)
+    }
+}
+
 /// Code no run reached: a function never called, or a region (a branch's arm) of a function that
 /// did run.
 package struct CoverageGap: Codable, Sendable, Equatable {
@@ -124,6 +137,63 @@ package struct CoverageReport: Codable, Sendable {
     package var gaps: [CoverageGap]
     package var html: String?
     package var runsDirectory: String
+    /// `--fuzz`: how the regions reached grew, and the inputs kept.
+    package var fuzz: Fuzz?
+
+    package struct Fuzz: Codable, Sendable {
+        /// `plans` (mutations of the corpus's plans, and fresh seeds) or `seeds` (the generator alone).
+        package var mode: String
+        package var budgetSeconds: Double
+        package var runs = 0
+        /// Mutated plans the pack would not take (not run), and the first few reasons.
+        package var skippedInputs = 0
+        package var skippedExamples: [String] = []
+        package var undecided = 0
+        /// The app's regions reached by the runs together.
+        package var regionsReached = 0
+        /// After each run: [wall seconds since the start, regions reached so far].
+        package var timeline: [[Double]] = []
+        package var corpus: [Entry] = []
+        /// Run directories with a violation (kept).
+        package var violations: [String] = []
+
+        package struct Entry: Codable, Sendable {
+            /// The scenario file that runs this input again (its plan pinned).
+            package var file: String
+            package var seed: UInt64
+            /// What made it: `seed N`, or the mutation and the corpus entry it was made from.
+            package var input: String
+            package var newRegions: Int
+            /// The first of them, file:line.
+            package var first: String
+
+            package init(file: String, seed: UInt64, input: String, newRegions: Int, first: String) {
+                self.file = file
+                self.seed = seed
+                self.input = input
+                self.newRegions = newRegions
+                self.first = first
+            }
+        }
+
+        package init(mode: String, budgetSeconds: Double) {
+            self.mode = mode
+            self.budgetSeconds = budgetSeconds
+        }
+
+        /// Regions reached by the end of each `step` seconds of wall time.
+        package func buckets(step: Double) -> [(seconds: Double, regions: Int)] {
+            guard step > 0 else { return [] }
+            var out: [(Double, Int)] = []
+            var t = step
+            let end = max(budgetSeconds, timeline.last?.first ?? 0)
+            while t <= end + step / 2 {
+                out.append((t, Int(timeline.last { $0[0] <= t }?[1] ?? 0)))
+                t += step
+            }
+            return out
+        }
+    }
 
     package init(runs: Int, scenarios: [String], roles: [RoleCoverage]) {
         self.runs = runs
@@ -134,6 +204,7 @@ package struct CoverageReport: Codable, Sendable {
         gaps = []
         html = nil
         runsDirectory = ""
+        fuzz = nil
     }
 
     /// Files: the export's, the app's only, paths relative to `base`, sorted; and their sum.
@@ -204,6 +275,24 @@ package struct CoverageReport: Codable, Sendable {
         return out.sorted { ($0.file, $0.line, $0.column) < ($1.file, $1.line, $1.column) }
     }
 
+    /// The app's code regions some run reached (any instantiation, count > 0): what `--fuzz`
+    /// compares run to run.
+    package static func reached(_ export: CoverageExport, filter: AppCodeFilter, base: String) -> Set<CoverageRegion> {
+        var out = Set<CoverageRegion>()
+        var fileOK: [String: Bool] = [:]
+        for d in export.data {
+            for fn in d.functions ?? [] where fn.count > 0 {
+                for r in fn.regions where r.count >= 8 && r[7] == 0 && r[4] > 0 && r[5] < fn.filenames.count {
+                    let file = fn.filenames[r[5]]
+                    if fileOK[file] == nil { fileOK[file] = filter.isAppCode(file) }
+                    guard fileOK[file]! else { continue }
+                    out.insert(CoverageRegion(file: relative(file, to: base), line: r[0], column: r[1], endLine: r[2], endColumn: r[3]))
+                }
+            }
+        }
+        return out
+    }
+
     static func relative(_ path: String, to base: String) -> String {
         let prefix = base.hasSuffix("/") ? base : base + "/"
         return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
@@ -237,6 +326,18 @@ package struct CoverageReport: Codable, Sendable {
             out.append("  \(g.file):\(g.line):\(g.column)  \(g.kind == .function ? "function" : "region  ")  \(g.code)")
         }
         if gaps.count > gapLimit { out.append("  … \(gaps.count - gapLimit) more in coverage.json (--gaps N shows more)") }
+        if let f = fuzz {
+            out.append("")
+            out.append(
+                "fuzz (\(f.mode == "plans" ? "mutated plans and fresh seeds" : "fresh seeds only"), \(Int(f.budgetSeconds)) s): \(f.runs) runs, "
+                    + "\(f.regionsReached) regions reached, \(f.corpus.count) inputs kept, \(f.violations.count) with a violation"
+                    + (f.skippedInputs > 0 ? ", \(f.skippedInputs) mutated plans the pack would not take" : ""))
+            let step = max(1, (f.budgetSeconds / 10).rounded())
+            out.append("  wall s   " + f.buckets(step: step).map { String(format: "%6.0f", $0.seconds) }.joined())
+            out.append("  regions  " + f.buckets(step: step).map { String(format: "%6d", $0.regions) }.joined())
+            for e in f.corpus { out.append("  kept \(e.file): +\(e.newRegions) (\(e.input); first \(e.first))") }
+            for v in f.violations { out.append("  violation: \(v)") }
+        }
         for r in roles where r.profiles.lost > 0 {
             out.append("lost profiles of \(r.role): " + r.profiles.lostExamples.joined(separator: "; "))
         }

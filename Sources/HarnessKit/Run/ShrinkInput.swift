@@ -204,6 +204,33 @@ package struct ShrinkInput {
             guard case .node(let n) = steps[i].payload else { return nil }
             return n
         }
+        return try render(actions: jsonLines(.action), faults: jsonLines(.fault), failpoints: failpoints, rules: rules, name: name, header: header)
+    }
+
+    /// The recorded plan's entries, as schedule.json has them (one JSON object each, keys sorted).
+    package func planLines(_ kind: Kind) -> [String] {
+        steps.compactMap { step -> String? in
+            guard step.kind == kind, case .json(let text) = step.payload else { return nil }
+            return text
+        }
+    }
+
+    /// The recorded scenario with `actions` and `faults` pinned as its plan (lines of
+    /// schedule.json, in the order given), every failpoint and field-fault rule kept
+    /// (`harness coverage --fuzz`'s inputs).
+    package func scenarioYAML(actions: [String], faults: [String], name: String, header: [String] = []) throws -> String {
+        let failpoints: [Node] = steps.compactMap { step in
+            guard step.kind == .failpoint, case .text(let t) = step.payload else { return nil }
+            return Node(t, Tag(.str), .doubleQuoted)
+        }
+        let rules: [Node] = steps.compactMap { step in
+            guard step.kind == .fieldFault, case .node(let n) = step.payload else { return nil }
+            return n
+        }
+        return try render(actions: actions, faults: faults, failpoints: failpoints, rules: rules, name: name, header: header)
+    }
+
+    private func render(actions: [String], faults: [String], failpoints: [Node], rules: [Node], name: String, header: [String]) throws -> String {
         guard case .mapping(let original) = root else { throw LoadError(description: "the recorded scenario is not a mapping") }
         var pairs: [(Node, Node)] = []
         for (key, value) in original {
@@ -230,7 +257,7 @@ package struct ShrinkInput {
         func list(_ key: String, _ lines: [String]) -> String {
             lines.isEmpty ? "  \(key): []\n" : "  \(key):\n" + lines.map { "    - \($0)\n" }.joined()
         }
-        let plan = "plan:\n" + list("userActions", jsonLines(.action)) + list("faults", jsonLines(.fault)) + "  summary: \(summaryJSON)\n"
+        let plan = "plan:\n" + list("userActions", actions) + list("faults", faults) + "  summary: \(summaryJSON)\n"
         return header.map { "# " + $0 + "\n" }.joined() + body + plan
     }
 
