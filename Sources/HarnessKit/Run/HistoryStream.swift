@@ -53,7 +53,10 @@ package final class HistoryStream: @unchecked Sendable {
         t.start()
     }
 
-    deinit { if fd >= 0 { close(fd) } }
+    /// Whether `stop` closed `fd` (the thread had ended).
+    private var closed = false
+
+    deinit { if fd >= 0 && !closed { close(fd) } }
 
     private var isStopRequested: Bool {
         lock.lock()
@@ -69,7 +72,15 @@ package final class HistoryStream: @unchecked Sendable {
         lock.unlock()
         if !already {
             wake.signal()
-            _ = finished.wait(timeout: .now() + .seconds(5))
+            // The thread holds this object until it ends (and `thread` holds the thread): the
+            // descriptor is closed here, not left to a deinit that may never come — a harness that
+            // runs many runs in one process ran out of descriptors. Only once the thread is done
+            // with it; a thread still writing after 5 s keeps it.
+            if finished.wait(timeout: .now() + .seconds(5)) == .success, fd >= 0 {
+                close(fd)
+                closed = true
+            }
+            thread = nil
         }
     }
 
