@@ -249,9 +249,9 @@ public final class SchedulerInbox: @unchecked Sendable {
 
     deinit { close() }
 
-    /// Closes the FIFO's ends and the nudge pipe (at the end of the run: a harness that runs many
-    /// runs in one process — a suite, `coverage --fuzz` — must not keep four descriptors per run,
-    /// whatever still holds this object). Idempotent; `read` returns nothing afterwards.
+    /// Closes the FIFO's ends and the nudge pipe. Idempotent; `read` returns nothing afterwards,
+    /// and a `nudge()` from another thread never writes to a descriptor number the process has
+    /// since given to another file.
     public func close() {
         lock.lock()
         defer { lock.unlock() }

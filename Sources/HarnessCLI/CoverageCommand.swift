@@ -154,6 +154,8 @@ struct CoverageCommand: ParsableCommand {
             try finish(
                 roles: roles, tools: tools, merger: merger, bin: bin, dir: dir, package: package, filter: filter, runs: summary.runs,
                 scenarios: [cases[0].scenario.name], pages: [], fuzz: summary, say: say)
+            // Stopped early by a signal: the report of what ran is written, the exit says how it ended.
+            if let signal = RunInterruption.signal { throw ExitCode(RunInterruption.exitCode(for: signal)) }
             return
         }
         let printer = ProgressPrinter(total: cases.count, quiet: quiet)

@@ -166,13 +166,12 @@ public final class ScenarioRunner {
             live?.shutdownAll()
         }
         stream.stop()
-        // What the run holds open, let go of here, not left to deinits: the process's inotify
-        // watcher holds the notify center (and through it the device root) until the watched
-        // directory is gone, which an open descriptor of it prevents — each run of a suite kept
-        // three descriptors and the scheduler FIFO four, and a long suite (`--seeds 1-500`,
-        // `coverage --fuzz`) ran out of them. The scheduler FIFO's ends and nudge pipe too.
+        // The notify center, let go of here: the process's inotify watcher holds it (and through
+        // it the device root, and through its observers the scheduler inbox) until the watched
+        // directory is gone, which the center's own open descriptor of it prevents — each run of
+        // a suite kept seven descriptors, and a long suite (`--seeds 1-500`, `coverage --fuzz`)
+        // ran out of them.
         live?.center.shutdown()
-        live?.virtualTime.inbox?.close()
         // The page people read: from the history just written, whatever the verdict (an
         // interrupted run's too). A page that cannot be written costs the run nothing but a line.
         var page: String?
