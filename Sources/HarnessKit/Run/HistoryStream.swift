@@ -53,10 +53,11 @@ package final class HistoryStream: @unchecked Sendable {
         t.start()
     }
 
-    /// Whether `stop` closed `fd` (the thread had ended).
+    /// Whether `close` closed `fd`; whether the thread has ended (`stop` saw it), so `close` may.
     private var closed = false
+    private var threadEnded = false
 
-    deinit { if fd >= 0 && !closed { close(fd) } }
+    deinit { if fd >= 0 && !closed { Glibc.close(fd) } }
 
     private var isStopRequested: Bool {
         lock.lock()
@@ -72,26 +73,42 @@ package final class HistoryStream: @unchecked Sendable {
         lock.unlock()
         if !already {
             wake.signal()
-            // The thread holds this object until it ends (and `thread` holds the thread): the
-            // descriptor is closed here, not left to a deinit that may never come — a harness that
-            // runs many runs in one process ran out of descriptors. Only once the thread is done
-            // with it; a thread still writing after 5 s keeps it.
-            if finished.wait(timeout: .now() + .seconds(5)) == .success, fd >= 0 {
-                close(fd)
-                closed = true
+            // The thread holds this object until it ends, and `thread` holds the thread: let go.
+            if finished.wait(timeout: .now() + .seconds(5)) == .success {
+                lock.lock()
+                threadEnded = true
+                lock.unlock()
             }
             thread = nil
         }
     }
 
+    /// Closes the history file once the thread has ended (`stop`): at the end of the run, not
+    /// left to a deinit — a harness that runs many runs in one process ran out of descriptors.
+    /// A thread still writing after `stop`'s bound keeps it. A `pump` afterwards copies nothing.
+    package func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard threadEnded, !closed, fd >= 0 else { return }
+        Glibc.close(fd)
+        closed = true
+    }
+
+    private var isClosed: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return closed
+    }
+
     /// One pass over `trace/*.jsonl`: appends every new whole line.
     func pump() {
+        guard !isClosed else { return }
         let dir = runDirectory + "/trace"
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return }
         for name in names.sorted().prefix(Self.maxTraces) where name.hasSuffix(".jsonl") && !name.hasPrefix(".") {
             let f = open(dir + "/" + name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
             guard f >= 0 else { continue }
-            defer { close(f) }
+            defer { Glibc.close(f) }
             var st = stat()
             guard fstat(f, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
             let from = offsets[name] ?? 0

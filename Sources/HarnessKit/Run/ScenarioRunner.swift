@@ -166,6 +166,7 @@ public final class ScenarioRunner {
             live?.shutdownAll()
         }
         stream.stop()
+        stream.close()
         // The notify center, let go of here: the process's inotify watcher holds it (and through
         // it the device root, and through its observers the scheduler inbox) until the watched
         // directory is gone, which the center's own open descriptor of it prevents — each run of
