@@ -227,10 +227,6 @@ public final class SchedulerInbox: @unchecked Sendable {
     /// answer). -1 when the kernel gave none: waits then run to their timeout, as before.
     private let nudgeFd: Int32
     private let nudgeWriteFd: Int32
-    /// Set by `close()`; `nudge()` from another thread checks it under `lock`, so it never
-    /// writes to a descriptor number the process has since given to another file.
-    private var closed = false
-    private let lock = NSLock()
 
     public init(deviceRoot: DeviceRoot) throws {
         let dir = try deviceRoot.subdirectory(SchedulerChannel.directory)
@@ -247,33 +243,16 @@ public final class SchedulerInbox: @unchecked Sendable {
         nudgeWriteFd = pipeFds[1]
     }
 
-    deinit { close() }
-
-    /// Closes the FIFO's ends and the nudge pipe. Idempotent; `read` returns nothing afterwards,
-    /// and a `nudge()` from another thread never writes to a descriptor number the process has
-    /// since given to another file.
-    public func close() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !closed else { return }
-        closed = true
-        Glibc.close(fd)
-        if keepAliveFd >= 0 { Glibc.close(keepAliveFd) }
-        if nudgeFd >= 0 { Glibc.close(nudgeFd) }
-        if nudgeWriteFd >= 0 { Glibc.close(nudgeWriteFd) }
-    }
-
-    private var isClosed: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return closed
+    deinit {
+        close(fd)
+        if keepAliveFd >= 0 { close(keepAliveFd) }
+        if nudgeFd >= 0 { close(nudgeFd) }
+        if nudgeWriteFd >= 0 { close(nudgeWriteFd) }
     }
 
     /// Ends the current (or the next) `read(timeoutMillis:)` wait now. Safe from any thread.
     public func nudge() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard nudgeWriteFd >= 0, !closed else { return }
+        guard nudgeWriteFd >= 0 else { return }
         var byte: UInt8 = 1
         _ = write(nudgeWriteFd, &byte, 1)  // a full pipe already holds a nudge
     }
@@ -283,7 +262,6 @@ public final class SchedulerInbox: @unchecked Sendable {
     /// `alsoWaitFor`: more fds that end the wait when readable (the harness's children's pidfds,
     /// whose exit it waits for); they are not read.
     public func read(timeoutMillis: Int32, alsoWaitFor: [Int32] = []) -> [SchedulerReport] {
-        guard !isClosed else { return [] }
         if timeoutMillis > 0 {  // with no wait the read below says as much as poll would
             var p = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: nudgeFd, events: Int16(POLLIN), revents: 0)]
             p += alsoWaitFor.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }

@@ -61,13 +61,7 @@ struct CoverageCommand: ParsableCommand {
         guard gaps >= 0 else { throw InputError("--gaps \(gaps): use a whole number of lines, 0 or more") }
         if let f = failUnder, !(0...100).contains(f) { throw InputError("--fail-under \(f): use a percentage from 0 to 100 (of the app's regions)") }
         if suite != nil && !scenarios.isEmpty { throw InputError("--suite \(suite ?? ""): name SCENARIO files or a suite, not both") }
-        var durationOverride: Duration?
-        if let duration {
-            guard let s = ScenarioDuration.seconds(from: duration), s > 0 else {
-                throw InputError("--duration \(String(reflecting: duration)): use e.g. 90s, 15m, 2h, 1h30m, 2d (more than 0, at most 366 days)")
-            }
-            durationOverride = .seconds(s)
-        }
+        let durationOverride = try Preflight.durationOverride(duration)
         var fuzzSeconds: Double?
         if let fuzz {
             guard let s = ScenarioDuration.seconds(from: fuzz), s > 0 else { throw InputError("--fuzz \(String(reflecting: fuzz)): use a wall time like 90s, 5m or 1h (more than 0)") }

@@ -87,13 +87,7 @@ struct ExploreCommand: ParsableCommand {
         if let shard {
             do { part = try Shard.parse(shard, environment: ProcessInfo.processInfo.environment) } catch { throw InputError(error.description) }
         }
-        var durationOverride: Duration?
-        if let duration {
-            guard let s = ScenarioDuration.seconds(from: duration), s > 0 else {
-                throw InputError("--duration \(String(reflecting: duration)): use e.g. 90s, 15m, 2h, 1h30m, 2d (more than 0, at most 366 days)")
-            }
-            durationOverride = .seconds(s)
-        }
+        let durationOverride = try Preflight.durationOverride(duration)
         guard sc.clock.mode == .virtual else {
             throw InputError("\(scenario): explore needs clock.mode: virtual (a run killed at a point must be the recorded run up to it)")
         }

@@ -15,13 +15,7 @@ struct PlanCommand: ParsableCommand {
 
     func run() throws {
         let sc = try ScenarioParser.load(path: scenario, systems: HarnessCLI.catalog)
-        var override: Duration?
-        if let duration {
-            guard let s = ScenarioDuration.seconds(from: duration), s > 0 else {
-                throw InputError("--duration \(String(reflecting: duration)): use e.g. 90s, 15m, 2h, 1h30m, 2d (more than 0, at most 366 days)")
-            }
-            override = .seconds(s)
-        }
+        let override = try Preflight.durationOverride(duration)
         try Preflight.timeline([(scenario, sc)], durationOverride: override)
         // Through stdio: `Harness.main` flushes it and reports a failed write (a full disk) as one line.
         print(String(decoding: try ScenarioPlan.make(scenario: sc, seed: seed, durationOverride: override).jsonData(), as: UTF8.self))

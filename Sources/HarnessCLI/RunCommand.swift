@@ -112,13 +112,7 @@ struct RunCommand: ParsableCommand {
         scope: InProcessScope
     ) {
         let seedValues = try seedList()
-        var durationOverride: Duration?
-        if let duration {
-            guard let s = ScenarioDuration.seconds(from: duration), s > 0 else {
-                throw InputError("--duration \(String(reflecting: duration)): use e.g. 90s, 15m, 2h, 1h30m, 2d (more than 0, at most 366 days)")
-            }
-            durationOverride = .seconds(s)
-        }
+        let durationOverride = try Preflight.durationOverride(duration)
         if suite != nil && scenario != nil { throw InputError("--suite \(suite ?? ""): name a SCENARIO or a suite, not both") }
         let found = try Self.cases(scenarios: scenario.map { [$0] } ?? [], suite: { try suiteFile() }, variant: variant, seeds: seedValues)
         var cases = found.cases
@@ -248,6 +242,16 @@ enum Seed {
 
 /// The checks `run` (and `bench time`) make before starting anything.
 enum Preflight {
+    /// `--duration` of `run`, `explore`, `plan`, `coverage`: nil when not given, else more than 0
+    /// and at most 366 days, or a one-line input error.
+    static func durationOverride(_ text: String?) throws -> Duration? {
+        guard let text else { return nil }
+        guard let s = ScenarioDuration.seconds(from: text), s > 0 else {
+            throw InputError("--duration \(String(reflecting: text)): use e.g. 90s, 15m, 2h, 1h30m, 2d (more than 0, at most 366 days)")
+        }
+        return .seconds(s)
+    }
+
     /// `--failpoint` specs of `run`, `explore`: each parsed against the scenario's processes; a
     /// problem is one line naming the spec and the character it found wrong.
     static func failpoints(_ specs: [String], scenario: Scenario, limit: Int) throws -> [Failpoint] {

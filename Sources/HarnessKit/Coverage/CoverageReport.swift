@@ -231,42 +231,34 @@ package struct CoverageReport: Codable, Sendable {
     /// 0 times; in a function that ran, each code region run 0 times that is not inside another
     /// such region (the outermost arm is the branch to write a scenario for). Sorted by file and line.
     package static func gaps(_ export: CoverageExport, filter: AppCodeFilter, base: String, code: (String, Int) -> String?) -> [CoverageGap] {
-        struct Key: Hashable {
-            var file: String
-            var ls, cs, le, ce: Int
-        }
-        var functionCount: [Key: Int] = [:]
-        var regionCount: [Key: Int] = [:]
-        var regionFunction: [Key: Key] = [:]
-        let codeRegion = 0
-        for d in export.data {
-            for fn in d.functions ?? [] {
-                let regions = fn.regions.filter { $0.count >= 8 && $0[7] == codeRegion && $0[5] < fn.filenames.count }
-                guard let first = regions.first else { continue }
-                let file = fn.filenames[first[5]]
-                guard filter.isAppCode(file) else { continue }
-                let fk = Key(file: file, ls: first[0], cs: first[1], le: first[2], ce: first[3])
-                functionCount[fk] = max(functionCount[fk] ?? 0, fn.count)
-                for r in regions {
-                    let k = Key(file: fn.filenames[r[5]], ls: r[0], cs: r[1], le: r[2], ce: r[3])
-                    regionCount[k] = max(regionCount[k] ?? 0, r[4])
-                    if regionFunction[k] == nil { regionFunction[k] = fk }
-                }
+        // Keyed by absolute path; instantiations of one generic function share their keys.
+        var functionCount: [CoverageRegion: Int] = [:]
+        var regionCount: [CoverageRegion: Int] = [:]
+        var regionFunction: [CoverageRegion: CoverageRegion] = [:]
+        for fn in appFunctions(export, filter: filter) {
+            functionCount[fn.body] = max(functionCount[fn.body] ?? 0, fn.count)
+            for (k, count) in fn.regions {
+                regionCount[k] = max(regionCount[k] ?? 0, count)
+                if regionFunction[k] == nil { regionFunction[k] = fn.body }
             }
         }
-        func before(_ a: Key, _ b: Key) -> Bool { (a.file, a.ls, a.cs, b.le, b.ce) < (b.file, b.ls, b.cs, a.le, a.ce) }
-        func contains(_ outer: Key, _ inner: Key) -> Bool {
-            outer.file == inner.file && (outer.ls, outer.cs) <= (inner.ls, inner.cs) && (inner.le, inner.ce) <= (outer.le, outer.ce)
+        // By start, and an outer region before the regions it holds.
+        func before(_ a: CoverageRegion, _ b: CoverageRegion) -> Bool {
+            (a.file, a.line, a.column, b.endLine, b.endColumn) < (b.file, b.line, b.column, a.endLine, a.endColumn)
+        }
+        func contains(_ outer: CoverageRegion, _ inner: CoverageRegion) -> Bool {
+            outer.file == inner.file && (outer.line, outer.column) <= (inner.line, inner.column)
+                && (inner.endLine, inner.endColumn) <= (outer.endLine, outer.endColumn)
         }
         let neverCalled = functionCount.filter { $0.value == 0 }.map(\.key).sorted(by: before)
         var out: [CoverageGap] = []
-        func gap(_ kind: CoverageGap.Kind, _ k: Key) -> CoverageGap {
+        func gap(_ kind: CoverageGap.Kind, _ k: CoverageRegion) -> CoverageGap {
             CoverageGap(
-                kind: kind, file: relative(k.file, to: base), line: k.ls, column: k.cs, endLine: k.le,
-                code: String((code(k.file, k.ls) ?? "").trimmingCharacters(in: .whitespaces).prefix(120)))
+                kind: kind, file: relative(k.file, to: base), line: k.line, column: k.column, endLine: k.endLine,
+                code: String((code(k.file, k.line) ?? "").trimmingCharacters(in: .whitespaces).prefix(120)))
         }
         for k in neverCalled { out.append(gap(.function, k)) }
-        var kept: [Key] = []
+        var kept: [CoverageRegion] = []
         let unreached = regionCount.filter { $0.value == 0 && (functionCount[regionFunction[$0.key]!] ?? 0) > 0 }.map(\.key).sorted(by: before)
         for k in unreached where !kept.contains(where: { contains($0, k) }) {
             kept.append(k)
@@ -276,18 +268,39 @@ package struct CoverageReport: Codable, Sendable {
     }
 
     /// The app's code regions some run reached (any instantiation, count > 0): what `--fuzz`
-    /// compares run to run.
+    /// compares run to run. Paths relative to `base`.
     package static func reached(_ export: CoverageExport, filter: AppCodeFilter, base: String) -> Set<CoverageRegion> {
         var out = Set<CoverageRegion>()
-        var fileOK: [String: Bool] = [:]
+        for fn in appFunctions(export, filter: filter) where fn.count > 0 {
+            for (k, count) in fn.regions where count > 0 {
+                var r = k
+                r.file = relative(k.file, to: base)
+                out.insert(r)
+            }
+        }
+        return out
+    }
+
+    /// The export's functions whose body is the app's code: each one's count, its body (its first
+    /// code region) and its code regions with their counts, files as absolute paths. A region is
+    /// `[lineStart, columnStart, lineEnd, columnEnd, count, fileID, expandedFileID, kind]`; kind
+    /// 0 is code (1 expansion, 2 skipped, 3 gap, 4 branch).
+    static func appFunctions(_ export: CoverageExport, filter: AppCodeFilter)
+        -> [(count: Int, body: CoverageRegion, regions: [(CoverageRegion, Int)])]
+    {
+        var isApp: [String: Bool] = [:]
+        var out: [(count: Int, body: CoverageRegion, regions: [(CoverageRegion, Int)])] = []
         for d in export.data {
-            for fn in d.functions ?? [] where fn.count > 0 {
-                for r in fn.regions where r.count >= 8 && r[7] == 0 && r[4] > 0 && r[5] < fn.filenames.count {
-                    let file = fn.filenames[r[5]]
-                    if fileOK[file] == nil { fileOK[file] = filter.isAppCode(file) }
-                    guard fileOK[file]! else { continue }
-                    out.insert(CoverageRegion(file: relative(file, to: base), line: r[0], column: r[1], endLine: r[2], endColumn: r[3]))
+            for fn in d.functions ?? [] {
+                let code = fn.regions.filter { $0.count >= 8 && $0[7] == 0 && $0[5] < fn.filenames.count }
+                guard let first = code.first else { continue }
+                let file = fn.filenames[first[5]]
+                if isApp[file] == nil { isApp[file] = filter.isAppCode(file) }
+                guard isApp[file]! else { continue }
+                func region(_ r: [Int]) -> CoverageRegion {
+                    CoverageRegion(file: fn.filenames[r[5]], line: r[0], column: r[1], endLine: r[2], endColumn: r[3])
                 }
+                out.append((fn.count, region(first), code.map { (region($0), $0[4]) }))
             }
         }
         return out
