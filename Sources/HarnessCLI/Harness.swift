@@ -48,7 +48,7 @@ struct Harness: ParsableCommand {
         subcommands: [
             RunCommand.self, InitCommand.self, ExploreCommand.self, ReplayCommand.self, ShrinkCommand.self, WhyCommand.self, CoverageCommand.self, MergeCommand.self, CheckCommand.self, ReportCommand.self, PlanCommand.self, NormalizeCommand.self, SystemsCommand.self, DoctorCommand.self, WatchCommand.self,
             BenchCommand.self, NotifyCommand.self, DefaultsCommand.self, CleanCommand.self, BenchPongCommand.self,
-            HeartbeatsCommand.self, ExplorePointCommand.self,
+            HeartbeatsCommand.self, ExplorePointCommand.self, TrialCommand.self,
         ],
         defaultSubcommand: RunCommand.self)
 

@@ -21,6 +21,12 @@ struct RunCommand: ParsableCommand {
             With no SCENARIO the suite runs: harness/suite.yaml of the checkout (or --suite FILE) lists scenarios (paths or
             globs), variants and seeds; its `gate` names the variants whose violations fail the job (default: hardened).
             The others (as-written follows its seed literally) are reported as findings.
+            Proven causes: after the runs, the first violation of each invariant (per system and variant) is explained by
+            reruns of its seed and plan, each without one of the run's steps (a fault, a kill, a user action, a failpoint,
+            a field-fault rule): a step without which the violation goes away is printed as a proven cause, before the
+            evidence (the history lines the checker cites, and the disturbances before them). --why-budget bounds the
+            reruns' wall time per violation (default \(WhyBudget.defaultText)); what it does not reach is "not proven", and
+            `harness why RUN_DIR --violation N` goes on. The run's why.json keeps them; report.html shows them.
             """)
 
     @Argument(help: "Scenario file (YAML). Default: the suite (harness/suite.yaml, or --suite).") var scenario: String?
@@ -47,6 +53,10 @@ struct RunCommand: ParsableCommand {
     var crashPoints = false
     @Option(name: .customLong("in-process"), help: InProcessScope.help)
     var inProcess: String?
+    @Option(
+        name: .customLong("why-budget"), parsing: .unconditional,
+        help: "Wall time of reruns per explained violation, proving which steps caused it (default $\(WhyBudget.environmentVariable), else \(WhyBudget.defaultText); 0 or off: none).")
+    var whyBudget: String?
     @Option(parsing: .unconditional, help: "Run only this runner's part: K/N (1-based) or auto/N (K = $JOB_COMPLETION_INDEX + 1); the N parts together are the whole run (harness merge joins them).")
     var shard: String?
 
@@ -161,6 +171,7 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
+        let whySeconds = try WhyBudget.seconds(whyBudget)
         let (cases, durationOverride, outDir, root, gate, failpoints, scope) = try preflight()
         if scope != .none && cases.count > 1 {
             // A seed's own code keeps process-wide state: one run with stand-ins inside per harness.
@@ -192,11 +203,15 @@ struct RunCommand: ParsableCommand {
                 print("reports: \(index) (\(pages.count) runs)")
             } catch { printer.message("… index of the reports not written: \(error)") }
         }
+        let proven = whySeconds.map { WhyBudget.explain(results, seconds: $0, text: WhyBudget.text(whyBudget), outputDirectory: outDir, cpu: cpu, printer: printer) } ?? [:]
         for r in results where r.outcome.exitCode != 0 {
             print("")
             print("── \(r.case.scenario.name) [\(r.case.variant.rawValue)] seed \(r.case.seed): \(r.outcome.exitCode == 1 ? "invariant violated" : "could not decide")")
             if let e = r.outcome.setupError { print("   \(e)") }
-            if let rep = r.outcome.report { print(rep.humanSummary()) }
+            if let rep = r.outcome.report {
+                let lines = (proven[r.outcome.runDirectory] ?? []).map { ($0.violation, $0.runLines(runDirectory: r.outcome.runDirectory, executable: Harness.executableName)) }
+                print(rep.humanSummary(proven: Dictionary(lines, uniquingKeysWith: { a, _ in a })))
+            }
             if r.outcome.report?.tampered != nil {
                 // What someone outside changed is no part of the scenario: a rerun cannot replay it.
                 print("   rerun: \(r.outcome.rerunCommand) (runs the same scenario; the tampering came from outside the run and is not replayed)")

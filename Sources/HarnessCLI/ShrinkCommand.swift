@@ -120,17 +120,17 @@ struct ShrinkCommand: ParsableCommand {
         func sameFailure(_ v: InvariantViolation) -> Bool {
             v.invariant == target && (match == "invariant" || templates.contains(ShrinkInput.signature(v.explanation)))
         }
-        func runTrial(_ input: ShrinkInput, _ kept: [Int], _ v: ScenarioVariant) -> ScenarioRunner.Outcome? {
+        func runTrial(_ input: ShrinkInput, _ kept: [Int], _ v: ScenarioVariant) -> CheckReport? {
             trials.run(trial, input, kept, v, say: say)
         }
         // True when the kept steps fail the same way (and, with --holds, the other variant holds on them).
         func fails(_ input: ShrinkInput, _ kept: [Int]) -> Bool? {
             if RunInterruption.signal != nil { return nil }
             trial += 1
-            var verdict = runTrial(input, kept, variant).map { o in o.report?.violations.contains { sameFailure($0) } == true }
+            var verdict = runTrial(input, kept, variant).map { r in r.violations.contains { sameFailure($0) } }
             var word = verdict.map { $0 ? "still fails" : "passes" } ?? "undecided"
             if verdict == true, let other = holdsVariant {
-                let held = runTrial(input, kept, other).map { $0.exitCode == 0 }
+                let held = runTrial(input, kept, other).map { $0.violations.isEmpty }
                 if held != true {
                     verdict = held == nil ? nil : false
                     word = held == nil ? "still fails, \(other.rawValue) undecided" : "still fails, but \(other.rawValue) fails too"

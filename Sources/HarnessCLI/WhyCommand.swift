@@ -35,6 +35,10 @@ struct WhyCommand: ParsableCommand {
     var maxRuns: String?
     @Option(parsing: .unconditional, help: "At most this much wall time for the reruns (e.g. 30s, 5m); what it does not reach is listed as not proven.")
     var budget: String?
+    @Option(
+        name: .customLong("in-process"),
+        help: "auto (default): each rerun's stand-ins inside a harness process of its own when the scenario allows it (faster), every proven cause confirmed by a rerun with real processes; none: every rerun with real processes.")
+    var inProcess = "auto"
     @Option(name: .customLong("runs"), help: "Directory for the trials' run directories (each removed once judged).")
     var runsDirectory: String = "runs"
 
@@ -56,6 +60,7 @@ struct WhyCommand: ParsableCommand {
             }
             deadline = Date().addingTimeInterval(Double(seconds))
         }
+        guard inProcess == "auto" || inProcess == "none" else { throw InputError("--in-process \(Excerpt.quoted(inProcess)): takes auto or none") }
         var number = 1
         if let violation {
             guard let n = Int(violation), n >= 1 else { throw InputError("--violation \(Excerpt.quoted(violation)): use a violation's number, 1 or more") }
@@ -78,23 +83,6 @@ struct WhyCommand: ParsableCommand {
         let bin = Executables.directory
         try ReplayCommand.requireSameBuild(recorded: input.build, runDirectory: dir, system: recorded.system, binDirectory: bin, verb: "explain")
         let events = try CheckCommand.history(of: dir).events
-        let start = events.first { $0.isHarnessLine("run_started") }?.t ?? 0
-        let evidenceEnd = target.relevantEvents.map(\.t).max()
-
-        // Every step is a candidate: untimed ones (failpoints, field-fault rules) first, then timed
-        // ones by their distance from the last history line the checker cites — just before it
-        // first, then just after it (a violation the history shows late, a session never settled,
-        // may be caused after the lines cited), then further away.
-        func distance(_ i: Int) -> (Int, Double, Int) {
-            guard let at = input.steps[i].atSeconds else { return (0, 0, i) }
-            guard let end = evidenceEnd else { return (1, -at, i) }
-            let t = start + at
-            return (1, t <= end ? end - t : (t - end) * 2, i)
-        }
-        let candidates = input.steps.indices.sorted { distance($0) < distance($1) }
-        let signature = ShrinkInput.signature(target.explanation)
-        func same(_ v: InvariantViolation) -> Bool { v.invariant == target.invariant && ShrinkInput.signature(v.explanation) == signature }
-
         let cpu = try CPUPinning.fromEnvironment()
         let runsDir = try Preflight.outputDirectory(runsDirectory)
         RunInterruption.install()
@@ -104,66 +92,36 @@ struct WhyCommand: ParsableCommand {
         let err = FileHandle.standardError
         func say(_ s: String) { err.write(Data((s + "\n").utf8)) }
         let trials = PinnedTrials(workDir: workDir, name: String((input.scenarioName + "-why").suffix(100)), binDirectory: bin, cpu: cpu)
-        let all = Array(input.steps.indices)
-        say("… why \(input.scenarioName) \(input.variant) seed \(input.seed) V\(number) \(target.invariant): \(candidates.count) candidate step(s); at most \(runBudget) runs\(budget.map { " in \($0)" } ?? "") -> \(workDir)")
-        let t0 = Date()
-        var runs = 0
-        /// True when the run without `left` (none: with every step) still fails the same way.
-        func stillFails(without left: [Int]) -> Bool? {
-            if RunInterruption.signal != nil { return nil }
-            runs += 1
-            let kept = all.filter { !left.contains($0) }
-            let verdict = trials.run(runs, input, kept, variant, say: say).map { $0.report?.violations.contains(where: same) == true }
-            let word = verdict.map { $0 ? "still fails" : "holds" } ?? "undecided"
-            let what = left.isEmpty ? "every step" : "without " + left.map { input.steps[$0].summary }.joined(separator: " and ")
-            say(String(format: "  [run %d] %@: %@ — %.0f s", runs, what, word, Date().timeIntervalSince(t0)))
-            return verdict
-        }
-        guard stillFails(without: []) == true else {
-            if let signal = RunInterruption.signal { throw ExitCode(RunInterruption.exitCode(for: signal)) }
-            throw InputError("\(dir): the run with all its \(input.steps.count) steps pinned did not violate \(target.invariant) the same way again\(trials.lastSetupError.map { " (\($0))" } ?? ""); its causes cannot be proven by reruns (\(workDir))")
-        }
-        let found = CauseSearch.run(
-            candidates: candidates, maximumRuns: runBudget - runs, outOfTime: { RunInterruption.signal != nil || deadline.map { Date() >= $0 } ?? false },
-            stillFails: { stillFails(without: $0) })
-        let (proven, notNeeded, undecided, untried) = (found.proven, found.notNeeded, found.undecided, found.untried)
+        trials.fast = inProcess == "auto"
+        say("… why \(input.scenarioName) \(input.variant) seed \(input.seed) V\(number) \(target.invariant): \(input.steps.count) candidate step(s); at most \(runBudget) runs\(budget.map { " in \($0)" } ?? "") -> \(workDir)")
+        let search = WhySearch(runDirectory: dir, input: input, events: events, variant: variant, trials: trials, say: say)
+        let limit = "--max-runs \(runBudget)" + (budget.map { " or --budget \($0)" } ?? "")
+        let found = search.explain(target, number: number, maximumRuns: runBudget, deadline: deadline, limit: limit)
         if let signal = RunInterruption.signal { throw ExitCode(RunInterruption.exitCode(for: signal)) }
+        if let unprovable = found.unprovable { throw InputError("\(dir): \(unprovable) (\(workDir))") }
 
         print("why: \(input.scenarioName) \(input.variant) seed \(input.seed), violation \(number): \(target.invariant)\(target.subject.map { " (\($0))" } ?? "")")
         print("  \(Excerpt.inner(target.explanation, limit: 300))")
-        if let evidenceEnd { print("  the checker cites history lines up to \(ShrinkInput.clock(evidenceEnd - start))") }
-        if proven.isEmpty && !found.together.isEmpty {
+        if let end = target.relevantEvents.map(\.t).max() { print("  the checker cites history lines up to \(ShrinkInput.clock(end - search.start))") }
+        if found.proven.isEmpty && !found.together.isEmpty {
             print("proven causes: no one step alone; needed together (without both it holds, without either one it still fails):")
-            for pair in found.together {
-                print("  " + input.chronological(pair).map { Self.describe(input.steps[$0], events: events, start: start) }.joined(separator: "\n    and "))
-            }
-        } else if proven.isEmpty {
+            for pair in found.together { print("  " + pair.map(\.text).joined(separator: "\n    and ")) }
+        } else if found.proven.isEmpty {
             let pairs = found.pairsComplete ? "nor any two together" : "and the pairs were not all tried (the budget ran out)"
             print("proven causes: none — no one step left out makes it go away, \(pairs) (it may come from the seed alone)")
         } else {
             print("proven causes (without each, it holds; every other step kept):")
-            for i in input.chronological(proven) {
-                let late = evidenceEnd.map { end in input.steps[i].atSeconds.map { start + $0 > end } ?? false } ?? false
-                print("  \(Self.describe(input.steps[i], events: events, start: start))\(late ? " (after the last line the checker cites)" : "")")
-            }
+            for c in found.proven { print("  \(c.text)") }
         }
-        print("not needed: \(notNeeded.count) step(s) (without each, it still fails)")
-        if !undecided.isEmpty { print("candidates not proven (their run was undecided): \(input.chronological(undecided).map { input.steps[$0].summary }.joined(separator: "; "))") }
+        print("not needed: \(found.notNeeded) step(s) (without each, it still fails)")
+        if !found.disagreed.isEmpty { print("candidates not proven (a rerun with real processes did not confirm the faster one): \(found.disagreed.joined(separator: "; "))") }
+        if !found.undecided.isEmpty { print("candidates not proven (their run was undecided): \(found.undecided.joined(separator: "; "))") }
         let ranOut = deadline.map { Date() >= $0 } ?? false ? "--budget \(budget ?? "")" : "--max-runs \(runBudget)"
-        if !untried.isEmpty { print("candidates not proven (\(ranOut) ran out): \(untried.count) — \(input.chronological(untried).prefix(5).map { input.steps[$0].summary }.joined(separator: "; "))\(untried.count > 5 ? "; …" : "")") }
-        print(String(format: "%d runs in %.0f s", runs, Date().timeIntervalSince(t0)))
+        if !found.untried.isEmpty { print("candidates not proven (\(ranOut) ran out): \(found.untried.count) — \(found.untried.prefix(5).joined(separator: "; "))\(found.untried.count > 5 ? "; …" : "")") }
+        print(String(format: "%d runs in %.0f s", search.runsMade, search.seconds))
+        // The run directory keeps what was proven (report.html shows it; the next `report` reads it).
+        if let problem = WhySearch.record([found], runDirectory: dir) { say("… \(problem)") }
         try? FileManager.default.removeItem(atPath: workDir + "/runs")
         if trials.undecided == 0 { try? FileManager.default.removeItem(atPath: workDir) }
-    }
-
-    /// A proven cause in the seed's terms: the step, and what the process it acted on was doing —
-    /// its last history line before the step.
-    static func describe(_ step: ShrinkInput.Step, events: [HistoryEvent], start: Double) -> String {
-        guard let target = step.target else { return step.summary }
-        let at = step.atSeconds.map { start + $0 }
-        let before = events.last { e in e.process == target && (at.map { e.t <= $0 } ?? true) && !e.isHarnessLine("run_started") }
-        guard let before else { return "\(step.summary) — \(target) had written no history line before it" }
-        let fields = before.fields.keys.sorted().prefix(4).map { "\($0)=\(Excerpt.inner(before.fields[$0]!, limit: 40))" }.joined(separator: " ")
-        return "\(step.summary) — \(target)'s last line before it: \(before.event)\(fields.isEmpty ? "" : " " + fields) at \(ShrinkInput.clock(before.t - start))"
     }
 }

@@ -38,6 +38,8 @@ enum ReportTemplates {
         .violation.focus{background:#ffebee}
         .violation pre{background:#fafafa;border:1px solid #eee;padding:6px;overflow-x:auto;margin:4px 0}
         .cited-line{color:#b71c1c}
+        .m.proven{stroke:#4a148c;stroke-width:2.5}
+        .proven-causes{border-left:4px solid #4a148c;padding:2px 8px;margin:6px 0}.proven-line{color:#4a148c;font-family:monospace}
         table{border-collapse:collapse}td,th{padding:3px 10px;border-bottom:1px solid #e0e0e0;text-align:left}
         .ok{color:#2e7d32}.bad{color:#c62828;font-weight:700}
         .legend span{display:inline-block;margin:2px 12px 2px 0;font-size:12px}
@@ -191,7 +193,7 @@ enum ReportTemplates {
         <span class="note">wheel: zoom at the pointer · drag: pan · hover a marker for its history line · window <span id="window"></span></span></div>
         <div class="legend">{{#legend}}<span><i style="background:{{colour}}"></i>{{label}}</span>{{/legend}}
         <span><i class="span-alive" style="background:#c8e6c9"></i>alive (spawn–exit)</span><span><i style="background:#ffb74d"></i>stopped (SIGSTOP)</span>
-        <span><i style="background:#90a4ae"></i>suspended by iOS</span><span><i style="background:#fff;border:2px solid #c62828"></i>cited by a violation</span></div>
+        <span><i style="background:#90a4ae"></i>suspended by iOS</span><span><i style="background:#fff;border:2px solid #c62828"></i>cited by a violation</span><span><i style="background:#fff;border:2px solid #4a148c"></i>proven cause (a rerun without it holds)</span></div>
         <div id="timeline-wrap">
         <svg id="timeline" xmlns="http://www.w3.org/2000/svg" width="{{svgWidth}}" height="{{svgHeight}}" data-left="{{plotLeft}}" data-width="{{plotWidth}}" data-span="{{span}}" data-axis="{{axisHeight}}">
         <defs><clipPath id="plot"><rect id="plot-rect" x="{{plotLeft}}" y="0" width="{{plotWidth}}" height="{{svgHeight}}"/></clipPath></defs>
@@ -214,6 +216,8 @@ enum ReportTemplates {
         {{#violations}}<tr><td><b>V{{index}}</b></td><td>{{invariant}}</td><td>{{subject}}</td><td>{{when}}</td><td><a href="#timeline-section" data-show-violation="{{index}}" data-t1="{{t1}}" data-t2="{{t2}}">show on the timeline</a> · <a href="#violation-text-{{index}}">lines</a></td></tr>
         {{/violations}}</table>
         {{#violations}}<details class="violation" id="violation-text-{{index}}"{{#first}} open{{/first}}><summary><b>V{{index}} {{invariant}}</b> — {{subject}}, at {{when}}: {{explanation}}</summary>
+        {{#hasProven}}<div class="proven-causes"><b>Proven causes</b> (a rerun without it holds, every other step kept):<ul>{{#proven}}<li>{{#found}}<span class="proven-line">history.jsonl:{{line}}</span> {{/found}}{{text}}</li>{{/proven}}</ul>{{#provenNote}}<div class="note">{{provenNote}}</div>{{/provenNote}}</div>
+        <div class="evidence-title">Evidence (the lines the checker cites, and the disturbances before them — not proven causes):</div>{{/hasProven}}
         <pre>{{#cited}}<span class="{{#found}}cited-line{{/found}}">history.jsonl:{{line}}</span>  {{text}}
         {{/cited}}</pre></details>
         {{/violations}}</section>{{/hasViolations}}

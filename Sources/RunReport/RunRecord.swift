@@ -16,6 +16,9 @@ public struct RunRecord: Sendable {
     /// Lines that did not parse (a process killed mid-append): counted and shown, never dropped silently.
     public var badLineNumbers: [Int]
     public var verdicts: Verdicts?
+    /// What reruns proved of the violations' causes (`why.json`: `harness run`, `harness why`), by
+    /// violation number (1-based).
+    public var proven: [Int: Proven] = [:]
 
     /// The run's identity from its `run_started` line (written by the core for every run).
     public var started: HistoryEvent? { lines.first { $0.event.event == "run_started" && $0.event.process == "harness" }?.event }
@@ -76,7 +79,14 @@ public struct RunRecord: Sendable {
         }
         guard let history = FileManager.default.contents(atPath: historyPath) else { throw RunReportError("\(historyPath): cannot read it") }
         let report = FileManager.default.contents(atPath: dir + "/report.json")
-        let record = try RunRecord(name: (dir as NSString).lastPathComponent, history: history, report: report)
+        var record = try RunRecord(name: (dir as NSString).lastPathComponent, history: history, report: report)
+        if let data = FileManager.default.contents(atPath: dir + "/why.json") {
+            do {
+                for p in try JSONDecoder().decode(ProvenFile.self, from: data).explained { record.proven[p.violation] = p }
+            } catch {
+                throw RunReportError("\(dir)/why.json is not what `harness why` writes: \(error); remove it, or run `harness why \(dir)` again")
+            }
+        }
         // Lines, none of them a history event: not a run's history (a page of it would say nothing).
         if record.lines.isEmpty, let first = record.badLineNumbers.first {
             throw RunReportError("\(historyPath): none of its \(record.badLineNumbers.count) line(s) is a history event (line \(first) is not JSON of one): not a run's history")
@@ -87,6 +97,27 @@ public struct RunRecord: Sendable {
         }
         return record
     }
+
+    /// One violation's entry of `why.json`, the parts a page shows (unknown fields ignored).
+    public struct Proven: Decodable, Sendable {
+        public struct Cause: Decodable, Sendable {
+            public var step: String
+            public var interrupted: String?
+            /// 1-based history.jsonl line where the step shows.
+            public var line: Int?
+            public var afterEvidence: Bool?
+        }
+        public var violation: Int
+        public var proven: [Cause]
+        public var together: [[Cause]]?
+        public var untried: [String]?
+        public var undecided: [String]?
+        public var disagreed: [String]?
+        public var limit: String?
+        public var unprovable: String?
+    }
+
+    struct ProvenFile: Decodable { var explained: [Proven] }
 
     /// `report.json`, the parts a page shows (docs/REPORT.md; unknown fields ignored).
     public struct Verdicts: Decodable, Sendable {

@@ -101,6 +101,7 @@ public enum RunReportPage {
             for m in lane.markers {
                 markers += "<rect class=\"m"
                 if !m.violations.isEmpty { markers += " cited " + htmlEscape(m.violations.map { "v\($0)" }.joined(separator: " ")) }
+                if !m.provenCauseOf.isEmpty { markers += " proven " + htmlEscape(m.provenCauseOf.map { "v\($0)" }.joined(separator: " ")) }
                 // Numbers (digits, '.', '-') need no escaping; the colour and the title do.
                 markers += "\" x=\"" + f(x(m.t) - markerWidth / 2) + "\" y=\"" + f(y + 4 + Double(m.family.row) * 11)
                 markers += "\" width=\"3\" height=\"10\" fill=\"" + htmlEscape(m.family.colour) + "\" data-t=\"" + rel(m.t)
@@ -130,6 +131,9 @@ public enum RunReportPage {
                 "x": f(x(v.to)), "t": rel(v.to), "t1": rel(v.from), "t2": rel(v.to), "top": f(axisHeight - 14), "bottom": f(svgHeight),
                 "when": DeviceTimeText.offset(v.to - tl.start),
                 "cited": v.cited.map { c in ["line": c.line.map(String.init) ?? "not in this history", "text": c.text, "found": c.line != nil] },
+                "hasProven": !v.proven.isEmpty || v.provenNote != nil,
+                "proven": v.proven.map { c in ["line": c.line.map(String.init) ?? "", "found": c.line != nil, "text": c.text] },
+                "provenNote": v.provenNote ?? "",
             ]
         }
         // Read in ten seconds: which invariants, how many times each, before the list of them all.

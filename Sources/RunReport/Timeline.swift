@@ -40,6 +40,8 @@ public struct Timeline: Sendable {
         public var title: String
         /// 1-based indexes of the violations that cite this line.
         public var violations: [Int]
+        /// 1-based indexes of the violations this line is a proven cause of (why.json).
+        public var provenCauseOf: [Int] = []
     }
 
     public struct Bin: Sendable {
@@ -69,6 +71,11 @@ public struct Timeline: Sendable {
         public var subject: String?
         /// The cited lines with their line numbers in history.jsonl (nil: not in this history).
         public var cited: [(line: Int?, text: String)]
+        /// Proven causes (why.json): each with its history.jsonl line when found; needed-together
+        /// causes joined by "and".
+        public var proven: [(line: Int?, text: String)] = []
+        /// What the reruns left open, or why nothing could be proven; nil when not explained.
+        public var provenNote: String?
         public var from: Double
         public var to: Double
     }
@@ -89,6 +96,7 @@ public struct Timeline: Sendable {
         var lineOf: [String: Int] = [:]
         for l in lines { lineOf[Self.key(l.event)] = l.number }
         var citedBy: [Int: [Int]] = [:]
+        var provenBy: [Int: [Int]] = [:]
         var marks: [ViolationMark] = []
         for (i, v) in (record.verdicts?.violations ?? []).enumerated() {
             var cited: [(Int?, String)] = []
@@ -102,9 +110,22 @@ public struct Timeline: Sendable {
                 cited = chain.map { ($0.line, ($0.role == "cause" ? "cause  " : "       ") + $0.text) }
             }
             let ts = v.relevantEvents.map(\.t)
-            marks.append(ViolationMark(
+            var mark = ViolationMark(
                 index: i + 1, invariant: v.invariant, explanation: v.explanation, subject: v.subject.map { "\($0.kind) \($0.id)" }, cited: cited,
-                from: ts.min() ?? end, to: ts.max() ?? end))
+                from: ts.min() ?? end, to: ts.max() ?? end)
+            if let p = record.proven[i + 1] {
+                func text(_ c: RunRecord.Proven.Cause) -> String {
+                    c.step + (c.interrupted.map { " — \($0)" } ?? "") + (c.afterEvidence == true ? " (after the last line the checker cites)" : "")
+                }
+                mark.proven = p.proven.map { ($0.line, text($0)) }
+                    + (p.together ?? []).flatMap { pair in pair.enumerated().map { ($0.element.line, ($0.offset == 0 ? "" : "and ") + text($0.element)) } }
+                for c in p.proven + (p.together ?? []).flatMap({ $0 }) { if let n = c.line { provenBy[n, default: []].append(i + 1) } }
+                let open = (p.untried?.count ?? 0) + (p.undecided?.count ?? 0) + (p.disagreed?.count ?? 0)
+                mark.provenNote = p.unprovable.map { "causes not proven: \($0)" }
+                    ?? (mark.proven.isEmpty && open == 0 ? "no step left out made it go away (it may come from the seed alone)" : nil)
+                    ?? (open > 0 ? "\(open) candidate step(s) not proven (\(p.limit ?? "the budget") ran out): harness why \(record.name) --violation \(i + 1)" : nil)
+            }
+            marks.append(mark)
         }
         let violationMarks = marks
 
@@ -165,7 +186,8 @@ public struct Timeline: Sendable {
                 var binned: [Int: Bin] = [:]
                 for l in series {
                     let cites = citedBy[l.number] ?? []
-                    if thin && cites.isEmpty {
+                    let causes = provenBy[l.number] ?? []
+                    if thin && cites.isEmpty && causes.isEmpty {
                         let width = (end - start) / Double(Self.binsPerSeries)
                         let b = min(Self.binsPerSeries - 1, Int((l.event.t - start) / width))
                         if binned[b] == nil {
@@ -180,7 +202,8 @@ public struct Timeline: Sendable {
                     }
                     lane.markers.append(Marker(
                         line: l.number, t: l.event.t, event: event, family: EventFamily.of(event, fields: l.event.fields),
-                        title: title(l), violations: cites))
+                        title: title(l) + (causes.isEmpty ? "" : " — proven cause of " + causes.map { "V\($0)" }.joined(separator: ", ")),
+                        violations: cites, provenCauseOf: causes))
                 }
                 lane.bins += binned.keys.sorted().map { binned[$0]! }
             }

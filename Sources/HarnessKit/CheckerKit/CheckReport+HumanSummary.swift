@@ -1,7 +1,9 @@
 /// The few lines a developer reads first: verdict, invariants, latency, then each violation with
 /// the history lines (JSON, as in history.jsonl) that show it.
 extension CheckReport {
-    public func humanSummary() -> String {
+    /// `proven`: per violation number (1-based), lines printed between its explanation and its
+    /// evidence — what reruns proved of its causes (`harness run`, `harness why`).
+    public func humanSummary(proven: [Int: [String]] = [:]) -> String {
         guard decided else {
             var lines = ["\(checker): could not decide — \(undecidedReason ?? "incomplete history")"]
             if !results.isEmpty {
@@ -30,13 +32,17 @@ extension CheckReport {
         if !idle.isEmpty {
             lines.append("  fault rules armed, never fired (this run did not test them): " + idle.map { $0.kind == FaultRuleTally.failpointKind ? $0.rule : "\($0.rule) \($0.kind)" }.joined(separator: ", "))
         }
-        for violation in violations {
+        for (number, violation) in zip(1..., violations) {
             lines.append("")
             lines.append("\(violation.invariant) — \(violation.subjectDescription)")
             lines.append("  \(violation.explanation)")
+            lines += proven[number] ?? []
             if let chain = violation.chain {
                 // history.jsonl line numbers: `sed -n 'N p' RUN/history.jsonl` shows the whole line.
-                lines += chain.map { "    \($0.role == .cause ? "cause" : "     ") #\($0.line)  \($0.text)" }
+                // A disturbance before the broken promise is "before", not a cause: only a rerun
+                // without it proves that (the lines above).
+                if proven[number] != nil { lines.append("  evidence:") }
+                lines += chain.map { "    \($0.role == .cause ? "before" : "      ") #\($0.line)  \($0.text)" }
             } else {
                 lines += violation.relevantEvents.prefix(Self.maxRelevantEvents).map { "    " + $0.jsonLine() }
             }

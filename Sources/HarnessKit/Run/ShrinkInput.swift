@@ -148,7 +148,7 @@ package struct ShrinkInput {
         for f in failpoints { steps.append(Step(kind: .failpoint, summary: "failpoint \(f)", target: String(f.prefix { $0 != ":" }), payload: .text(f))) }
         if let os = root.mapping?["os"], let rules = os.mapping?["faults"], case .sequence(let s) = rules {
             for (i, rule) in s.enumerated() {
-                let text = (try? Yams.serialize(node: rule, width: -1, mappingStyle: .flow))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+                let text = Self.flow(rule)
                 steps.append(Step(kind: .fieldFault, summary: "os.faults[\(i)] \(text)", payload: .node(rule)))
             }
         }
@@ -161,6 +161,17 @@ package struct ShrinkInput {
     }
 
     /// `kept` in the order they happen (timed steps by time, then the failpoints and rules).
+    /// A scenario node on one line, in YAML's flow style: `{kind: duplicate, callbacks: [a, b]}`
+    /// (the parsed node keeps its block style, which Yams's emitter follows).
+    static func flow(_ node: Node) -> String {
+        switch node {
+        case .scalar(let s): s.string
+        case .sequence(let s): "[" + s.map(flow).joined(separator: ", ") + "]"
+        case .mapping(let m): "{" + m.map { "\(flow($0.key)): \(flow($0.value))" }.joined(separator: ", ") + "}"
+        case .alias: "*"
+        }
+    }
+
     package func chronological(_ kept: [Int]) -> [Int] {
         kept.sorted { (steps[$0].atSeconds ?? .infinity, $0) < (steps[$1].atSeconds ?? .infinity, $1) }
     }

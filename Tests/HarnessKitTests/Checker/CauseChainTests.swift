@@ -39,7 +39,7 @@ import Testing
         #expect(zip(chain, chain.map { h.events[$0.line - 1] }).allSatisfy { $0.text == CauseChain.short($1) }, "each number is its line")
         // In the summary: the chain instead of the JSON lines.
         let summary = report.humanSummary()
-        #expect(summary.contains("cause #2  t=101.000 host[7] failpoint"))
+        #expect(summary.contains("before #2  t=101.000 host[7] failpoint"))
         #expect(summary.contains("      #29  t=128.000 harness host_state state=foreground"))
     }
 

@@ -101,7 +101,7 @@ import Glibc
         }
         let fpLine = try #require(lines.firstIndex { $0.contains("\"event\":\"failpoint\"") }) + 1
         #expect(chains.contains { $0.contains { ($0["line"] as? Int) == fpLine && ($0["role"] as? String) == "cause" } }, "\(chains)")
-        #expect(out.contains("cause #\(fpLine)  "), "the summary prints the chain")
+        #expect(out.contains("before #\(fpLine)  "), "the summary prints the chain")
     }
 
     /// `harness replay`: a run with a failpoint, replayed from its directory alone, fails the

@@ -30,7 +30,7 @@ import Testing
             "\(out)")
         #expect(causes.contains { $0.contains("\"kind\":\"startSession\"") }, "\(out)")
         #expect(out.contains("not needed: 1 step(s)"), "\(out)")
-        #expect(out.contains("4 runs in "), "the repeat and one run per step: \(out)")
+        #expect(out.contains("6 runs in "), "the repeat, one run per step (stand-ins inside the harness), each proven cause again with processes: \(out)")
     }
 
     /// A failpoint kill among a whole run's steps: the kill is proven, steps it does not depend on
@@ -49,6 +49,46 @@ import Testing
         let causes = out.split(separator: "\n").filter { $0.hasPrefix("  failpoint ") || $0.hasPrefix("  at +") }
         #expect(causes.contains { $0.contains("failpoint " + failpoint) && $0.contains("host-app's last line before it") }, "\(out)")
         #expect(out.range(of: #"not needed: [1-9][0-9]* step\(s\)"#, options: .regularExpression) != nil, "\(out)")
+    }
+
+    /// `harness run` proves the causes of its first violation of each invariant by reruns, and prints
+    /// them before the evidence: the failpoint kill the run was given is a proven cause of the
+    /// unlifted shield; why.json keeps it with the history line where it fired, and report.html
+    /// marks that line as a proven cause. With --why-budget 0 nothing is rerun.
+    @Test func runProvesTheCausesOfItsFirstViolationBeforeItsEvidence() throws {
+        let d = try HarnessRunProcessTests.Dir()
+        let file = try d.write("fp.yaml", FailpointProcessTests.scenario)
+        let failpoint = FailpointProcessTests.settleAnswer + "#1=kill"
+        let (status, out) = try harness(["run", file, "--variant", "as-written", "--seed", "1", "--out", d.path + "/rec", "--failpoint", failpoint, "--why-budget", "3m"])
+        #expect(status == .exited(1), "\(out)")
+        let run = try ShrinkProcessTests().onlyRun(d.path + "/rec")
+        let lines = out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let header = try #require(lines.firstIndex { $0.hasPrefix("no-shield-after-settlement — ") }, "\(out)")
+        let section = Array(lines[header...].prefix { !$0.isEmpty })
+        let proven = try #require(section.firstIndex { $0.hasPrefix("  proven cause") }, "\(section)")
+        let evidence = try #require(section.firstIndex { $0 == "  evidence:" }, "\(section)")
+        #expect(proven < evidence, "proven causes come first: \(section)")
+        let causes = section[(proven + 1)..<evidence].filter { $0.hasPrefix("    ") && !$0.hasPrefix("      and") }
+        #expect(causes.contains { $0.contains("failpoint " + failpoint) && $0.contains("host-app's last line before it") }, "\(section)")
+        #expect(section.contains { $0.hasPrefix("    before #") }, "the disturbances before it are evidence, not causes: \(section)")
+
+        let why = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/why.json"))) as? [String: Any])
+        let explained = try #require(why["explained"] as? [[String: Any]])
+        let entry = try #require(explained.first { $0["invariant"] as? String == "no-shield-after-settlement" })
+        let cause = try #require((entry["proven"] as? [[String: Any]])?.first { ($0["step"] as? String)?.hasPrefix("failpoint ") == true }, "\(entry)")
+        let line = try #require(cause["line"] as? Int, "\(cause)")
+        let history = try String(contentsOfFile: run + "/history.jsonl", encoding: .utf8).split(separator: "\n")
+        #expect(history[line - 1].contains("\"event\":\"failpoint\""), "\(history[line - 1])")
+        let page = try String(contentsOfFile: run + "/report.html", encoding: .utf8)
+        let number = try #require(entry["violation"] as? Int)
+        let marker = #"proven( v[0-9]+)* v\#(number)( v[0-9]+)*" x="[^"]*" y="[^"]*" width="3" height="10" fill="[^"]*" data-t="[^"]*" data-line="\#(line)""#
+        #expect(page.range(of: marker, options: .regularExpression) != nil, "the line is marked a proven cause on the timeline")
+        #expect(page.contains("<div class=\"proven-causes\">"), "and listed above the violation's evidence")
+
+        let (quiet, quietOut) = try harness(["run", file, "--variant", "as-written", "--seed", "1", "--out", d.path + "/none", "--failpoint", failpoint, "--why-budget", "0"])
+        #expect(quiet == .exited(1), "\(quietOut)")
+        #expect(!quietOut.contains("proven cause") && !quietOut.contains("  evidence:"), "\(quietOut)")
+        #expect(!FileManager.default.fileExists(atPath: try ShrinkProcessTests().onlyRun(d.path + "/none") + "/why.json"))
     }
 
     /// Refusals exit 2 (their one-line messages are BadInputTests' rows).
