@@ -101,3 +101,25 @@ release_build_command() {
     done
     BUILD=(swift build -c release --static-swift-stdlib -Xlinker -no-pie -Xlinker --no-export-dynamic -Xlinker "-L$dir")
 }
+
+# A build, made once more if it failed only because swift-argument-parser imported this package's
+# own `os` module: its Mutex uses os_unfair_lock `#if canImport(os)`, so when it is compiled again
+# (a build with other flags into the same .build) after the emulated iOS's `os` module was built
+# there, it imports ours and fails with "missing required module 'CSystemShims'". A cold build
+# compiles it first and never sees ours. The stale modules are removed, and the build made again.
+swift_build() {
+    local log
+    log="$(mktemp "${TMPDIR:-/tmp}/sth-build.XXXXXX")"
+    if "$@" 2>&1 | tee "$log"; then rm -f "$log"; return 0; fi
+    if grep -q "missing required module 'CSystemShims'" "$log"; then
+        rm -f "$log"
+        local bin
+        bin="$("$@" --show-bin-path)"
+        echo "note: a dependency compiled again imported this package's own os module (Modules/os.*, OSLog.*): removed from $bin; building again" >&2
+        rm -f "$bin"/Modules/os.* "$bin"/Modules/OSLog.*
+        "$@"
+        return
+    fi
+    rm -f "$log"
+    return 1
+}

@@ -25,7 +25,8 @@ struct RunCommand: ParsableCommand {
             reruns of its seed and plan, each without one of the run's steps (a fault, a kill, a user action, a failpoint,
             a field-fault rule): a step without which the violation goes away is printed as a proven cause, before the
             evidence (the history lines the checker cites, and the disturbances before them). --why-budget bounds the
-            reruns' wall time per violation (default \(WhyBudget.defaultText)); what it does not reach is "not proven", and
+            reruns' wall time per failing run (default \(WhyBudget.defaultText); one rerun answers every violation of the run);
+            what it does not reach is "not proven", and
             `harness why RUN_DIR --violation N` goes on. The run's why.json keeps them; report.html shows them.
             """)
 
@@ -55,7 +56,7 @@ struct RunCommand: ParsableCommand {
     var inProcess: String?
     @Option(
         name: .customLong("why-budget"), parsing: .unconditional,
-        help: "Wall time of reruns per explained violation, proving which steps caused it (default $\(WhyBudget.environmentVariable), else \(WhyBudget.defaultText); 0 or off: none).")
+        help: "Wall time of reruns per failing run, proving which steps caused its violations (default $\(WhyBudget.environmentVariable), else \(WhyBudget.defaultText); 0 or off: none).")
     var whyBudget: String?
     @Option(parsing: .unconditional, help: "Run only this runner's part: K/N (1-based) or auto/N (K = $JOB_COMPLETION_INDEX + 1); the N parts together are the whole run (harness merge joins them).")
     var shard: String?

@@ -61,15 +61,14 @@ final class WhySearch {
     func explain(_ target: InvariantViolation, number: Int, maximumRuns: Int, deadline: Date?, limit: String) -> ProvenCauses {
         var out = ProvenCauses(violation: number, invariant: target.invariant, subject: target.subject.map { "\($0.kind) \($0.id)" }, limit: limit)
         let began = Date()
-        let madeBefore = made
         func finished() -> ProvenCauses {
-            out.runs = made - madeBefore
             out.seconds = Date().timeIntervalSince(began)
             return out
         }
         let signature = ShrinkInput.signature(target.explanation)
         func same(_ v: InvariantViolation) -> Bool { v.invariant == target.invariant && ShrinkInput.signature(v.explanation) == signature }
         let evidenceEnd = target.relevantEvents.map(\.t).max()
+        out.runs = 1
         /// True when the rerun without `left` still fails the same way; nil undecided.
         func stillFails(without left: [Int], processes: Bool = false) -> Bool? {
             guard case .some(let verdict) = violations(without: left, processes: processes) else { return nil }
@@ -82,21 +81,10 @@ final class WhySearch {
                     + (trials.lastSetupError.map { " (\($0))" } ?? "") + "; its causes cannot be proven by reruns"
             return finished()
         }
-        // Every step is a candidate: untimed ones (failpoints, field-fault rules) first, then timed
-        // ones by their distance from the last history line the checker cites — just before it
-        // first, then just after it (a violation the history shows late, a session never settled,
-        // may be caused after the lines cited), then further away.
-        func distance(_ i: Int) -> (Int, Double, Int) {
-            guard let at = input.steps[i].atSeconds else { return (0, 0, i) }
-            guard let end = evidenceEnd else { return (1, -at, i) }
-            let t = start + at
-            return (1, t <= end ? end - t : (t - end) * 2, i)
-        }
-        let candidates = input.steps.indices.sorted { distance($0) < distance($1) }
-        // The repeat may have been made for another violation: it does not count against this one's runs.
-        let used = made - madeBefore
+        // A rerun already made (the repeat, another violation's) is read again, not made again.
         var found = CauseSearch.run(
-            candidates: candidates, maximumRuns: max(0, maximumRuns - used), outOfTime: outOfTime, stillFails: { stillFails(without: $0) })
+            candidates: candidates(for: target), maximumRuns: max(0, maximumRuns - 1), outOfTime: outOfTime, known: { self.verdicts[$0.sorted()] != nil },
+            stillFails: { stillFails(without: $0) })
         // Fast reruns (stand-ins inside the harness) found them: each is proven only when a rerun
         // with real processes holds too — run past the budget, as the proof of what is printed.
         if trials.fast {
@@ -121,7 +109,46 @@ final class WhySearch {
         out.undecided = input.chronological(found.undecided).map { input.steps[$0].summary }
         out.untried = input.chronological(found.untried).map { input.steps[$0].summary }
         out.pairsComplete = found.pairsComplete
+        out.runs += found.read
         return finished()
+    }
+
+    /// Every step is a candidate: untimed ones (failpoints, field-fault rules) first, then timed
+    /// ones by their distance from the last history line the checker cites — just before it
+    /// first, then just after it (a violation the history shows late, a session never settled,
+    /// may be caused after the lines cited), then further away.
+    /// A user action counts twice as far as a fault: the chaos (kills, stops, failpoints, field
+    /// faults) is what a developer chases; the user's setup (selecting apps) is often needed too,
+    /// and found when the budget reaches it.
+    func candidates(for target: InvariantViolation) -> [Int] {
+        let evidenceEnd = target.relevantEvents.map(\.t).max()
+        func distance(_ i: Int) -> (Int, Double, Int) {
+            guard let at = input.steps[i].atSeconds else { return (0, 0, i) }
+            guard let end = evidenceEnd else { return (1, -at, i) }
+            let t = start + at
+            let d = t <= end ? end - t : (t - end) * 2
+            return (1, input.steps[i].kind == .action ? d * 2 : d, i)
+        }
+        return input.steps.indices.sorted { distance($0) < distance($1) }
+    }
+
+    /// Several violations of the run at once, within one `deadline`: the steps are left out one at
+    /// a time first, taken in turn from each violation's order (one rerun answers for all of them),
+    /// then each violation's search goes on (pairs) with what is left.
+    func explainAll(_ targets: [(number: Int, violation: InvariantViolation)], deadline: Date, limit: String) -> [ProvenCauses] {
+        if targets.count > 1, case .some(.some) = violations(without: []) {
+            let orders = targets.map { candidates(for: $0.violation) }
+            var seen = Set<Int>()
+            var merged: [Int] = []
+            for k in 0..<(orders.map(\.count).max() ?? 0) {
+                for order in orders where k < order.count && seen.insert(order[k]).inserted { merged.append(order[k]) }
+            }
+            for c in merged {
+                if RunInterruption.signal != nil || Date() >= deadline { break }
+                _ = violations(without: [c])
+            }
+        }
+        return targets.map { explain($0.violation, number: $0.number, maximumRuns: WhyCommand.maxRunsLimit, deadline: deadline, limit: limit) }
     }
 
     /// What the process a step acted on was doing: its last history line before the step — before
@@ -175,7 +202,8 @@ final class WhySearch {
 }
 
 /// `harness run --why-budget`: after the runs, the first violation of each invariant (per system
-/// and variant, across the invocation) explained by reruns, within a wall-time budget each.
+/// and variant, across the invocation) explained by reruns, within a wall-time budget per failing
+/// run (its violations share the reruns).
 enum WhyBudget {
     /// About ten reruns of a FocusPledge run with its stand-ins inside the harness (~0.9 s each on
     /// 2 cores), four with real processes: the repeat, then the field-fault rules and failpoints
@@ -207,14 +235,29 @@ enum WhyBudget {
     static func explain(
         _ results: [SuiteRunner.Result], seconds: Int, text: String, outputDirectory: String, cpu: CPUPinning.Choice, printer: ProgressPrinter
     ) -> [String: [ProvenCauses]] {
-        var seen = Set<String>()
+        var seen: [String: String] = [:]
         var out: [String: [ProvenCauses]] = [:]
-        let limit = "--why-budget \(text)"
+        let limit = "--why-budget \(text) a run"
         for r in results where r.outcome.exitCode == 1 {
             if RunInterruption.signal != nil { break }
             guard let report = r.outcome.report else { continue }
             let dir = r.outcome.runDirectory
-            let wanted = zip(1..., report.violations).filter { seen.insert("\(r.case.scenario.system.id)|\(r.case.variant.rawValue)|\($0.1.invariant)").inserted }
+            var wanted: [(Int, InvariantViolation)] = []
+            var elsewhere: [ProvenCauses] = []
+            for (n, v) in zip(1..., report.violations) {
+                let key = "\(r.case.scenario.system.id)|\(r.case.variant.rawValue)|\(v.invariant)"
+                if let first = seen[key] {
+                    guard first != dir else { continue }
+                    var p = ProvenCauses(violation: n, invariant: v.invariant, subject: v.subject.map { "\($0.kind) \($0.id)" }, limit: limit)
+                    p.elsewhere = first
+                    elsewhere.append(p)
+                } else {
+                    seen[key] = dir
+                    wanted.append((n, v))
+                }
+            }
+            // One line per invariant explained in an earlier run: where to read it.
+            out[dir] = Dictionary(grouping: elsewhere, by: \.invariant).values.compactMap { $0.min { $0.violation < $1.violation } }
             guard !wanted.isEmpty else { continue }
             func unprovable(_ why: String) -> [ProvenCauses] {
                 wanted.map { n, v in
@@ -235,17 +278,15 @@ enum WhyBudget {
                     let trials = PinnedTrials(workDir: workDir, name: String((input.scenarioName + "-why").suffix(100)), binDirectory: Executables.directory, cpu: cpu)
                     trials.fast = true
                     let search = WhySearch(runDirectory: dir, input: input, events: events, variant: r.case.variant, trials: trials, say: { _ in })
-                    printer.message("… proving the causes of \(wanted.count) violation(s) of \(r.case.scenario.name) \(r.case.variant.rawValue) seed \(r.case.seed) (reruns, \(text) each)")
-                    found = wanted.map { n, v in
-                        search.explain(v, number: n, maximumRuns: WhyCommand.maxRunsLimit, deadline: Date().addingTimeInterval(Double(seconds)), limit: limit)
-                    }
+                    printer.message("… proving the causes of \(wanted.count) violation(s) of \(r.case.scenario.name) \(r.case.variant.rawValue) seed \(r.case.seed) (reruns, at most \(text))")
+                    found = search.explainAll(wanted.map { ($0.0, $0.1) }, deadline: Date().addingTimeInterval(Double(seconds)), limit: limit)
                     try? FileManager.default.removeItem(atPath: trials.undecided == 0 ? workDir : workDir + "/runs")
                 } catch {
                     found = unprovable("\(error)")
                 }
             }
             if let problem = WhySearch.record(found, runDirectory: dir) { printer.message("… \(problem)") }
-            out[dir] = found
+            out[dir, default: []] += found
         }
         return out
     }

@@ -22,20 +22,36 @@ package enum CauseSearch {
         /// looked for because a single cause was proven).
         package var pairsComplete = false
         package var runs = 0
+        /// Reruns whose verdict was read: those made here and those `known` already.
+        package var read = 0
     }
 
     /// At most this many candidates take part in the pairs (nearest first): 45 pairs.
     package static let maxPairCandidates = 10
 
-    package static func run(candidates: [Int], maximumRuns: Int, outOfTime: () -> Bool = { false }, stillFails: ([Int]) -> Bool?) -> Outcome {
+    /// `known(left out)`: a rerun already made (for another violation of the run): read even when
+    /// the budget is spent, and not counted against it.
+    package static func run(
+        candidates: [Int], maximumRuns: Int, outOfTime: () -> Bool = { false }, known: ([Int]) -> Bool = { _ in false }, stillFails: ([Int]) -> Bool?
+    ) -> Outcome {
         var out = Outcome()
         func budgetLeft() -> Bool { out.runs < maximumRuns && !outOfTime() }
         for c in candidates {
+            if known([c]) {
+                out.read += 1
+                switch stillFails([c]) {
+                case false?: out.proven.append(c)
+                case true?: out.notNeeded.append(c)
+                case nil: out.undecided.append(c)
+                }
+                continue
+            }
             guard budgetLeft() else {
                 out.untried.append(c)
                 continue
             }
             out.runs += 1
+            out.read += 1
             switch stillFails([c]) {
             case false?: out.proven.append(c)
             case true?: out.notNeeded.append(c)
@@ -47,12 +63,16 @@ package enum CauseSearch {
         var complete = true
         pairs: for i in pool.indices {
             for j in pool.indices where j > i {
-                guard budgetLeft() else {
-                    complete = false
-                    break pairs
+                let pair = [pool[i], pool[j]]
+                if !known(pair) {
+                    guard budgetLeft() else {
+                        complete = false
+                        break pairs
+                    }
+                    out.runs += 1
                 }
-                out.runs += 1
-                if stillFails([pool[i], pool[j]]) == false { out.together.append([pool[i], pool[j]]) }
+                out.read += 1
+                if stillFails(pair) == false { out.together.append(pair) }
             }
         }
         out.pairsComplete = complete && out.notNeeded.count <= maxPairCandidates

@@ -48,8 +48,8 @@ package struct ProvenCauses: Codable, Equatable, Sendable {
     package var disagreed: [String] = []
     /// Whether every pair was tried when no single step was a cause.
     package var pairsComplete = false
-    /// Reruns made for this violation (a rerun another violation of the run already made is not
-    /// counted again), and their wall time.
+    /// Reruns whose verdict this violation's search read (the repeat included; one rerun answers
+    /// every violation of the run), and the search's wall time.
     package var runs = 0
     package var seconds = 0.0
     /// What bounded the search: `--why-budget 5s`, `--max-runs 40`.
@@ -57,6 +57,9 @@ package struct ProvenCauses: Codable, Equatable, Sendable {
     /// Set when nothing could be proven at all: why (the run with every step pinned did not fail
     /// this way again, a run at a fixed clock rate).
     package var unprovable: String?
+    /// Not rerun here: the first violation of this invariant (same system and variant) was
+    /// explained in that run directory. Only printed, never written to why.json.
+    package var elsewhere: String?
 
     package init(violation: Int, invariant: String, subject: String?, limit: String) {
         self.violation = violation
@@ -68,6 +71,7 @@ package struct ProvenCauses: Codable, Equatable, Sendable {
     /// The lines `harness run` prints before the violation's evidence.
     package func runLines(runDirectory: String, executable: String) -> [String] {
         let more = "\(executable) why \(runDirectory) --violation \(violation)"
+        if let elsewhere { return ["  causes: not rerun here — this invariant's first violation was explained in \(elsewhere); for this one: \(more)"] }
         if let unprovable { return ["  causes not proven: \(unprovable)"] }
         var out: [String] = []
         if !proven.isEmpty {

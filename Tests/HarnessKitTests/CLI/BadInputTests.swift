@@ -59,6 +59,8 @@ import Glibc
         row("run", ["run", "$D/s.yaml", "--seed", "-1"], 2, "'--seed <seed>'", "use a whole number"),
         row("run", ["run", "$D/s.yaml", "--seed", "1.5"], 2, "'--seed <seed>'", "use a whole number"),
         row("run", ["run", "$D/s.yaml", "--seeds", "5-1"], 2, "the first seed 5 is greater than the last 1; write it as 1-5"),
+        row("run", ["run", "$D/s.yaml", "--why-budget", "soon"], 2, "--why-budget \"soon\": use a wall time like 5s or 1m (at most 1h), or 0 (or off) for none"),
+        row("run", ["run", "$D/s.yaml", "--why-budget", "2h"], 2, "--why-budget \"2h\": use a wall time like 5s or 1m (at most 1h), or 0 (or off) for none"),
         row("run", ["run", "$D/s.yaml", "--seeds", "1-20000"], 2, "20000 seeds; at most 10000"),
         row("run", ["run", "$D/s.yaml", "--seeds", "x"], 2, "use a range of whole numbers like 1-20"),
         row("run", ["run", "$D/s.yaml", "--duration", "0"], 2, "--duration \"0\"", "more than 0"),
@@ -223,6 +225,7 @@ import Glibc
         row("why", ["why", "$D/nowhere", "--max-runs", "1"], 2, "--max-runs \"1\": use a whole number of runs, 2...10000"),
         row("why", ["why", "$D/nowhere", "--violation", "0"], 2, "--violation \"0\": use a violation's number, 1 or more"),
         row("why", ["why", "$D/nowhere", "--budget", "soon"], 2, "--budget \"soon\": use a wall time like 30s or 5m (more than 0)"),
+        row("why", ["why", "$D/nowhere", "--in-process", "all"], 2, "--in-process \"all\": takes auto or none"),
         // coverage
         row("coverage", ["coverage", "$D/missing.yaml"], 2, "missing.yaml: cannot read scenario file: No such file or directory"),
         row("coverage", ["coverage", "$D/s.yaml", "--gaps", "-1"], 2, "--gaps -1: use a whole number of lines, 0 or more"),

@@ -26,6 +26,7 @@ import Glibc
         "help": "prints help for whatever it is given",
         "bench-pong": "the notify benchmark's other process, spawned by `bench notify`",
         "explore-point": "one crash point of an exploration, spawned by `explore` with values it made",
+        "trial": "one rerun of `why` (and of `run`'s proven causes), spawned with a scenario file it wrote",
         "clean": "removes stale device roots of every harness on the machine, including other tests'",
         "bench": "benchmarks: a valid iteration count or workload runs for minutes by design",
         "watch": "a live feed: a valid --for runs that long by design (its bad inputs are BadInputTests rows)",
@@ -63,7 +64,7 @@ import Glibc
         .deletingLastPathComponent().deletingLastPathComponent().path
 
     /// What the verbs own: changes under these are theirs to make.
-    static func owned(_ d: String) -> [String] { [d + "/root", d + "/run/report.html", d + "/run/shrunk.yaml", d + "/out"] }
+    static func owned(_ d: String) -> [String] { [d + "/root", d + "/run/report.html", d + "/run/shrunk.yaml", d + "/run/why.json", d + "/out"] }
 
     static func hostile(_ d: String) -> [String] {
         [

@@ -39,6 +39,20 @@ import Testing
         #expect(timed.runs == 4)
     }
 
+    /// Reruns another violation of the run already made are read though the budget is spent, and
+    /// cost nothing: a cause they prove is listed; only what no rerun answered is untried.
+    @Test func rerunsAlreadyMadeAreReadPastTheBudget() {
+        let made: Set<[Int]> = [[2], [3]]
+        var fresh: [[Int]] = []
+        let out = CauseSearch.run(candidates: [1, 2, 3, 4], maximumRuns: 1, known: { made.contains($0) }) { left in
+            if !made.contains(left) { fresh.append(left) }
+            return left != [3]
+        }
+        #expect(fresh == [[1]], "one new rerun, the budget's")
+        #expect(out.proven == [3] && out.notNeeded == [1, 2] && out.untried == [4])
+        #expect(out.runs == 1 && out.read == 3)
+    }
+
     @Test func anUndecidedRerunIsNeitherProvenNorNotNeeded() {
         let out = CauseSearch.run(candidates: [1, 2], maximumRuns: 100) { left in left == [2] ? nil : true }
         #expect(out.undecided == [2] && out.notNeeded == [1] && out.proven.isEmpty)

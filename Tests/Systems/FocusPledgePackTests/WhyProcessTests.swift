@@ -91,6 +91,28 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: try ShrinkProcessTests().onlyRun(d.path + "/none") + "/why.json"))
     }
 
+    /// With no --why-budget, HARNESS_WHY_BUDGET sets it (CI's way to turn the reruns off or up); a
+    /// value it cannot read is named with where it came from, before anything runs.
+    @Test func theBudgetComesFromTheEnvironmentWhenNotGiven() throws {
+        let d = try HarnessRunProcessTests.Dir()
+        let file = try d.write("fp.yaml", FailpointProcessTests.scenario)
+        var env = ProcessInfo.processInfo.environment
+        env["HARNESS_WHY_BUDGET"] = "soon"
+        let p = try ChildProcess.spawn(try Executables.path(of: "harness"), ["run", file, "--variant", "as-written", "--out", d.path + "/rec"], environment: env)
+        var out: [String] = []
+        while let l = p.readLine(timeout: .seconds(60)) { out.append(l) }
+        #expect((p.wait(timeout: .seconds(30)) ?? p.killAndReap()) == .exited(2))
+        #expect(!FileManager.default.fileExists(atPath: d.path + "/rec"), "nothing ran: \(out)")
+        env["HARNESS_WHY_BUDGET"] = "2m"
+        let q = try ChildProcess.spawn(
+            try Executables.path(of: "harness"), ["run", file, "--variant", "as-written", "--seed", "1", "--out", d.path + "/env", "--failpoint", FailpointProcessTests.settleAnswer + "#1=kill"],
+            environment: env)
+        var text: [String] = []
+        while let l = q.readLine(timeout: .seconds(240)) { text.append(l) }
+        #expect((q.wait(timeout: .seconds(30)) ?? q.killAndReap()) == .exited(1))
+        #expect(text.contains { $0.contains("failpoint " + FailpointProcessTests.settleAnswer + "#1=kill — host-app's last line before it") }, "\(text.joined(separator: "\n"))")
+    }
+
     /// Refusals exit 2 (their one-line messages are BadInputTests' rows).
     @Test func aRunThatHeldOrANumberItDoesNotHaveIsRefused() throws {
         let d = try HarnessRunProcessTests.Dir()
