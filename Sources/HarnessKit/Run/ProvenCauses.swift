@@ -83,9 +83,13 @@ package struct ProvenCauses: Codable, Equatable, Sendable {
         }
         let open = untried.count + undecided.count + disagreed.count
         if proven.isEmpty && together.isEmpty {
-            out.append(open == 0 && (pairsComplete || notNeeded == 0)
-                ? "  proven causes: none — no step left out makes it go away (it may come from the seed alone)"
-                : "  proven causes: none yet — \(notNeeded) step(s) not needed, \(open) candidate(s) not proven within \(limit): \(more)")
+            if open == 0 && (pairsComplete || notNeeded == 0) {
+                out.append("  proven causes: none — no step left out makes it go away (it may come from the seed alone)")
+            } else if open == 0 {
+                out.append("  proven causes: none alone — \(notNeeded) step(s) not needed; not every pair of them tried within \(limit): \(more)")
+            } else {
+                out.append("  proven causes: none yet — \(notNeeded) step(s) not needed, \(open) candidate(s) not proven within \(limit): \(more)")
+            }
         } else if open > 0 {
             out.append("  candidates not proven (\(limit) ran out): \(open) — \(more)")
         }
