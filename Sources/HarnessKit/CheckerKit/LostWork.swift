@@ -55,3 +55,83 @@ public enum LostWork {
         }
     }
 }
+
+extension LostWork {
+    /// A kind of shield press whose loss a pack wants said: presses of `action` none of whose
+    /// shield-action calls completed (`unansweredPresses`).
+    public struct PressKind: Sendable {
+        public var action: String
+        /// The field iOS carries from a press to its calls (nil: a press's calls are those before
+        /// the user's next action).
+        public var label: String?
+        /// The invariant a lost press counts against.
+        public var invariant: String
+        /// How the user would name the press, e.g. "Begin Breathing" ("the Begin Breathing press …").
+        public var name: String
+        /// The subject's id when the press carries no label, e.g. "close" (`close@t=…`).
+        public var id: String
+
+        public init(action: String, label: String?, invariant: String, name: String, id: String? = nil) {
+            (self.action, self.label, self.invariant, self.name, self.id) = (action, label, invariant, name, id ?? action)
+        }
+    }
+
+    /// A kind of tap whose loss a pack wants said: taps of `action` that `role` never took in
+    /// (`untakenTaps`).
+    public struct TapKind: Sendable {
+        public var role: String
+        public var action: String
+        /// The `user_input` action that takes it in (default: `action`).
+        public var inputAction: String?
+        /// Fields a `user_input` must share with the tap to take it in (they also name it).
+        public var matching: [String]
+        /// The invariant a lost tap counts against.
+        public var invariant: String
+        /// What the user lost with it, said after the explanation (e.g. "no shields, no unlocks").
+        public var consequence: String?
+        /// How the explanation names `role` ("… never reached the host").
+        public var roleName: String
+
+        public init(
+            role: String, action: String, inputAction: String? = nil, matching: [String] = [], invariant: String, consequence: String? = nil,
+            roleName: String = "the host"
+        ) {
+            (self.role, self.action, self.inputAction, self.matching, self.invariant, self.consequence, self.roleName) =
+                (role, action, inputAction, matching, invariant, consequence, roleName)
+        }
+    }
+
+    /// The user's lost work of these kinds, as violations for `report.json`'s `lostByOS`, in the
+    /// order the user did it — one wording for every pack: the press or tap, when, what became of
+    /// it, the lines that show it.
+    public static func violations(in events: [HistoryEvent], presses: [PressKind] = [], taps: [TapKind] = []) -> [InvariantViolation] {
+        var out: [(mono: Int64, violation: InvariantViolation)] = []
+        for kind in presses {
+            for lost in unansweredPresses(in: events, actions: [kind.action], label: kind.label) {
+                let press = lost.press, labelled = kind.label.flatMap { press[$0] }
+                let why = lost.why.isEmpty ? "" : ": " + lost.why.map(\.event).joined(separator: ", ")
+                let cited: [HistoryEvent?] = [press] + lost.why.prefix(3).map { Optional($0) } + lost.calls.prefix(2).map { Optional($0.delivered) }
+                    + lost.calls.prefix(2).map(\.outcomeEvent)
+                out.append((press.mono, InvariantViolation(
+                    invariant: kind.invariant, subject: .init(kind: "press", id: "\(labelled ?? kind.id)@t=\(Int(press.t))"),
+                    explanation: "the \(kind.name) press\(labelled.map { " (\(kind.label ?? "") \($0))" } ?? "") at t=\(press.t): no shield-action call of it completed"
+                        + (kind.label == nil ? " before the user's next move" : "") + " (\(lost.calls.count) call(s)\(why))",
+                    relevantEvents: RelevantEvents.pick(cited))))
+            }
+        }
+        for kind in taps {
+            for tap in untakenTaps(in: events, role: kind.role, action: kind.action, inputAction: kind.inputAction, matching: kind.matching) {
+                let named = kind.matching.compactMap { key in tap[key].map { "\(key) \($0)" } }
+                let step = tap["step"].map { " (step \($0))" } ?? ""
+                let exit = events.last { $0.isHarnessLine("exit") && $0["target"] == kind.role && $0.mono < tap.mono }
+                out.append((tap.mono, InvariantViolation(
+                    invariant: kind.invariant,
+                    subject: .init(kind: "tap", id: ([kind.action] + kind.matching.compactMap { tap[$0] }).joined(separator: " ") + "@t=\(Int(tap.t))"),
+                    explanation: "the user's \(kind.action) tap\(named.isEmpty ? "" : " of " + named.joined(separator: ", ")) at t=\(tap.t)\(step)"
+                        + " never reached \(kind.roleName) (no user_input)" + (kind.consequence.map { ": " + $0 } ?? ""),
+                    relevantEvents: RelevantEvents.pick([tap, exit]))))
+            }
+        }
+        return out.enumerated().sorted { ($0.element.mono, $0.offset) < ($1.element.mono, $1.offset) }.map(\.element.violation)
+    }
+}

@@ -308,7 +308,7 @@ import Testing
         h.line(170, "harness", "user_action", ["action": "press_close", "app": "a"])
         h.line(170, "harness", "shield_button_unavailable", ["action": "primaryButtonPressed", "app": "a"])
         let lost = try #require(EnforcementChecker.check(h.finished(at: 200)).lostByOS)
-        #expect(lost.map(\.subject?.id) == ["create_grant@t=\(Int(EnforcementCheckerTests.t0 + 100))", "close@t=\(Int(EnforcementCheckerTests.t0 + 150))"])
+        #expect(lost.map(\.subject?.id) == ["create_grant b@t=\(Int(EnforcementCheckerTests.t0 + 100))", "close@t=\(Int(EnforcementCheckerTests.t0 + 150))"])
         #expect(lost[0].invariant == EnforcementInvariant.grantAppUsable.rawValue)
     }
 
@@ -322,7 +322,7 @@ import Testing
         h.line(100, "harness", "user_action", ["action": "set_override", "mode": "focus", "state": "off", "minutes": "10", "step": "episode 2"])
         let report = EnforcementChecker.check(h.finished(at: 200))
         let lost = try #require(report.lostByOS)
-        #expect(lost.map(\.subject?.id) == ["set_override@t=\(Int(EnforcementCheckerTests.t0 + 100))"])
+        #expect(lost.map(\.subject?.id) == ["set_override focus@t=\(Int(EnforcementCheckerTests.t0 + 100))"])
         #expect(lost[0].explanation.contains("never reached the host"))
     }
 }

@@ -7,34 +7,32 @@ import History
 /// App Group writes as they landed, `defaults_set`), the OS's shield set (`shields`), and the
 /// formula evaluated from both.
 struct EnforcementRun {
-    let events: [HistoryEvent]
-    let timeZone: TimeZone
+    let index: HistoryIndex
+    var events: [HistoryEvent] { index.events }
+    var timeZone: TimeZone { index.timeZones.first?.zone ?? TimeZone(identifier: "UTC")! }
     /// (when the write landed, the rules from then on), in history order.
     let states: [(event: HistoryEvent, rules: Rules)]
-    let shields: ShieldTimeline
+    var shields: ShieldTimeline { index.shields }
     let start: Double
-    let end: Double
-    let finished: HistoryEvent?
+    var end: Double { index.endT }
+    var finished: HistoryEvent? { index.runFinished }
     /// Every instant the formula may change at: rule writes, grant ends, override ends, mode boundaries.
     let changeInstants: [Double]
     /// Every extension call the OS made, with how it ended.
-    let deliveries: [CallbackDelivery]
+    var deliveries: [CallbackDelivery] { index.deliveries }
 
     /// How long the rules must have been still before the shields are judged (device seconds).
     static let settleSeconds = 60.0
 
     init(_ history: [HistoryEvent]) {
-        events = history
-        let started = history.first { $0.isHarnessLine("run_started") }
-        timeZone = started?["timeZone"].flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!
-        finished = history.last { $0.isHarnessLine("run_finished") }
-        start = started?.t ?? history.first?.t ?? 0
-        end = finished?.t ?? history.last?.t ?? 0
+        index = HistoryIndex(history)
+        start = index.runStarted?.t ?? index.events.first?.t ?? 0
+        let end = index.endT, timeZone = index.timeZones.first?.zone ?? TimeZone(identifier: "UTC")!
         var rules = Rules()
         var states: [(HistoryEvent, Rules)] = []
         // The host traces each write of the rules right after it landed, whole (`defaults_set`
         // cuts values at 80 characters).
-        for e in history where e.process == EnforcementRoles.host {
+        for e in index.events where e.process == EnforcementRoles.host {
             func decode<T: Decodable>(_ field: String, _ as: T.Type) -> T? {
                 guard let v = e[field], let d = v.data(using: .utf8) else { return nil }
                 return try? JSONDecoder().decode(T.self, from: d)
@@ -49,8 +47,6 @@ struct EnforcementRun {
             states.append((e, rules))
         }
         self.states = states
-        shields = ShieldTimeline(history)
-        deliveries = CallbackDelivery.deliveries(in: history)
         var instants = Set(states.map { $0.0.t })
         var modes: [String: Mode] = [:]
         for (_, r) in states {

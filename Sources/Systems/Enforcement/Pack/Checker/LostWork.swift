@@ -11,24 +11,15 @@ import History
 /// calls completed before the user's next move (the "next shield event" the fallback counts on).
 extension EnforcementChecker {
     static func lostWork(_ run: EnforcementRun) -> [InvariantViolation] {
-        var out: [InvariantViolation] = []
-        for kind in [EnforcementKeys.selectAppsAction, EnforcementKeys.enableModeAction, EnforcementKeys.createGrantAction, EnforcementKeys.setOverrideAction] {
-            let matching = kind == EnforcementKeys.createGrantAction ? ["app"] : kind == EnforcementKeys.setOverrideAction ? ["mode"] : []
-            for tap in LostWork.untakenTaps(in: run.events, role: EnforcementRoles.host, action: kind, matching: matching) {
-                out.append(InvariantViolation(
-                    invariant: kind == EnforcementKeys.createGrantAction ? EnforcementInvariant.grantAppUsable.rawValue : EnforcementInvariant.shieldsMatchFormula.rawValue,
-                    subject: .init(kind: "tap", id: "\(kind)@t=\(Int(tap.t))"),
-                    explanation: "the user's \(kind) tap at t=\(tap.t)\(tap["step"].map { " (step \($0))" } ?? "") never reached the host (no user_input)",
-                    relevantEvents: RelevantEvents.pick([tap, run.events.last { $0.isHarnessLine("exit") && $0["target"] == EnforcementRoles.host && $0.mono < tap.mono }])))
-            }
+        func tap(_ action: String, _ matching: [String] = [], _ invariant: EnforcementInvariant) -> LostWork.TapKind {
+            .init(role: EnforcementRoles.host, action: action, matching: matching, invariant: invariant.rawValue)
         }
-        for lost in LostWork.unansweredPresses(in: run.events, actions: ["press_close"], label: nil) {
-            let press = lost.press
-            out.append(InvariantViolation(
-                invariant: EnforcementInvariant.grantEndReshields.rawValue, subject: .init(kind: "press", id: "close@t=\(Int(press.t))"),
-                explanation: "the Close app press at t=\(press.t): no shield-action call of it completed before the user's next move (\(lost.calls.count) call(s))",
-                relevantEvents: RelevantEvents.pick([press] + lost.calls.prefix(2).map { Optional($0.delivered) } + lost.calls.prefix(2).map { $0.outcomeEvent })))
-        }
-        return out
+        return LostWork.violations(
+            in: run.events,
+            presses: [.init(action: "press_close", label: nil, invariant: EnforcementInvariant.grantEndReshields.rawValue, name: "Close app", id: "close")],
+            taps: [
+                tap(EnforcementKeys.selectAppsAction, [], .shieldsMatchFormula), tap(EnforcementKeys.enableModeAction, [], .shieldsMatchFormula),
+                tap(EnforcementKeys.createGrantAction, ["app"], .grantAppUsable), tap(EnforcementKeys.setOverrideAction, ["mode"], .shieldsMatchFormula),
+            ])
     }
 }

@@ -10,8 +10,9 @@ import History
 enum CountMatchesDayRule {
     static func judge(_ run: ExitRun) -> RuleOutcome {
         var outcome = RuleOutcome(ExitInvariant.countMatchesDay.rawValue, subjectKind: "write")
-        for e in run.events where e.isDefaultsSet(by: ExitRoles.host) {
-            guard let n = e["v." + ExitKeys.lastInterventionCount].flatMap(Int.init), n != 0 else { continue }
+        for w in run.index.writes(suite: ExitKeys.appGroup, by: ExitRoles.host) {
+            guard let n = w[ExitKeys.lastInterventionCount].flatMap(Int.init), n != 0 else { continue }
+            let e = w.line
             outcome.checkedCount += 1
             let reset = run.resets.last { $0.mono < e.mono }
             let unlocks = run.unlocks.filter { $0.line.mono <= e.mono && $0.line.mono > (reset?.mono ?? .min) }

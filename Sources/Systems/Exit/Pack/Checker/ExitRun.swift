@@ -3,12 +3,12 @@ import Foundation
 import HarnessKit
 import History
 
-/// A run's history, read once into the facts the rules judge (all from the history alone).
+/// A run's history, read once into the facts the rules judge (all from the history alone): the
+/// core's `HistoryIndex`, and Exit's own facts on top of it.
 struct ExitRun {
-    let events: [HistoryEvent]
-    let finished: HistoryEvent?
-    /// The device's zone at the start (`run_started` `timeZone`) and its moves (`time_zone` lines).
-    let zones: [(mono: Int64, zone: TimeZone)]
+    let index: HistoryIndex
+    var events: [HistoryEvent] { index.events }
+    var finished: HistoryEvent? { index.runFinished }
     /// "Begin Breathing" taps that landed: the shield action's first write per call of
     /// `intervention_requested = true` or of `blocked_app`.
     let taps: [HistoryEvent]
@@ -23,9 +23,9 @@ struct ExitRun {
     let resets: [HistoryEvent]
     /// The host's foreground periods, from iOS's `host_state` lines.
     let foreground: [Period]
-    let hostLives: [ProcessLifetime]
+    var hostLives: [ProcessLifetime] { index.lifetimes(of: ExitRoles.host) }
     /// The apps the user picked (`select_apps`).
-    let monitoredApps: [String]
+    var monitoredApps: [String] { index.selectedApps }
 
     struct Period {
         var start: HistoryEvent
@@ -33,32 +33,22 @@ struct ExitRun {
         var end: HistoryEvent?
     }
 
-    init(_ events: [HistoryEvent]) {
-        self.events = events
-        finished = events.last { $0.isHarnessLine("run_finished") }
-        var zones: [(Int64, TimeZone)] = []
-        if let start = events.first(where: { $0.isHarnessLine("run_started") }) {
-            zones.append((start.mono, start["timeZone"].flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!))
-        }
-        for e in events where e.isHarnessLine("time_zone") {
-            if let z = e["timeZone"].flatMap(TimeZone.init(identifier:)) { zones.append((e.mono, z)) }
-        }
-        self.zones = zones.map { (mono: $0.0, zone: $0.1) }
+    init(_ history: [HistoryEvent]) {
+        index = HistoryIndex(history)
         // A tap landed when its call wrote the flag (true) or a new `blocked_app`: one per call.
         var tapCalls: Set<Int32> = []
-        taps = events.filter { e in
-            guard e.isDefaultsSet(by: ExitRoles.shieldAction),
-                e["v." + ExitKeys.interventionRequested] == "true" || (e["keys"] ?? "").split(separator: ",").contains(Substring(ExitKeys.blockedApp))
-            else { return false }
-            return tapCalls.insert(e.pid).inserted
+        let writes = index.writes(suite: ExitKeys.appGroup)
+        taps = writes.filter { w in
+            guard w.writer == ExitRoles.shieldAction, w[ExitKeys.interventionRequested] == "true" || w.keys.contains(ExitKeys.blockedApp) else { return false }
+            return tapCalls.insert(w.pid).inserted
+        }.map(\.line)
+        unlocks = writes.compactMap { w in
+            guard w.writer == ExitRoles.host, let v = w[ExitKeys.unlockTimestamp].flatMap(Double.init) else { return nil }
+            return (w.line, v)
         }
-        unlocks = events.compactMap { e in
-            guard e.isDefaultsSet(by: ExitRoles.host), let v = e["v." + ExitKeys.unlockTimestamp].flatMap(Double.init) else { return nil }
-            return (e, v)
-        }
-        resets = Self.landedResets(events)
+        resets = Self.landedResets(index)
         var periods: [Period] = []
-        for e in events where e.isHarnessLine("host_state") {
+        for e in index.hostStates {
             if e["state"] == "foreground" {
                 if periods.last.map({ $0.end == nil }) != true { periods.append(Period(start: e)) }
             } else if let last = periods.indices.last, periods[last].end == nil {
@@ -66,11 +56,9 @@ struct ExitRun {
             }
         }
         foreground = periods
-        hostLives = ProcessLifetime.lifetimes(of: ExitRoles.host, in: events)
-        monitoredApps = events.first { $0.isUserAction("select_apps") }?["apps"]?.split(separator: ",").map(String.init) ?? []
     }
 
-    static func landedResets(_ events: [HistoryEvent]) -> [HistoryEvent] {
+    static func landedResets(_ index: HistoryIndex) -> [HistoryEvent] {
         // As the trace writes them (PROTOCOL.md §3: `true`, `0`).
         let values = Dictionary(uniqueKeysWithValues: ExitKeys.dailyResetValues.map { kv -> (String, String) in
             switch kv.value {
@@ -84,16 +72,15 @@ struct ExitRun {
         // The three keys as every traced write left them: a store writes (and traces) only a
         // change, so a key that already holds its reset value is not written again.
         var current: [String: String] = [:]
-        for e in events {
-            if e.event == "defaults_set", e["suite"] == ExitKeys.appGroup {
-                for k in values.keys { if let v = e["v." + k] { current[k] = v } }
-            }
+        for e in index.events {
+            let write = e.event == "defaults_set" && e["suite"] == ExitKeys.appGroup ? DefaultsWrite(e) : nil
+            if let write { for k in values.keys { if let v = write[k] { current[k] = v } } }
             guard e.process == ExitRoles.host else { continue }
             if e.event == "daily_reset" {
                 let keys = Set(values.keys.filter { current[$0] != values[$0] })
                 if keys.isEmpty { landed.append(e) } else { open[e.pid] = keys }
-            } else if var keys = open[e.pid], e.isDefaultsSet(by: ExitRoles.host) {
-                keys = keys.filter { e["v." + $0] != values[$0] }
+            } else if var keys = open[e.pid], let write {
+                keys = keys.filter { write[$0] != values[$0] }
                 if keys.isEmpty { landed.append(e); open[e.pid] = nil } else { open[e.pid] = keys }
             }
         }
@@ -101,13 +88,10 @@ struct ExitRun {
     }
 
     /// The local day of `e`, in the zone the device was in then.
-    func day(_ e: HistoryEvent) -> String {
-        let zone = zones.last { $0.mono <= e.mono }?.zone ?? zones.first?.zone ?? TimeZone(identifier: "UTC")!
-        return LocalDay.of(e.t, in: zone)
-    }
+    func day(_ e: HistoryEvent) -> String { LocalDay.of(e.t, in: index.timeZone(atMono: e.mono)) }
 
     /// Device time at the end of the history.
-    var endT: Double { finished?.t ?? events.last?.t ?? 0 }
+    var endT: Double { index.endT }
 
     func endT(of p: Period) -> Double { p.end?.t ?? endT }
 
@@ -139,12 +123,5 @@ struct ExitRun {
             if stopped { return true }
         }
         return false
-    }
-}
-
-extension HistoryEvent {
-    /// A traced App Group write of `role` to Exit's suite.
-    func isDefaultsSet(by role: String) -> Bool {
-        process == role && event == "defaults_set" && self["suite"] == ExitKeys.appGroup
     }
 }

@@ -10,9 +10,10 @@ enum KeyRegistryRule {
         var outcome = RuleOutcome(ExitInvariant.keyRegistry.rawValue, subjectKind: "key")
         var offences: [String: (count: Int, first: HistoryEvent)] = [:]
         var order: [String] = []
-        for e in run.events where e.event == "defaults_set" && e["suite"] == ExitKeys.appGroup {
-            guard let writer = ExitRoles.writer(e.process) else { continue }
-            for key in (e["keys"] ?? "").split(separator: ",").map(String.init) where !key.isEmpty {
+        for w in run.index.writes(suite: ExitKeys.appGroup) {
+            guard let writer = ExitRoles.writer(w.writer) else { continue }
+            let e = w.line
+            for key in w.keys {
                 outcome.checkedCount += 1
                 guard !ExitRegistry.allows(writer, toWrite: key) else { continue }
                 let id = "\(key) by \(e.process)"
@@ -27,7 +28,7 @@ enum KeyRegistryRule {
             let key = id.components(separatedBy: " by ").first ?? id
             let allowed = ExitRegistry.writers[key].map { "written by \($0.map(\.rawValue).sorted().joined(separator: ", ")) only" } ?? "not in the registry"
             outcome.fail(
-                id, "\(first.process) wrote \(key) \(count) time(s) (first at t=\(first.t), value \(first["v." + key] ?? "?")); §2.1/Appendix A: \(allowed)",
+                id, "\(first.process) wrote \(key) \(count) time(s) (first at t=\(first.t), value \(DefaultsWrite(first)[key] ?? "?")); §2.1/Appendix A: \(allowed)",
                 [first])
         }
         return outcome

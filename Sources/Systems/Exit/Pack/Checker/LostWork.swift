@@ -10,24 +10,12 @@ import History
 /// judges only exercises the host finished, so a lost "done" is said here.
 extension ExitChecker {
     static func lostWork(_ run: ExitRun) -> [InvariantViolation] {
-        var out: [InvariantViolation] = []
-        for lost in LostWork.unansweredPresses(in: run.events, actions: ["press_shield"], label: "episode") {
-            let press = lost.press, episode = press["episode"] ?? "?"
-            out.append(InvariantViolation(
-                invariant: ExitInvariant.tapServed.rawValue, subject: .init(kind: "press", id: "\(episode)@t=\(Int(press.t))"),
-                explanation: "the Begin Breathing press of episode \(episode) at t=\(press.t): no ShieldAction call of it completed"
-                    + " (\(lost.calls.count) call(s)\(lost.why.isEmpty ? "" : ": " + lost.why.map(\.event).joined(separator: ", ")))",
-                relevantEvents: RelevantEvents.pick([press] + lost.why.prefix(3).map { Optional($0) } + lost.calls.prefix(2).map { Optional($0.delivered) })))
-        }
-        for kind in [ExitKeys.breathingDoneAction, ExitKeys.breathingAbandonedAction] {
-            for tap in LostWork.untakenTaps(in: run.events, role: ExitRoles.host, action: kind, matching: ["episode"]) {
-                out.append(InvariantViolation(
-                    invariant: kind == ExitKeys.breathingDoneAction ? ExitInvariant.unlockGrantsAccess.rawValue : ExitInvariant.tapServed.rawValue,
-                    subject: .init(kind: "tap", id: "\(kind) \(tap["episode"] ?? "?")@t=\(Int(tap.t))"),
-                    explanation: "the user's \(kind) tap of episode \(tap["episode"] ?? "?") at t=\(tap.t) never reached the host (no user_input)",
-                    relevantEvents: RelevantEvents.pick([tap, run.events.last { $0.isHarnessLine("exit") && $0["target"] == ExitRoles.host && $0.mono < tap.mono }])))
-            }
-        }
-        return out
+        LostWork.violations(
+            in: run.events,
+            presses: [.init(action: "press_shield", label: "episode", invariant: ExitInvariant.tapServed.rawValue, name: "Begin Breathing")],
+            taps: [
+                .init(role: ExitRoles.host, action: ExitKeys.breathingDoneAction, matching: ["episode"], invariant: ExitInvariant.unlockGrantsAccess.rawValue),
+                .init(role: ExitRoles.host, action: ExitKeys.breathingAbandonedAction, matching: ["episode"], invariant: ExitInvariant.tapServed.rawValue),
+            ])
     }
 }

@@ -15,7 +15,7 @@ extension FocusPledgeChecker {
             let unauthorized = Set(UnauthorizedStart.all(in: run).compactMap(\.sessionId))
             for session in run.sessions where !unauthorized.contains(session.sessionId) {
                 guard let first = session.userViolations.first, let start = session.startAction,
-                    let deadline = run.host.deadline(after: start.t, graceSeconds: StartEnforcedRule.graceSeconds),
+                    let deadline = run.host.deadline(after: start.t, seconds: StartEnforcedRule.graceSeconds),
                     first.t >= deadline, first.response != nil
                 else { continue }
                 outcome.checkedCount += 1

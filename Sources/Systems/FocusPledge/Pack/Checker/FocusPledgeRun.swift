@@ -7,51 +7,42 @@ extension FocusPledgeChecker {
         static let hostTarget = "host-app"
         static let serverTarget = "settlement-server"
 
-        var events: [HistoryEvent]
-        var runStarted: HistoryEvent?
-        var runFinished: HistoryEvent?
-        var quiesce: HistoryEvent?
-        var hostLives: [ProcessLifetime]
-        var deliveries: [CallbackDelivery]
+        let index: HistoryIndex
+        var events: [HistoryEvent] { index.events }
+        var runStarted: HistoryEvent? { index.runStarted }
+        var runFinished: HistoryEvent? { index.runFinished }
+        var quiesce: HistoryEvent? { index.quiesce }
+        var hostLives: [ProcessLifetime] { index.lifetimes(of: Self.hostTarget) }
+        var deliveries: [CallbackDelivery] { index.deliveries }
         var settlements: [String: [LedgerSettlement]]
         var sessions: [FocusSession]
-        var shields: ShieldTimeline
+        var shields: ShieldTimeline { index.shields }
         var userViolations: [UserViolation]
+        /// When the host could act.
         var host: HostAvailability
         /// When the host ran while the settlement server was up: the only time it can learn of a
         /// settlement the server made by itself (the stale job).
         var hostWithServer: HostAvailability
         /// The apps the user picked (`select_apps`): what every session's shield must cover.
-        var selectedApps: Set<String>
-
-        init(_ history: [HistoryEvent]) {
-            // Stable sort: the merge is by mono already; equal monos keep their order.
-            events = history.enumerated()
-                .sorted { ($0.element.mono, $0.offset) < ($1.element.mono, $1.offset) }
-                .map(\.element)
-            runStarted = events.first { $0.isHarnessLine("run_started") }
-            runFinished = events.last { $0.isHarnessLine("run_finished") }
-            quiesce = events.first { $0.isHarnessLine("quiesce") }
-            hostLives = ProcessLifetime.lifetimes(of: Self.hostTarget, in: events)
-            deliveries = CallbackDelivery.deliveries(in: events)
-            settlements = LedgerSettlement.bySession(in: events)
-            userViolations = UserViolation.all(in: events)
-            sessions = SessionBuilder.sessions(in: events, deliveries: deliveries, settlements: settlements, userViolations: userViolations)
-            shields = ShieldTimeline(events)
-            let endT = events.map(\.t).max() ?? 0
-            host = HostAvailability(hostLives, endT: endT)
-            hostWithServer = host.intersection(
-                HostAvailability(ProcessLifetime.lifetimes(of: Self.serverTarget, in: events), endT: endT))
-            let select = events.first { $0.isUserAction("select_apps") }
-            selectedApps = Set((select?["apps"] ?? "").split(separator: ",").map(String.init))
-        }
-
+        var selectedApps: Set<String> { Set(index.selectedApps) }
         /// Device time of the last line: a session whose end is before it had time to be settled
         /// (the harness quiesces and lets the system settle before it finishes).
-        var lastT: Double { events.map(\.t).max() ?? 0 }
+        let lastT: Double
+
+        init(_ history: [HistoryEvent]) {
+            index = HistoryIndex(history)
+            let events = index.events
+            settlements = LedgerSettlement.bySession(in: events)
+            userViolations = UserViolation.all(in: events)
+            sessions = SessionBuilder.sessions(in: events, deliveries: index.deliveries, settlements: settlements, userViolations: userViolations)
+            // Ledger lines copied after the run may carry a later device time than run_finished.
+            lastT = events.map(\.t).max() ?? 0
+            host = HostAvailability.running(index.lifetimes(of: Self.hostTarget), endT: lastT)
+            hostWithServer = host.intersection(HostAvailability.running(index.lifetimes(of: Self.serverTarget), endT: lastT))
+        }
 
         /// Run end by `mono`: `run_finished`, else the last line.
-        var endMono: Int64 { runFinished?.mono ?? events.last?.mono ?? 0 }
+        var endMono: Int64 { index.endMono }
 
         /// The host's first `name` line about `sessionId` (e.g. its `settle_requested`), for explanations.
         func firstHostLine(_ name: String, sessionId: String) -> HistoryEvent? {
@@ -91,7 +82,7 @@ extension FocusPledgeChecker {
             // count the host's running time while the server was up too.
             let byServerOnly = !session.settlements.isEmpty && session.settlements.allSatisfy { $0.origin == LedgerSettlement.staleJobOrigin }
             let clock = byServerOnly ? hostWithServer : host
-            guard let d = clock.deadline(after: max(settledT, session.startT), graceSeconds: graceSeconds) else { return nil }
+            guard let d = clock.deadline(after: max(settledT, session.startT), seconds: graceSeconds) else { return nil }
             if sessions.contains(where: { $0.sessionId != session.sessionId && $0.startT > session.startT && $0.startT <= d }) { return nil }
             return d
         }
@@ -104,10 +95,6 @@ extension FocusPledgeChecker {
         }
 
         /// Why the run cannot be judged, or nil if it can.
-        var undecidableReason: String? {
-            if runStarted == nil { return "no run_started: the history is not a whole run" }
-            if runFinished == nil { return "no run_finished: the run was cut short, settlements may be missing" }
-            return nil
-        }
+        var undecidableReason: String? { index.undecidableReason }
     }
 }

@@ -19,13 +19,11 @@ extension HistoryEvent {
     /// (`focuspledge_failure`, H5). Read from what was written, not from what a stand-in says it did.
     var isFailureWrite: Bool {
         guard event == "defaults_set", self["suite"] == FocusPledgeKeys.suiteName else { return false }
-        if self["v." + FocusPledgeKeys.sessionFailed] == "true" { return true }
-        if let record = self["v." + FocusPledgeKeys.failureRecord] { return record != Self.removedValue }
+        let write = DefaultsWrite(self)
+        if write[FocusPledgeKeys.sessionFailed] == "true" { return true }
+        if let record = write[FocusPledgeKeys.failureRecord] { return record != DefaultsWrite.removed }
         return false
     }
-
-    /// How `defaults_set` spells a removal (PROTOCOL.md §3, traced writes).
-    static let removedValue = "<removed>"
 }
 
 extension CallbackDelivery {

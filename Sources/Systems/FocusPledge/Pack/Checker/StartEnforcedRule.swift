@@ -31,7 +31,7 @@ extension FocusPledgeChecker {
                     outcome.fail(sid, "the host refused the user's start: \(rejected["reason"] ?? "?")", [start, rejected])
                     continue
                 }
-                guard let deadline = run.host.deadline(after: start.t, graceSeconds: graceSeconds) else { continue }
+                guard let deadline = run.host.deadline(after: start.t, seconds: graceSeconds) else { continue }
                 if let session {
                     if let end = session.activeEndT, end <= deadline { continue }
                     if let settled = session.settlements.first?.deviceT, settled <= deadline { continue }

@@ -12,7 +12,7 @@ extension FocusPledgeChecker {
             var outcome = RuleOutcome(FocusPledgeInvariant.stopRemovesShields.rawValue, subjectKind: "session")
             for stop in run.events where stop.isUserAction("stop_session") {
                 guard let sid = stop.sessionIdField,
-                    let deadline = run.host.deadline(after: stop.t, graceSeconds: StartEnforcedRule.graceSeconds)
+                    let deadline = run.host.deadline(after: stop.t, seconds: StartEnforcedRule.graceSeconds)
                 else { continue }
                 if run.events.contains(where: { $0.isUserAction("start_session") && $0.t > stop.t && $0.t <= deadline }) { continue }
                 outcome.checkedCount += 1

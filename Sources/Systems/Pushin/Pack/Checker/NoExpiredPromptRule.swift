@@ -17,7 +17,7 @@ enum NoExpiredPromptRule {
             if p.t > s.expiresAt + 0.001 {
                 outcome.fail(
                     p.id, "a \(p.kind.rawValue) prompt for \(p.id) at t=\(p.t), \(Int(p.t - s.expiresAt)) s after the signal expired (t=\(s.expiresAt))",
-                    [s.line, run.hostStates.last { $0.mono <= p.mono }, p.line])
+                    [s.line, run.index.hostStates.last { $0.mono <= p.mono }, p.line])
             }
         }
         return outcome

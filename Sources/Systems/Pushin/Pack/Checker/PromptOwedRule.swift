@@ -36,7 +36,7 @@ enum PromptOwedRule {
             outcome.fail(
                 s.id,
                 "workout signal \(s.id) (shield press at t=\(s.t)) got no prompt before it expired at t=\(s.expiresAt); \(how); Pushin was \(state) at the press",
-                [run.calls.first { $0.pid == s.pid }?.begin, s.line, run.hostStates.last { $0.mono <= s.mono }, opened])
+                [run.calls.first { $0.pid == s.pid }?.begin, s.line, run.index.hostStates.last { $0.mono <= s.mono }, opened])
         }
         return (outcome, samples)
     }

@@ -53,11 +53,10 @@ struct PushinRun {
     var workoutScreens: [HistoryEvent] = []
     /// Host lines (any), for "did the host run after …".
     var hostLines: [HistoryEvent] = []
-    /// `host_state` lines, in order.
-    var hostStates: [HistoryEvent] = []
     /// iOS's answers to the notification prompt (`authorization kind=notifications`).
     var notificationAuthorizations: [HistoryEvent] = []
-    var finished: HistoryEvent?
+    let index: HistoryIndex
+    var finished: HistoryEvent? { index.runFinished }
 
     static let host = "host-app"
     static let shieldExtension = "shield-action-extension"
@@ -65,9 +64,10 @@ struct PushinRun {
     static let workoutAction = "primaryButtonPressed"
 
     init(_ history: [HistoryEvent]) {
+        index = HistoryIndex(history)
         var callIndex: [Int32: Int] = [:]
         var pendingExpiry: [Int32: Int] = [:]  // pid → index of its signal still missing an expiry
-        for e in history {
+        for e in index.events {
             switch (e.process, e.event) {
             case (Self.shieldExtension, "callback_begin"):
                 callIndex[e.pid] = calls.count
@@ -77,18 +77,19 @@ struct PushinRun {
             case (Self.shieldExtension, "notification_added"):
                 if let i = callIndex[e.pid], calls[i].action == Self.workoutAction, let id = e["identifier"] { addedByWorkoutCall.insert(id) }
             case (_, "defaults_set") where e.process == Self.shieldExtension || e.process == Self.host:
-                if let v = e["v." + PushinKeys.emergencyUnlocksRemaining] {
+                let w = DefaultsWrite(e)
+                if let v = w[PushinKeys.emergencyUnlocksRemaining] {
                     let value = Int(v) ?? Int.min
                     unlockWrites.append((value, e.pid, e.process, e))
                     if e.process == Self.shieldExtension, let i = callIndex[e.pid] { calls[i].unlockWrites.append((value, e)) }
                 }
                 guard e.process == Self.shieldExtension else { break }
-                if let id = e["v." + PushinKeys.pendingNotificationId] {
-                    let expires = e["v." + PushinKeys.notificationExpiresAt].flatMap(Double.init)
+                if let id = w[PushinKeys.pendingNotificationId] {
+                    let expires = w[PushinKeys.notificationExpiresAt].flatMap(Double.init)
                     signals.append(Signal(id: id, t: e.t, mono: e.mono, pid: e.pid, expiresAt: expires ?? e.t + PushinKeys.expirySeconds, line: e))
                     if expires == nil { pendingExpiry[e.pid] = signals.count - 1 }
                     if let i = callIndex[e.pid] { calls[i].signalIds.append(id) }
-                } else if let v = e["v." + PushinKeys.notificationExpiresAt].flatMap(Double.init), let i = pendingExpiry.removeValue(forKey: e.pid) {
+                } else if let v = w[PushinKeys.notificationExpiresAt].flatMap(Double.init), let i = pendingExpiry.removeValue(forKey: e.pid) {
                     signals[i].expiresAt = v
                 }
             case ("harness", "notification_delivered"):
@@ -96,9 +97,7 @@ struct PushinRun {
             case (Self.host, "in_app_prompt"):
                 if let id = e["id"] { prompts.append(Prompt(id: id, t: e.t, mono: e.mono, kind: .inApp, line: e)) }
             case ("harness", "notification_tapped"): taps.append(e)
-            case ("harness", "host_state"): hostStates.append(e)
             case ("harness", "authorization") where e["kind"] == "notifications": notificationAuthorizations.append(e)
-            case ("harness", "run_finished"): finished = e
             default: break
             }
             if e.process == Self.host {
@@ -118,14 +117,12 @@ struct PushinRun {
 
     /// The host's state (`foreground`, `background`, `suspended`, `notRunning`) at `mono`;
     /// `notRunning` before any.
-    func hostState(at mono: Int64) -> String {
-        hostStates.last { $0.mono <= mono }?["state"] ?? "notRunning"
-    }
+    func hostState(at mono: Int64) -> String { index.hostState(atMono: mono) }
 
     /// The first `host_state foreground` at or after `from` and at or before device time `until`,
     /// or the foreground spell already going on at `from`.
     func hostForeground(from: Int64, until: Double) -> HistoryEvent? {
-        if hostState(at: from) == "foreground" { return hostStates.last { $0.mono <= from } }
-        return hostStates.first { $0.mono >= from && $0.t <= until && $0["state"] == "foreground" }
+        if hostState(at: from) == "foreground" { return index.hostStates.last { $0.mono <= from } }
+        return index.hostStates.first { $0.mono >= from && $0.t <= until && $0["state"] == "foreground" }
     }
 }

@@ -27,7 +27,8 @@ struct UntilRun {
         var eventMillis: Int64? { line["eventTimestamp"].flatMap { Int64($0) } }
     }
 
-    let events: [HistoryEvent]
+    let index: HistoryIndex
+    var events: [HistoryEvent] { index.events }
     var reports: [Report] = []
     /// Reports iOS never made to the extension: dropped (`callback_dropped`).
     var dropped: [HistoryEvent] = []
@@ -35,10 +36,10 @@ struct UntilRun {
     var reminders: [Reminder] = []
     /// Device-time spans in which the host's process ran: alive and not stopped (iOS suspends an
     /// app in the background by SIGSTOP; the nemesis stops it too).
-    var hostRunning: Spans
+    var hostRunning: HostAvailability
     /// ... and the host was in the foreground: when the user sees the app and its JS runs.
-    var hostUp: Spans
-    var endT: Double
+    var hostUp: HostAvailability
+    var endT: Double { index.endT }
     /// Device-time windows in which the host's App Group reads were stale (an `os.faults`
     /// `stale_defaults` rule acting: `defaults_fault kind=stale_read`, PROTOCOL.md §3): a report
     /// written then is invisible to the host until the window ends.
@@ -48,11 +49,11 @@ struct UntilRun {
     /// under a fixed clock rate the extension reads `Date()` a little after the delivery.
     static let attributionSlackMillis: Int64 = 2_000
 
-    init(_ events: [HistoryEvent]) {
-        self.events = events
-        endT = events.last(where: { $0.isHarnessLine("run_finished") })?.t ?? events.last?.t ?? 0
+    init(_ history: [HistoryEvent]) {
+        index = HistoryIndex(history)
+        let events = index.events
         var byKey: [String: Int] = [:]
-        for d in CallbackDelivery.deliveries(in: events) where d.callback == "eventDidReachThreshold" {
+        for d in index.deliveries where d.callback == "eventDidReachThreshold" {
             let start = d.delivered["deferredUntil"].flatMap(Double.init) ?? d.delivered.t
             let millis = Int64((start * 1000).rounded())
             // `event` is a fixed key of a history line: the OS's field is kept as `field_event`.
@@ -76,8 +77,8 @@ struct UntilRun {
         staleWindows = events.filter { $0.isLine(of: UntilPack.hostRole, "defaults_fault") && $0["kind"] == "stale_read" }.map {
             (from: $0.t, to: $0.t + ($0["staleSeconds"].flatMap(Double.init) ?? 0))
         }
-        hostRunning = Spans.running(ProcessLifetime.lifetimes(of: UntilPack.hostRole, in: events), endT: endT)
-        hostUp = Spans.foreground(events, endT: endT).intersection(hostRunning)
+        hostRunning = index.running(UntilPack.hostRole)
+        hostUp = index.foreground.intersection(hostRunning)
     }
 
     /// When the host could first read a report made at `t`: `t`, or the end of a stale window that
@@ -101,78 +102,4 @@ struct UntilRun {
         }
         return out
     }
-}
-
-/// Device-time intervals [from, to), sorted and disjoint.
-struct Spans: Equatable {
-    var spans: [(from: Double, to: Double)]
-
-    static func == (a: Spans, b: Spans) -> Bool { a.spans.elementsEqual(b.spans) { $0.from == $1.from && $0.to == $1.to } }
-
-    /// The host's `host_state` foreground periods.
-    static func foreground(_ events: [HistoryEvent], endT: Double) -> Spans {
-        var out: [(Double, Double)] = []
-        var since: Double?
-        for e in events where e.isHarnessLine("host_state") {
-            if e["state"] == "foreground" {
-                if since == nil { since = e.t }
-            } else if let s = since {
-                out.append((s, e.t))
-                since = nil
-            }
-        }
-        if let s = since { out.append((s, endT)) }
-        return Spans(out)
-    }
-
-    /// When a process of the role was alive and not SIGSTOPped.
-    static func running(_ lives: [ProcessLifetime], endT: Double) -> Spans {
-        var out: [(Double, Double)] = []
-        for life in lives {
-            var from: Double? = life.spawn.t
-            for s in life.signals.sorted(by: { $0.mono < $1.mono }) {
-                switch s["signal"] {
-                case "STOP": if let f = from { out.append((f, s.t)); from = nil }
-                case "CONT": if from == nil { from = s.t }
-                default: break
-                }
-            }
-            if let f = from { out.append((f, life.exit?.t ?? endT)) }
-        }
-        return Spans(out)
-    }
-
-    init(_ raw: [(Double, Double)]) {
-        var merged: [(from: Double, to: Double)] = []
-        for (f, t) in raw.filter({ $0.1 > $0.0 }).sorted(by: { $0.0 < $1.0 }) {
-            if let last = merged.last, f <= last.to {
-                merged[merged.count - 1].to = max(last.to, t)
-            } else {
-                merged.append((f, t))
-            }
-        }
-        spans = merged
-    }
-
-    func intersection(_ other: Spans) -> Spans {
-        var out: [(Double, Double)] = []
-        for a in spans {
-            for b in other.spans where b.to > a.from && b.from < a.to { out.append((max(a.from, b.from), min(a.to, b.to))) }
-        }
-        return Spans(out)
-    }
-
-    /// The device time by which `seconds` of these spans have passed after `t`; nil if they never do.
-    func deadline(after t: Double, seconds: Double) -> Double? {
-        var left = seconds
-        for s in spans where s.to > t {
-            let from = max(s.from, t)
-            if s.to - from >= left { return from + left }
-            left -= s.to - from
-        }
-        return nil
-    }
-
-    /// True when `[t, t + seconds]` lies inside one span.
-    func covers(_ t: Double, seconds: Double) -> Bool { spans.contains { $0.from <= t && t + seconds <= $0.to } }
 }
