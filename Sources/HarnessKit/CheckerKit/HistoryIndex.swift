@@ -43,24 +43,24 @@ public struct HistoryIndex: Sendable {
                 if e.event == "defaults_set" { writes.append(DefaultsWrite(e)) }
                 continue
             }
-            switch e.event {
-            case "run_started":
+            switch e.harnessLine {
+            case .runStarted?:
                 if started == nil {
                     started = e
                     zones.append((e.mono, e["timeZone"].flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!))
                 }
-            case "run_finished": finished = e
-            case "quiesce": if quiesce == nil { quiesce = e }
-            case "user_action": users.append(e)
-            case "host_state": states.append(e)
-            case "time_zone": if let z = e["timeZone"].flatMap(TimeZone.init(identifier:)) { zones.append((e.mono, z)) }
-            case "spawn", "exit", "signal":
+            case .runFinished?: finished = e
+            case .quiesce?: if quiesce == nil { quiesce = e }
+            case .userAction?: users.append(e)
+            case .hostState?: states.append(e)
+            case .timeZone?: if let z = e["timeZone"].flatMap(TimeZone.init(identifier:)) { zones.append((e.mono, z)) }
+            case .spawn?, .exit?, .signal?:
                 guard let role = e["target"], let pid = e.childPid else { break }
                 var mine = lives[role, default: []]
                 let open = mine.lastIndex { $0.pid == pid && $0.exit == nil }
-                switch e.event {
-                case "spawn": mine.append(ProcessLifetime(pid: pid, spawn: e))
-                case "exit": if let i = open { mine[i].exit = e }
+                switch e.harnessLine {
+                case .spawn?: mine.append(ProcessLifetime(pid: pid, spawn: e))
+                case .exit?: if let i = open { mine[i].exit = e }
                 default: if let i = open { mine[i].signals.append(e) }
                 }
                 lives[role] = mine

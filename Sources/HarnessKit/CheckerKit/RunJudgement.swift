@@ -10,8 +10,8 @@ import History
 /// `harness run` and `harness check` both judge through here.
 public enum RunJudgement {
     /// Harness lines that decide this (HISTORY.md §8).
-    public static let interruptedEvent = "run_interrupted"
-    public static let tamperEvent = "tamper"
+    public static let interruptedEvent = HarnessLine.runInterrupted.rawValue
+    public static let tamperEvent = HarnessLine.tamper.rawValue
 
     public static func judge(_ pack: AnySystemPack, _ history: [HistoryEvent]) -> CheckReport {
         let events = HistoryMerge.sorted(history)

@@ -10,7 +10,7 @@ extension DeviceOS {
         let byName = Dictionary(records.map { ($0.activity, $0) }, uniquingKeysWith: { a, b in a.registeredAt >= b.registeredAt ? a : b })
         for name in activities.keys.sorted() where byName[name] == nil {
             let state = activities.removeValue(forKey: name)!
-            out.append(.record("monitoring_removed", ["activity": name]))
+            out.append(.record(.monitoringRemoved, ["activity": name]))
             if state.inInterval {
                 makeCall(.monitor(.intervalDidEnd, activity: name, event: nil), label: ["activity": name, "why": "stopMonitoring"], &out)
             }
@@ -22,9 +22,9 @@ extension DeviceOS {
             // documents nothing else; see EMULATED-IOS.md §7).
             let state = ActivityState(record: record, missesStartAtRegistration: configuration.rules.startAtRegistration == .missed)
             activities[name] = state
-            out.append(.record("monitoring_registered", ["activity": name, "repeats": String(record.schedule.repeats)]))
+            out.append(.record(.monitoringRegistered, ["activity": name, "repeats": String(record.schedule.repeats)]))
             if let missed = state.missedInterval(timeZone: timeZone) {
-                out.append(.record("interval_missed", [
+                out.append(.record(.intervalMissed, [
                     "activity": name, "start": String(missed.start.timeIntervalSince1970), "end": String(missed.end.timeIntervalSince1970),
                     "rule": OSRules.ruleName("startAtRegistration"), "why": "its start is the moment it was registered",
                 ]))
@@ -47,7 +47,7 @@ extension DeviceOS {
             let (a, name) = due[i], (b, other) = due[i + 1]
             if name == other && a.at == b.at && a.kind == .end && b.kind == .start, let rule = reorders(name) {
                 due.swapAt(i, i + 1)
-                out.append(.record("callbacks_reordered", ["activity": name, "fault": "reorder", "rule": FieldFault.ruleName(rule)]))
+                out.append(.record(.callbacksReordered, ["activity": name, "fault": "reorder", "rule": FieldFault.ruleName(rule)]))
                 i += 2
                 continue
             }

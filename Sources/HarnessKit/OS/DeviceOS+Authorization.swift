@@ -13,7 +13,7 @@ extension DeviceOS {
         guard configuration.familyControls != nil, familyControlsStatus == nil else { return }
         familyControlsStatus = "notDetermined"
         out.append(.setAuthorization(.familyControls, status: "notDetermined", answering: nil))
-        out.append(.record("authorization", ["kind": "familyControls", "status": "notDetermined"]))
+        out.append(.record(.authorization, ["kind": "familyControls", "status": "notDetermined"]))
     }
 
     /// The user answers an open prompt. iOS prompts for FamilyControls until approved, and for
@@ -31,7 +31,7 @@ extension DeviceOS {
             notificationStatus = status
         }
         out.append(.setAuthorization(kind, status: status, answering: requestId))
-        out.append(.record("authorization", ["kind": kind.rawValue, "status": status, "request": requestId]))
+        out.append(.record(.authorization, ["kind": kind.rawValue, "status": status, "request": requestId]))
     }
 
     /// Whether ManagedSettings written now are refused: the OS models FamilyControls and the app
@@ -54,7 +54,7 @@ extension DeviceOS {
         let policies = union.applicationCategoryPolicies.map(\.policy.rawValue).sorted()
         if !policies.isEmpty { f["categoryPolicies"] = policies.joined(separator: ",") }
         if !union.webDomains.isEmpty { f["webDomains"] = union.webDomains.sorted().joined(separator: ",") }
-        out.append(.record("shields_ignored", f))
+        out.append(.record(.shieldsIgnored, f))
         out.append(.clearManagedSettings)
     }
 
@@ -65,10 +65,10 @@ extension DeviceOS {
     mutating func revoke(_ out: inout [OSEffect]) {
         familyControlsStatus = "denied"
         out.append(.setAuthorization(.familyControls, status: "denied", answering: nil))
-        out.append(.record("authorization", ["kind": "familyControls", "status": "denied", "why": "revoked"]))
+        out.append(.record(.authorization, ["kind": "familyControls", "status": "denied", "why": "revoked"]))
         for name in activities.keys.sorted() {
             activities.removeValue(forKey: name)
-            out.append(.record("monitoring_removed", ["activity": name, "why": "authorization revoked"]))
+            out.append(.record(.monitoringRemoved, ["activity": name, "why": "authorization revoked"]))
         }
         held.removeAll { if case .monitor = $0.call { true } else { false } }
         out.append(.clearRegistrations)

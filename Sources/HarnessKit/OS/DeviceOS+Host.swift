@@ -10,7 +10,7 @@ extension DeviceOS {
         case .background, .foreground: break
         }
         let wasForeground = host == .foreground
-        if !wasForeground { out.append(.record("host_state", ["state": "foreground"])) }
+        if !wasForeground { out.append(.record(.hostState, ["state": "foreground"])) }
         host = .foreground
         frontmost = .host
         if !wasForeground { tellLifecycle(active: true, &out) }
@@ -20,7 +20,7 @@ extension DeviceOS {
         guard host == .foreground else { return }
         host = .background(since: now)
         if frontmost == .host { frontmost = .home }
-        out.append(.record("host_state", ["state": "background"]))
+        out.append(.record(.hostState, ["state": "background"]))
         tellLifecycle(active: false, &out)
         hostTick(&out)
     }
@@ -31,7 +31,7 @@ extension DeviceOS {
         guard configuration.hostLifecycle, case .background(let since) = host, now >= since + configuration.backgroundGraceSeconds else { return }
         host = .suspended
         out.append(.suspendHost)
-        out.append(.record("host_state", ["state": "suspended"]))
+        out.append(.record(.hostState, ["state": "suspended"]))
     }
 }
 
@@ -59,7 +59,7 @@ extension DeviceOS {
     mutating func openURL(_ url: String, _ out: inout [OSEffect]) {
         let scheme = url.split(separator: ":", maxSplits: 1).first.map { String($0).lowercased() } ?? ""
         guard configuration.hostNotices.urlSchemes.map({ $0.lowercased() }).contains(scheme) else {
-            out.append(.record("url_not_handled", ["url": url]))
+            out.append(.record(.urlNotHandled, ["url": url]))
             return
         }
         openHost(&out)

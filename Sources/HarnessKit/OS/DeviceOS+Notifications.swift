@@ -18,16 +18,16 @@ extension DeviceOS {
             var f = ["identifier": r.identifier]
             if let problem = r.trigger.flatMap(NotificationTriggerRules.problem) {
                 f["why"] = problem
-                out.append(.record("notification_refused", f))
+                out.append(.record(.notificationRefused, f))
                 continue
             }
             let fire = fireTime(r, after: now - 0.001)
             f["fireAt"] = fire.map { String($0) } ?? "never"
-            out.append(.record("notification_scheduled", f))
+            out.append(.record(.notificationScheduled, f))
             next[r.identifier] = PendingNotification(record: r, nextFire: fire)
         }
         for id in pendingNotifications.keys.sorted() where next[id] == nil {
-            out.append(.record("notification_withdrawn", ["identifier": id]))
+            out.append(.record(.notificationWithdrawn, ["identifier": id]))
         }
         pendingNotifications = next
         fireDueNotifications(&out)
@@ -63,20 +63,20 @@ extension DeviceOS {
             if Self.grantedNotificationStatuses.contains(notificationStatus) {
                 deliveredNotifications.insert(id)
                 out.append(.deliverNotification(p.record))
-                out.append(.record("notification_delivered", ["identifier": id]))
+                out.append(.record(.notificationDelivered, ["identifier": id]))
             } else {
                 if !repeats { out.append(.discardNotification(identifier: id)) }
-                out.append(.record("notification_not_shown", ["identifier": id, "why": "notifications are \(notificationStatus)"]))
+                out.append(.record(.notificationNotShown, ["identifier": id, "why": "notifications are \(notificationStatus)"]))
             }
         }
     }
 
     mutating func tapNotification(_ id: String, action: String, foreground: Bool, _ out: inout [OSEffect]) {
         guard deliveredNotifications.remove(id) != nil else {
-            out.append(.record("notification_tap_unavailable", ["identifier": id, "action": action]))
+            out.append(.record(.notificationTapUnavailable, ["identifier": id, "action": action]))
             return
         }
-        out.append(.record("notification_tapped", ["identifier": id, "action": action, "foreground": String(foreground)]))
+        out.append(.record(.notificationTapped, ["identifier": id, "action": action, "foreground": String(foreground)]))
         out.append(.notificationResponse(identifier: id, action: action))
         if foreground {
             openHost(&out)
@@ -87,11 +87,11 @@ extension DeviceOS {
             case .notRunning:
                 out.append(.launchHost)
                 host = .background(since: now)
-                out.append(.record("host_state", ["state": "background", "why": "notification action"]))
+                out.append(.record(.hostState, ["state": "background", "why": "notification action"]))
             case .suspended:
                 out.append(.resumeHost)
                 host = .background(since: now)
-                out.append(.record("host_state", ["state": "background", "why": "notification action"]))
+                out.append(.record(.hostState, ["state": "background", "why": "notification action"]))
             case .background, .foreground:
                 break
             }

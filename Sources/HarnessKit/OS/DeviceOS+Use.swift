@@ -17,13 +17,13 @@ extension DeviceOS {
             var f = ["apps": apps]
             let policies = union.applicationCategoryPolicies.map(\.policy.rawValue).sorted()
             if !policies.isEmpty { f["categoryPolicies"] = policies.joined(separator: ",") }
-            out.append(.record("shields", f))
+            out.append(.record(.shields, f))
         }
         switch frontmost {
         case .app(let app, _, let label) where isShielded(app):
             showShield(app, label: label, &out)
         case .shield(let app, _) where !isShielded(app):
-            out.append(.record("shield_lifted", ["app": app]))
+            out.append(.record(.shieldLifted, ["app": app]))
             frontmost = .home
         default:
             break
@@ -35,16 +35,16 @@ extension DeviceOS {
     /// deleted app would be — Apple does not say, this is our reading (EMULATED-IOS.md §7.2).
     mutating func blockedApplicationsChanged(_ apps: Set<String>, _ out: inout [OSEffect]) {
         if refusesManagedSettings, !apps.isEmpty {
-            out.append(.record("blocked_applications_ignored", ["apps": apps.sorted().joined(separator: ","), "why": "not authorized"]))
+            out.append(.record(.blockedApplicationsIgnored, ["apps": apps.sorted().joined(separator: ","), "why": "not authorized"]))
             return
         }
         guard apps != blockedApplications else { return }
         blockedApplications = apps
-        out.append(.record("blocked_applications", ["apps": apps.sorted().joined(separator: ",")]))
+        out.append(.record(.blockedApplications, ["apps": apps.sorted().joined(separator: ",")]))
         switch frontmost {
         case .app(let app, _, _) where apps.contains(app), .shield(let app, _) where apps.contains(app):
             frontmost = .home
-            out.append(.record("app_closed", ["app": app, "why": "blocked"]))
+            out.append(.record(.appClosed, ["app": app, "why": "blocked"]))
         default:
             break
         }
@@ -65,7 +65,7 @@ extension DeviceOS {
         var beyond = union.application
         beyond.blockedApplications = nil
         if beyond != ApplicationSettingsRecord() || !union.webContentFilters.isEmpty {
-            out.append(.record("managed_settings_ignored", ["why": "not authorized"]))
+            out.append(.record(.managedSettingsIgnored, ["why": "not authorized"]))
         }
         managedSettings = ManagedSettingsUnion()
     }
@@ -75,11 +75,11 @@ extension DeviceOS {
     /// does not open until installed again.
     mutating func deleteApp(_ app: String, _ out: inout [OSEffect]) {
         if managedSettings.application.denyAppRemoval == true {
-            out.append(.record("app_removal_denied", ["app": app]))
+            out.append(.record(.appRemovalDenied, ["app": app]))
             return
         }
         guard !deletedApplications.contains(app) else {
-            out.append(.record("app_not_installed", ["app": app, "why": "delete"]))
+            out.append(.record(.appNotInstalled, ["app": app, "why": "delete"]))
             return
         }
         deletedApplications.insert(app)
@@ -89,18 +89,18 @@ extension DeviceOS {
         default:
             break
         }
-        out.append(.record("app_deleted", ["app": app]))
+        out.append(.record(.appDeleted, ["app": app]))
     }
 
     /// The user installs an app. Apple: `denyAppInstallation` — "whether the user can install
     /// apps"; refused while any store sets it.
     mutating func installApp(_ app: String, _ out: inout [OSEffect]) {
         if managedSettings.application.denyAppInstallation == true {
-            out.append(.record("app_install_denied", ["app": app]))
+            out.append(.record(.appInstallDenied, ["app": app]))
             return
         }
         deletedApplications.remove(app)
-        out.append(.record("app_installed", ["app": app]))
+        out.append(.record(.appInstalled, ["app": app]))
     }
 
     /// The user opens a website in Safari. Blocked when any store's `webContent.blockedByFilter`
@@ -111,21 +111,21 @@ extension DeviceOS {
     mutating func visitWebsite(_ domain: String, adult: Bool, _ out: inout [OSEffect]) {
         let domain = domain.lowercased()
         if managedSettings.webContentFilters.contains(where: { $0.blocks(domain: domain, adult: adult) }) {
-            out.append(.record("website_blocked", ["domain": domain, "by": "webContent"]))
+            out.append(.record(.websiteBlocked, ["domain": domain, "by": "webContent"]))
         } else if shield.webDomains.contains(where: { domain == $0 || domain.hasSuffix("." + $0) }) {
-            out.append(.record("website_blocked", ["domain": domain, "by": "shield"]))
+            out.append(.record(.websiteBlocked, ["domain": domain, "by": "shield"]))
         } else {
-            out.append(.record("website_visited", ["domain": domain]))
+            out.append(.record(.websiteVisited, ["domain": domain]))
         }
     }
 
     mutating func user(_ event: UserEvent, _ out: inout [OSEffect]) {
         switch event {
         case .useApp(let app, _, let label) where deletedApplications.contains(app):
-            out.append(.record("app_not_installed", label.merging(["app": app]) { a, _ in a }))
+            out.append(.record(.appNotInstalled, label.merging(["app": app]) { a, _ in a }))
         case .useApp(let app, _, let label) where blockedApplications.contains(app):
             // A blocked app does not open: no use is counted, no shield shows.
-            out.append(.record("app_blocked", label.merging(["app": app]) { a, _ in a }))
+            out.append(.record(.appBlocked, label.merging(["app": app]) { a, _ in a }))
         case .useApp(let app, let seconds, let label):
             if case .foreground = host { leaveHost(&out) }
             thresholdsAtFirstUse(app: app, label: label, &out)
@@ -136,11 +136,11 @@ extension DeviceOS {
                 var f = label
                 f["app"] = app
                 f["seconds"] = String(seconds)
-                out.append(.record("app_in_use", f))
+                out.append(.record(.appInUse, f))
             }
         case .pressShieldButton(let action, let label):
             guard case .shield(let app, let shownLabel) = frontmost else {
-                out.append(.record("shield_button_unavailable", label.merging(["action": action.rawValue]) { a, _ in a }))
+                out.append(.record(.shieldButtonUnavailable, label.merging(["action": action.rawValue]) { a, _ in a }))
                 return
             }
             let l = shownLabel.merging(label) { _, new in new }
@@ -149,7 +149,7 @@ extension DeviceOS {
             } else {
                 // Without a shield-action extension the system's shield closes the app.
                 frontmost = .home
-                out.append(.record("shield_closed_app", ["app": app, "why": "no shield-action extension"]))
+                out.append(.record(.shieldClosedApp, ["app": app, "why": "no shield-action extension"]))
             }
         case .openHost:
             thresholdsAtFirstUse(app: "host", label: [:], &out)
@@ -160,7 +160,7 @@ extension DeviceOS {
             if host != .notRunning { out.append(.terminateHost) }
             host = .notRunning
             if frontmost == .host { frontmost = .home }
-            out.append(.record("host_state", ["state": "notRunning", "why": "force quit"]))
+            out.append(.record(.hostState, ["state": "notRunning", "why": "force quit"]))
         case .tapNotification(let identifier, let action, let foreground):
             tapNotification(identifier, action: action, foreground: foreground, &out)
         case .openURL(let url):
@@ -178,7 +178,7 @@ extension DeviceOS {
         frontmost = .shield(app, label: label)
         var f = label
         f["app"] = app
-        out.append(.record("shield_shown", f))
+        out.append(.record(.shieldShown, f))
         if configuration.extensionPoints.contains(.shieldConfiguration) {
             makeCall(.shieldConfiguration(application: app), label: f, &out)
         }
@@ -191,21 +191,21 @@ extension DeviceOS {
         f["app"] = call.app
         f["delivery"] = String(delivery)
         guard completed, let response else {
-            out.append(.record("shield_action_lost", f))
+            out.append(.record(.shieldActionLost, f))
             return
         }
         f["response"] = response.rawValue
         switch response {
         case .close:
             if case .shield(let app, _) = frontmost, app == call.app { frontmost = .home }
-            out.append(.record("shield_closed_app", f))
+            out.append(.record(.shieldClosedApp, f))
         case .defer:
-            out.append(.record("shield_redrawn", f))
+            out.append(.record(.shieldRedrawn, f))
             if case .shield(let app, _) = frontmost, app == call.app, configuration.extensionPoints.contains(.shieldConfiguration) {
                 makeCall(.shieldConfiguration(application: app), label: call.label.merging(["app": app]) { a, _ in a }, &out)
             }
         case .none:
-            out.append(.record("shield_unchanged", f))
+            out.append(.record(.shieldUnchanged, f))
         }
     }
 
@@ -213,6 +213,6 @@ extension DeviceOS {
     mutating func endFinishedUse(_ out: inout [OSEffect]) {
         guard case .app(let app, let until, _) = frontmost, until <= now else { return }
         frontmost = .home
-        out.append(.record("app_left", ["app": app]))
+        out.append(.record(.appLeft, ["app": app]))
     }
 }

@@ -163,7 +163,7 @@ public struct DeviceOS: Sendable {
         switch event {
         case .clock(let t):
             guard t >= now else {
-                return [.record("os_clock_refused", ["now": String(now), "asked": String(t)])]
+                return [.record(.osClockRefused, ["now": String(now), "asked": String(t)])]
             }
             accountUsage(until: t, &out)
             // Two calendar lookups per clock step only for a host that listens (a hot path).
@@ -188,7 +188,7 @@ public struct DeviceOS: Sendable {
         case .hostExited:
             lastEventAt["hostExit"] = now
             if host != .notRunning { hostForegroundAtExit = host == .foreground }
-            if host != .notRunning { out.append(.record("host_state", ["state": "notRunning"])) }
+            if host != .notRunning { out.append(.record(.hostState, ["state": "notRunning"])) }
             host = .notRunning
             if frontmost == .host { frontmost = .home }
         case .hostLaunched:
@@ -202,33 +202,33 @@ public struct DeviceOS: Sendable {
             // suspended after the grace period, as any app the user left (EMULATED-IOS.md §10.2).
             if host == .notRunning, configuration.hostLifecycle, hostForegroundAtExit == false {
                 host = .background(since: now)
-                out.append(.record("host_state", ["state": "background", "why": "relaunched after a kill in the background"]))
+                out.append(.record(.hostState, ["state": "background", "why": "relaunched after a kill in the background"]))
                 tellLifecycle(active: false, &out)
                 hostTick(&out)
                 break
             }
             host = .foreground
             frontmost = .host
-            out.append(.record("host_state", ["state": "foreground"]))
+            out.append(.record(.hostState, ["state": "foreground"]))
             tellLifecycle(active: true, &out)
         case .reboot:
             reboot(&out)
         case .timeZone(let identifier):
             guard let tz = TimeZone(identifier: identifier) else {
-                out.append(.record("os_time_zone_refused", ["timeZone": identifier]))
+                out.append(.record(.osTimeZoneRefused, ["timeZone": identifier]))
                 break
             }
             timeZone = tz
             lastEventAt["timeZoneChange"] = now
             rescheduleNotifications()
-            out.append(.record("time_zone", ["timeZone": identifier]))
+            out.append(.record(.timeZone, ["timeZone": identifier]))
             tellSignificantTimeChange(&out)
         case .harnessCall(let call, let label):
             makeCall(call, label: label, &out)
         case .boot:
             boot(&out)
         case .monitoringRefused(let activity, let error, let detail):
-            out.append(.record("monitoring_refused", ["activity": activity, "error": error, "detail": detail]))
+            out.append(.record(.monitoringRefused, ["activity": activity, "error": error, "detail": detail]))
         case .authorizationRequested(let kind, let id):
             answer(kind, requestId: id, &out)
         case .revokeAuthorization:
@@ -238,7 +238,7 @@ public struct DeviceOS: Sendable {
             notificationRequestsChanged(records, &out)
         case .notificationsRemoved(let ids):
             for id in ids.sorted() where deliveredNotifications.remove(id) != nil {
-                out.append(.record("notification_removed", ["identifier": id]))
+                out.append(.record(.notificationRemoved, ["identifier": id]))
             }
         case .deviceLocked:
             lockedBeforeFirstUnlock = true
@@ -279,7 +279,7 @@ public struct DeviceOS: Sendable {
 
     mutating func makeCall(_ call: ExtensionCall, label: [String: String], _ out: inout [OSEffect], faultsApply: Bool = true) {
         guard configuration.extensionPoints.contains(call.point) else {
-            out.append(.record("callback_not_delivered", ["callback": call.callbackName, "why": "no \(call.point.rawValue) extension"]))
+            out.append(.record(.callbackNotDelivered, ["callback": call.callbackName, "why": "no \(call.point.rawValue) extension"]))
             return
         }
         if faultsApply, let (index, fault) = fault(for: call) {
@@ -290,22 +290,22 @@ public struct DeviceOS: Sendable {
             if case .monitor(_, let activity, _) = call { f["activity"] = activity }
             switch fault.kind {
             case .drop:
-                out.append(.record("callback_dropped", f))
+                out.append(.record(.callbackDropped, f))
                 return
             case .delay(let range):
                 let seconds = range.lowerBound + random.unit() * (range.upperBound - range.lowerBound)
                 f["until"] = String(now + seconds)
-                out.append(.record("callback_held", f))
+                out.append(.record(.callbackHeld, f))
                 held.append(HeldCall(releaseAt: now + seconds, call: call, label: label))
                 return
             case .batchUntil(let hour, let minute):
                 let at = nextLocalTime(hour: hour, minute: minute)
                 f["until"] = String(at)
-                out.append(.record("callback_held", f))
+                out.append(.record(.callbackHeld, f))
                 held.append(HeldCall(releaseAt: at, call: call, label: label))
                 return
             case .duplicate:
-                out.append(.record("callback_duplicated", f))
+                out.append(.record(.callbackDuplicated, f))
                 let first = deliver(call, label: label, &out)
                 duplicateAfter[first] = (call, label)
                 return
@@ -340,7 +340,7 @@ public struct DeviceOS: Sendable {
         for h in due {
             var f = h.label
             f["callback"] = h.call.callbackName
-            out.append(.record("callback_released", f))
+            out.append(.record(.callbackReleased, f))
             deliver(h.call, label: h.label, &out)
         }
     }
@@ -423,7 +423,7 @@ public struct DeviceOS: Sendable {
     // MARK: Reboot
 
     mutating func reboot(_ out: inout [OSEffect]) {
-        out.append(.record("reboot", [:]))
+        out.append(.record(.reboot, [:]))
         lastEventAt["reboot"] = now
         // In-memory state of iOS's daemons: calls waiting or on their way are lost.
         held.removeAll()

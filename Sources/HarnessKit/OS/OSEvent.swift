@@ -85,7 +85,7 @@ public enum UserEvent: Sendable, Equatable {
 /// What the emulated iOS asks the harness to do.
 public enum OSEffect: Sendable, Equatable {
     /// A history line of the harness.
-    case record(String, [String: String])
+    case record(HarnessLine, [String: String])
     /// Start the system's extension for this call; `delivery` is the OS's id of the call.
     case call(ExtensionCall, delivery: Int, label: [String: String])
     /// Kill the extension process of this delivery before it returns (a field fault).

@@ -37,7 +37,7 @@ extension LiveRun: UserDevice {
     func record(_ action: String, _ fields: [String: String]) {
         var f = fields
         f["action"] = action
-        rec.record("user_action", f)
+        rec.record(.userAction, f)
     }
 
     func tap(in role: String, _ message: AppMessage) {
@@ -67,7 +67,7 @@ extension LiveRun: UserDevice {
             try inbox.send(m)
             return m.seq
         } catch {
-            rec.record("inbox_error", ["target": role, "error": "\(error)"])
+            rec.record(.inboxError, ["target": role, "error": "\(error)"])
             return nil
         }
     }
@@ -79,14 +79,14 @@ extension LiveRun: UserDevice {
         guard let host = hostRole else { return }
         do {
             guard let fields = try NotificationAuthority.tap(identifier, actionIdentifier: action, on: device) else {
-                rec.record("notification_tap_unavailable", ["identifier": identifier, "why": "not in delivered.json"])
+                rec.record(.notificationTapUnavailable, ["identifier": identifier, "why": "not in delivered.json"])
                 return
             }
             // The OS already launched or continued the host as the action asks (foreground or
             // background): not a user tap inside the app, which would foreground it.
             sendToInbox(host, AppMessage(action: NotificationResponseMessage.action, fields: fields))
         } catch {
-            rec.record("system_file_error", ["error": "\(error)"])
+            rec.record(.systemFileError, ["error": "\(error)"])
         }
     }
 

@@ -52,7 +52,7 @@ extension LiveRun {
             if stopRequested() { return }
             let now = Self.now()
             if now > hardDeadline {
-                rec.record("run_overran", [
+                rec.record(.runOverran, [
                     "why": "not settled \(Self.overrunWallNanos / 1_000_000_000) s of wall time after the plan's end",
                     "extensionCallsRunning": String(processes.table.extensions.count),
                 ])
@@ -78,7 +78,7 @@ extension LiveRun {
             if !quiescing && actionIndex == actionTimes.count && deviceNow >= workloadEnd {
                 quiescing = true
                 quiesceStarted = now
-                rec.record("quiesce", [:])
+                rec.record(.quiesce, [:])
                 execute(processes.table.beginQuiesce(now: now))
                 reopenHostForSettling()
             }

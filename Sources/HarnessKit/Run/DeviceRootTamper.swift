@@ -49,7 +49,7 @@ package final class DeviceRootTamper {
     /// `STH_TAMPER_DETECTION=scan`: no watch, the 20 ms full look (the benchmark's baseline).
     static let detectionVariable = "STH_TAMPER_DETECTION"
     /// The history line that says how the root was looked at when not by its watch alone.
-    static let scanEvent = "tamper_scan"
+    static let scanEvent = HarnessLine.tamperScan.rawValue
     /// The only files that are not regular files by design (PROTOCOL.md §9): the scheduler FIFO
     /// and the participants' wake FIFOs, `system/wake/<pid>`.
     package static func isProtocolFifo(_ path: String) -> Bool {
@@ -494,7 +494,7 @@ extension LiveRun {
     /// Once per turn of the main loop (`stopRequested`), and at the end (`recordTamperAtTheEnd`).
     func deviceRootTamper(force: Bool = false) -> (file: String, what: String)? {
         let found = tamperWatch.check(nowNanos: Self.now(), force: force)
-        for why in tamperWatch.takeNotes() { rec.record(DeviceRootTamper.scanEvent, ["why": why]) }
+        for why in tamperWatch.takeNotes() { rec.record(.tamperScan, ["why": why]) }
         if let found { return found }
         // A system/ record the OS could not read: every writer of system/ goes through
         // SystemFiles (bounded, valid JSON, temp + rename), so someone outside wrote it.
@@ -509,6 +509,6 @@ extension LiveRun {
     func recordTamperAtTheEnd() {
         guard let found = deviceRootTamper(force: true) else { return }
         o.progress("device root tampered with: \(found.what); the run is undecided")
-        rec.record(RunJudgement.tamperEvent, ["file": found.file, "what": found.what])
+        rec.record(.tamper, ["file": found.file, "what": found.what])
     }
 }

@@ -116,7 +116,7 @@ extension LiveRun {
                             status, options: status == "denied" ? [] : ["alert", "badge", "sound"], answering: request, on: device)
                     }
                 } catch {
-                    rec.record("system_file_error", ["error": "\(error)"])
+                    rec.record(.systemFileError, ["error": "\(error)"])
                 }
             case .clearManagedSettings:
                 clearArea(SystemPaths.managedSettings, post: SystemPaths.managedSettingsChanged)
@@ -124,7 +124,7 @@ extension LiveRun {
                 clearArea(SystemPaths.deviceActivity, post: SystemPaths.deviceActivityChanged)
             case .deliverNotification(let request):
                 do { try NotificationAuthority.deliver(request, at: Date(timeIntervalSince1970: now), on: device) } catch {
-                    rec.record("system_file_error", ["error": "\(error)"])
+                    rec.record(.systemFileError, ["error": "\(error)"])
                 }
             case .discardNotification(let identifier):
                 if let f = SystemFileName.encode(identifier), let area = try? device.area(SystemPaths.pendingNotifications) {
@@ -156,12 +156,12 @@ extension LiveRun {
         f["delivery"] = String(delivery)
         guard let role = pack.descriptor.role(for: call.point) else {
             f["why"] = "\(pack.id) has no \(call.point.rawValue) extension"
-            rec.record("callback_not_delivered", f)
+            rec.record(.callbackNotDelivered, f)
             return
         }
         if let busy = extensionBusy(role.name) ?? emulated.waitingCalls[role.name]?.last?.delivery {
             f["behind"] = String(busy)
-            rec.record("callback_queued", f)
+            rec.record(.callbackQueued, f)
             emulated.waitingCalls[role.name, default: []].append(.init(call: call, delivery: delivery, label: label, killedByOS: killedByOS))
             return
         }
@@ -196,7 +196,7 @@ extension LiveRun {
                 f["callback"] = w.call.callbackName
                 f["delivery"] = String(w.delivery)
                 f["why"] = "the device rebooted while it waited"
-                rec.record("callback_not_delivered", f)
+                rec.record(.callbackNotDelivered, f)
             }
         }
         emulated.waitingCalls = [:]
@@ -206,15 +206,15 @@ extension LiveRun {
         var f = f
         guard !processes.table.extensionCallsFull else {
             f["why"] = "too many extension calls running"
-            rec.record("callback_not_delivered", f)
+            rec.record(.callbackNotDelivered, f)
             osApply(.callEnded(delivery: delivery, completed: false, response: nil))
             return
         }
         if killedByOS {
             f["childPid"] = "-"
-            rec.record("callback_delivered", f)
-            rec.record("signal", ["target": role.name, "signal": "KILL", "by": "ios", "delivery": String(delivery), "at": "launch"])
-            rec.record("callback_failed", ["callback": call.callbackName, "delivery": String(delivery), "status": "killed by iOS at launch"])
+            rec.record(.callbackDelivered, f)
+            rec.record(.signal, ["target": role.name, "signal": "KILL", "by": "ios", "delivery": String(delivery), "at": "launch"])
+            rec.record(.callbackFailed, ["callback": call.callbackName, "delivery": String(delivery), "status": "killed by iOS at launch"])
             osApply(.callEnded(delivery: delivery, completed: false, response: nil))
             return
         }
@@ -253,7 +253,7 @@ extension LiveRun {
                     try clock.write(cfg, to: root)
                 }
             } catch {
-                rec.record("clock_error", ["error": "\(error)"])
+                rec.record(.clockError, ["error": "\(error)"])
             }
             osApply(.timeZone(next.timeZone))
             any = true
@@ -282,10 +282,10 @@ extension LiveRun {
             let marker = setup.deviceRootPath + "/" + SharedDefaults.lockedMarker
             if FileManager.default.createFile(atPath: marker, contents: Data()) {
                 emulated.unlockAt = now + Double(locked)
-                rec.record("device_locked", ["until": String(now + Double(locked)), "why": "reboot"])
+                rec.record(.deviceLocked, ["until": String(now + Double(locked)), "why": "reboot"])
                 osApply(.deviceLocked)
             } else {
-                rec.record("device_lock_error", ["file": SharedDefaults.lockedMarker])
+                rec.record(.deviceLockError, ["file": SharedDefaults.lockedMarker])
             }
         }
         return true
@@ -297,7 +297,7 @@ extension LiveRun {
         guard emulated.unlockAt != nil else { return }
         emulated.unlockAt = nil
         unlink(setup.deviceRootPath + "/" + SharedDefaults.lockedMarker)
-        rec.record("first_unlock", ["by": who])
+        rec.record(.firstUnlock, ["by": who])
         osApply(.firstUnlock)
     }
 

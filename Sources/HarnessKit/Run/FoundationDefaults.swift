@@ -9,7 +9,7 @@ import Foundation
 /// undecided (EMULATED-IOS.md §7.11): never a pass or a violation the app did not earn.
 enum FoundationDefaults {
     /// The harness line (`RunJudgement` makes the run undecided).
-    static let event = "foundation_defaults"
+    static let event = HarnessLine.foundationDefaults.rawValue
     /// Roles and files looked at, at most (a sandbox holds a handful).
     static let maxFiles = 1_000
 

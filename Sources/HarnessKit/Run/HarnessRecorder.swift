@@ -12,8 +12,16 @@ final class HarnessRecorder: @unchecked Sendable {
         log = try TraceLog(runDirectory: runDirectory, process: "harness", deviceTime: { clock.nowUnixSeconds() })
     }
 
+    /// One of the harness's own lines (`HarnessLine`: the whole vocabulary, documented).
     @discardableResult
-    func record(_ event: String, _ fields: [String: String] = [:]) -> HistoryEvent {
+    func record(_ line: HarnessLine, _ fields: [String: String] = [:]) -> HistoryEvent {
+        counts[line.rawValue, default: 0] += 1
+        return log.log(line.rawValue, fields)
+    }
+
+    /// A line a pack adds after the run (`SystemPack.evidence`): its own, documented in its README.
+    @discardableResult
+    func recordEvidence(_ event: String, _ fields: [String: String]) -> HistoryEvent {
         counts[event, default: 0] += 1
         return log.log(event, fields)
     }

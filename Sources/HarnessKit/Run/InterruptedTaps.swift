@@ -34,14 +34,14 @@ extension LiveRun {
             if let first = sent.retryOf { fields["retryOf"] = String(first) }
             guard sent.retryOf == nil, comesBack else {
                 fields["why"] = sent.retryOf != nil ? "the app died in the repeated tap too" : "the app is not relaunched"
-                rec.record("user_tap_lost", fields)
+                rec.record(.userTapLost, fields)
                 continue
             }
             let earlier = inboxes.recent[role, default: []].filter { $0.seq < seq }
             let repeats = Array(pack.repeatTaps(of: sent.message, in: role, earlier: earlier).prefix(InterruptedTapsBound.tapsPerRepeat))
             guard !repeats.isEmpty else {
                 fields["why"] = "the user does not tap again (the pack's repeatTaps)"
-                rec.record("user_tap_lost", fields)
+                rec.record(.userTapLost, fields)
                 continue
             }
             var seqs: [Int] = []
@@ -52,14 +52,14 @@ extension LiveRun {
             }
             guard seqs.count == repeats.count else {
                 fields["why"] = "the repeat could not be written to the inbox"
-                rec.record("user_tap_lost", fields)
+                rec.record(.userTapLost, fields)
                 continue
             }
             fields["retrySeq"] = seqs.map(String.init).joined(separator: ",")
             if repeats.count > 1 || repeats.first?.action != sent.message.action {
                 fields["taps"] = repeats.map(\.action).joined(separator: ",")
             }
-            rec.record("user_retry", fields)
+            rec.record(.userRetry, fields)
         }
     }
 

@@ -194,10 +194,10 @@ final class LiveRun {
         if !o.scenario.declaredInvariants.isEmpty { started[DeclaredInvariant.runStartedField] = DeclaredInvariant.encode(o.scenario.declaredInvariants) }
         started.merge(o.extraRunFacts) { core, _ in core }
         started.merge(pack.runFacts(o.scenario.configuration)) { core, _ in core }
-        rec.record("run_started", started)
+        rec.record(.runStarted, started)
         perform(emulated.os.apply(.boot))
         for (role, spec) in processes.defaultsFaults.sorted(by: { $0.key < $1.key }) {
-            rec.record("defaults_fault_armed", ["target": role, "spec": spec])
+            rec.record(.defaultsFaultArmed, ["target": role, "spec": spec])
         }
         let longLived = pack.descriptor.roles.filter(\.lifetime.isLongLived)
         for role in longLived.filter({ $0.lifetime == .server }) + longLived.filter({ $0.lifetime == .app }) {
@@ -230,7 +230,7 @@ final class LiveRun {
         shutdownAll()
         // The file catches up with the page (`writePageOnly`), and is looked at for tampering.
         if clock.fileBehind, let current = clock.current {
-            do { try clock.write(current, to: root) } catch { rec.record("clock_error", ["error": "\(error)"]) }
+            do { try clock.write(current, to: root) } catch { rec.record(.clockError, ["error": "\(error)"]) }
         }
         recordTamperAtTheEnd()
         if stepped, running.gapNanos > 1_000_000_000 {
@@ -239,12 +239,12 @@ final class LiveRun {
         }
         for f in FoundationDefaults.found(deviceRoot: root.path) {
             o.progress("note: " + FoundationDefaults.reason(role: f.role, suite: f.suite))
-            rec.record(FoundationDefaults.event, ["target": f.role, "suite": f.suite, "file": f.path])
+            rec.record(.foundationDefaults, ["target": f.role, "suite": f.suite, "file": f.path])
         }
-        for e in pack.evidence(run: paths) { rec.record(e.event, e.fields) }
+        for e in pack.evidence(run: paths) { rec.recordEvidence(e.event, e.fields) }
         for line in root.quarantineRecords() {
             let obj = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
-            rec.record("quarantine", [
+            rec.record(.quarantine, [
                 "file": obj?["file"] as? String ?? "", "movedTo": obj?["movedTo"] as? String ?? "", "reason": obj?["reason"] as? String ?? line,
             ])
         }
@@ -258,7 +258,7 @@ final class LiveRun {
             finished["steps"] = String(virtualTime.steps)
             finished["quiescenceTimeouts"] = String(virtualTime.quiescenceTimeouts)
         }
-        rec.record("run_finished", finished)
+        rec.record(.runFinished, finished)
         let merged = try HistoryMerge.merge(runDirectory: runDir)
         try OutputFile.write(merged.jsonl, to: runDir + "/history.jsonl", what: "the run's history")
         if merged.tornLines > 0 { o.progress("note: \(merged.tornLines) torn trace line(s) of killed processes skipped") }

@@ -65,19 +65,19 @@ extension LiveRun {
         switch fault.kind {
         case .kill, .term:
             f["childPid"] = "-"
-            rec.record("callback_delivered", f)
-            rec.record("signal", [
+            rec.record(.callbackDelivered, f)
+            rec.record(.signal, [
                 "target": role.name, "signal": fault.kind == .kill ? "KILL" : "TERM", "by": "nemesis",
                 "delivery": String(delivery), "at": "launch",
             ])
-            rec.record("callback_failed", [
+            rec.record(.callbackFailed, [
                 "callback": call.callbackName, "delivery": String(delivery), "status": "killed at launch",
             ])
             osApply(.callEnded(delivery: delivery, completed: false, response: nil))
         case .stop:
             f["deferredUntil"] = String(Double(ticks() + fault.holdTicks) / 1000)
-            rec.record("callback_delivered", f)
-            rec.record("signal", [
+            rec.record(.callbackDelivered, f)
+            rec.record(.signal, [
                 "target": role.name, "signal": "STOP", "by": "nemesis", "delivery": String(delivery), "at": "launch",
             ])
             nemesis.deferredCalls.append((ticks() + fault.holdTicks, role, call, delivery))
@@ -92,7 +92,7 @@ extension LiveRun {
         guard !due.isEmpty else { return false }
         nemesis.deferredCalls.removeAll { $0.ticks <= now }
         for d in due {
-            rec.record("signal", ["target": d.role.name, "signal": "CONT", "by": "nemesis", "delivery": String(d.delivery)])
+            rec.record(.signal, ["target": d.role.name, "signal": "CONT", "by": "nemesis", "delivery": String(d.delivery)])
             launch(d.role, d.call, delivery: d.delivery, fields: [
                 "callback": d.call.callbackName, "delivery": String(d.delivery), "deferredUntil": String(Double(d.ticks) / 1000),
             ])
@@ -103,7 +103,7 @@ extension LiveRun {
     /// Armed extension faults do not outlive the workload (the settle time is fault-free).
     func armedFaultsDropped() {
         for (role, fault) in processes.table.armed.sorted(by: { $0.key < $1.key }) {
-            rec.record("fault_skipped", ["target": role, "kind": fault.kind.rawValue, "why": "no call before the workload ended"])
+            rec.record(.faultSkipped, ["target": role, "kind": fault.kind.rawValue, "why": "no call before the workload ended"])
         }
     }
 }

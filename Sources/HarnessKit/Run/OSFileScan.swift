@@ -42,7 +42,7 @@ extension LiveRun {
         let errors = registrations.errors + shields.errors
         if errors != emulated.files.systemFileErrors {
             emulated.files.systemFileErrors = errors
-            for e in errors { rec.record("system_file_error", ["error": e]) }
+            for e in errors { rec.record(.systemFileError, ["error": e]) }
         }
         if registrations.records != emulated.files.registrations {
             emulated.files.registrations = registrations.records
@@ -57,7 +57,7 @@ extension LiveRun {
             emulated.files.settings = settings.union
             // Every group beyond the shield, as the union of the stores says it, in the history when it changes.
             let other = settings.union.otherGroupsForHistory
-            if other != previous.otherGroupsForHistory { rec.record("managed_settings", other.isEmpty ? ["set": "none"] : other) }
+            if other != previous.otherGroupsForHistory { rec.record(.managedSettings, other.isEmpty ? ["set": "none"] : other) }
             osApply(.managedSettings(settings.union))
         }
     }
@@ -66,7 +66,7 @@ extension LiveRun {
     func osScanRefusals() {
         guard let area = try? device.area(SystemPaths.deviceActivityRefusals) else { return }
         let (records, errors) = area.readAll(MonitoringRefusalRecord.self)
-        for e in errors { rec.record("system_file_error", ["error": e.description]) }
+        for e in errors { rec.record(.systemFileError, ["error": e.description]) }
         for (name, r) in records.sorted(by: { $0.name < $1.name }) {
             area.directory.remove(name)
             osApply(.monitoringRefused(activity: r.activity, error: r.error, detail: r.detail))

@@ -5,7 +5,7 @@ extension ProcessTable {
     public mutating func osSuspend(role: String) -> [Command] {
         guard let i = longLived.firstIndex(where: { $0.role == role }), let pid = longLived[i].pid, !longLived[i].osSuspended else { return [] }
         longLived[i].osSuspended = true
-        return [.signal(pid: pid, .stop), .record("signal", ["target": role, "childPid": String(pid), "signal": "STOP", "by": "ios"])]
+        return [.signal(pid: pid, .stop), .record(.signal, ["target": role, "childPid": String(pid), "signal": "STOP", "by": "ios"])]
     }
 
     public mutating func osResume(role: String) -> [Command] {
@@ -13,7 +13,7 @@ extension ProcessTable {
         longLived[i].osSuspended = false
         // Still held by the nemesis: it continues when the nemesis lets go.
         guard !longLived[i].isStopped else { return [] }
-        return [.signal(pid: pid, .cont), .record("signal", ["target": role, "childPid": String(pid), "signal": "CONT", "by": "ios"])]
+        return [.signal(pid: pid, .cont), .record(.signal, ["target": role, "childPid": String(pid), "signal": "CONT", "by": "ios"])]
     }
 
     /// Force quit: killed, and not relaunched until iOS launches it (`osLaunch`).
@@ -24,7 +24,7 @@ extension ProcessTable {
         longLived[i].resumeAtNanos = nil
         guard let pid = longLived[i].pid else { return [] }
         longLived[i].expectedExit = true
-        return [.signal(pid: pid, .kill), .record("signal", ["target": role, "childPid": String(pid), "signal": "KILL", "by": "ios"])]
+        return [.signal(pid: pid, .kill), .record(.signal, ["target": role, "childPid": String(pid), "signal": "KILL", "by": "ios"])]
     }
 
     /// iOS launches the app (the user opened it): started now unless it runs.
@@ -46,10 +46,10 @@ extension ProcessTable {
             longLived[i].resumeAtNanos = nil
             guard let pid = longLived[i].pid else { continue }
             longLived[i].expectedExit = true
-            commands += [.signal(pid: pid, .kill), .record("signal", ["target": longLived[i].role, "childPid": String(pid), "signal": "KILL", "by": "reboot"])]
+            commands += [.signal(pid: pid, .kill), .record(.signal, ["target": longLived[i].role, "childPid": String(pid), "signal": "KILL", "by": "reboot"])]
         }
         for call in extensions {
-            commands += [.signal(pid: call.pid, .kill), .record("signal", [
+            commands += [.signal(pid: call.pid, .kill), .record(.signal, [
                 "target": call.role, "childPid": String(call.pid), "signal": "KILL", "by": "reboot", "delivery": String(call.delivery),
             ])]
         }

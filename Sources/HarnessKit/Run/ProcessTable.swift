@@ -17,7 +17,7 @@ package struct ProcessTable: Sendable {
         case spawn(role: String)
         case signal(pid: Int32, Signal)
         /// A harness history line.
-        case record(String, [String: String])
+        case record(HarnessLine, [String: String])
     }
 
     package struct LongLived: Sendable, Equatable {
@@ -120,7 +120,7 @@ package struct ProcessTable: Sendable {
     package mutating func spawnFailed(role: String, error: String, now: Int64) -> [Command] {
         guard let i = index(role) else { return [] }
         longLived[i].restartAtNanos = now + Self.spawnRetryMillis * ticksPerMillisecond
-        return [.record("spawn_failed", ["target": role, "error": error])]
+        return [.record(.spawnFailed, ["target": role, "error": error])]
     }
 
     /// A call started.
@@ -143,10 +143,10 @@ package struct ProcessTable: Sendable {
         if let e = extensions.firstIndex(where: { $0.pid == pid }) {
             let call = extensions.remove(at: e)
             let fields = ["callback": call.callback, "delivery": String(call.delivery), "childPid": String(pid), "status": status]
-            return [.record(clean ? "callback_completed" : "callback_failed", fields)]
+            return [.record(clean ? .callbackCompleted : .callbackFailed, fields)]
         }
         guard let i = longLived.firstIndex(where: { $0.pid == pid }) else { return [] }
-        var commands: [Command] = [.record("exit", ["target": longLived[i].role, "childPid": String(pid), "status": status])]
+        var commands: [Command] = [.record(.exit, ["target": longLived[i].role, "childPid": String(pid), "status": status])]
         longLived[i].pid = nil
         longLived[i].resumeAtNanos = nil
         longLived[i].osSuspended = false
@@ -156,7 +156,7 @@ package struct ProcessTable: Sendable {
             if longLived[i].unexpectedExits <= Self.maxUnexpectedExits {
                 longLived[i].restartAtNanos = now + Self.crashRestartDelayMillis * ticksPerMillisecond
             } else {
-                commands.append(.record("gave_up_restarting", ["target": longLived[i].role]))
+                commands.append(.record(.gaveUpRestarting, ["target": longLived[i].role]))
             }
         }
         longLived[i].expectedExit = false
@@ -176,7 +176,7 @@ package struct ProcessTable: Sendable {
         if let i = index(fault.target) {
             guard let pid = longLived[i].pid, !longLived[i].isStopped, !(fault.kind == .stop && longLived[i].osSuspended) else {
                 let why = longLived[i].pid == nil ? "not running" : longLived[i].isStopped ? "stopped" : "suspended by iOS"
-                return [.record("fault_skipped", ["target": fault.target, "kind": fault.kind.rawValue, "why": why])]
+                return [.record(.faultSkipped, ["target": fault.target, "kind": fault.kind.rawValue, "why": why])]
             }
             faultCounts[fault.kind.rawValue, default: 0] += 1
             if fault.kind == .stop {
@@ -187,7 +187,7 @@ package struct ProcessTable: Sendable {
             }
             var commands: [Command] = [
                 .signal(pid: pid, signal),
-                .record("signal", ["target": fault.target, "childPid": String(pid), "signal": signal.rawValue, "by": "nemesis"]),
+                .record(.signal, ["target": fault.target, "childPid": String(pid), "signal": signal.rawValue, "by": "nemesis"]),
             ]
             // A process iOS suspended holds a SIGTERM pending until it runs again: continue it so
             // it can handle the signal and exit (as `kill -TERM` + `kill -CONT`; iOS itself ends a
@@ -196,7 +196,7 @@ package struct ProcessTable: Sendable {
             if fault.kind == .term, longLived[i].osSuspended {
                 commands += [
                     .signal(pid: pid, .cont),
-                    .record("signal", ["target": fault.target, "childPid": String(pid), "signal": "CONT", "by": "nemesis"]),
+                    .record(.signal, ["target": fault.target, "childPid": String(pid), "signal": "CONT", "by": "nemesis"]),
                 ]
             }
             return commands
@@ -204,16 +204,16 @@ package struct ProcessTable: Sendable {
         guard let e = extensions.firstIndex(where: { $0.role == fault.target && $0.resumeAtNanos == nil }) else {
             if armsExtensionFaults {
                 armed[fault.target] = ArmedFault(kind: fault.kind, holdTicks: hold, untilTicks: now + hold)
-                return [.record("fault_armed", ["target": fault.target, "kind": fault.kind.rawValue])]
+                return [.record(.faultArmed, ["target": fault.target, "kind": fault.kind.rawValue])]
             }
-            return [.record("fault_skipped", ["target": fault.target, "kind": fault.kind.rawValue, "why": "not running"])]
+            return [.record(.faultSkipped, ["target": fault.target, "kind": fault.kind.rawValue, "why": "not running"])]
         }
         faultCounts[fault.kind.rawValue, default: 0] += 1
         if fault.kind == .stop { extensions[e].resumeAtNanos = now + hold }
         let call = extensions[e]
         return [
             .signal(pid: call.pid, signal),
-            .record("signal", [
+            .record(.signal, [
                 "target": call.role, "childPid": String(call.pid), "signal": signal.rawValue, "by": "nemesis",
                 "delivery": String(call.delivery),
             ]),
@@ -233,7 +233,7 @@ package struct ProcessTable: Sendable {
                 if let pid = longLived[i].pid, !longLived[i].osSuspended {
                     commands += [
                         .signal(pid: pid, .cont),
-                        .record("signal", ["target": longLived[i].role, "childPid": String(pid), "signal": "CONT", "by": "nemesis"]),
+                        .record(.signal, ["target": longLived[i].role, "childPid": String(pid), "signal": "CONT", "by": "nemesis"]),
                     ]
                 }
             }
@@ -244,7 +244,7 @@ package struct ProcessTable: Sendable {
                 let call = extensions[e]
                 commands += [
                     .signal(pid: call.pid, .cont),
-                    .record("signal", ["target": call.role, "childPid": String(call.pid), "signal": "CONT", "by": "nemesis"]),
+                    .record(.signal, ["target": call.role, "childPid": String(call.pid), "signal": "CONT", "by": "nemesis"]),
                 ]
             }
         }
@@ -264,7 +264,7 @@ package struct ProcessTable: Sendable {
         for call in extensions where wallNanos - call.startedWallNanos > Self.extensionWatchdogNanos && call.resumeAtNanos == nil {
             commands += [
                 .signal(pid: call.pid, .kill),
-                .record("signal", ["target": call.role, "childPid": String(call.pid), "signal": "KILL", "by": "watchdog"]),
+                .record(.signal, ["target": call.role, "childPid": String(call.pid), "signal": "KILL", "by": "watchdog"]),
             ]
         }
         return commands
@@ -278,7 +278,7 @@ package struct ProcessTable: Sendable {
                 longLived[i].resumeAtNanos = nil
                 commands += [
                     .signal(pid: pid, .cont),
-                    .record("signal", ["target": longLived[i].role, "childPid": String(pid), "signal": "CONT", "by": "harness"]),
+                    .record(.signal, ["target": longLived[i].role, "childPid": String(pid), "signal": "CONT", "by": "harness"]),
                 ]
             }
             if longLived[i].pid == nil { longLived[i].restartAtNanos = now }
@@ -289,7 +289,7 @@ package struct ProcessTable: Sendable {
             extensions[e].resumeAtNanos = nil
             commands += [
                 .signal(pid: extensions[e].pid, .cont),
-                .record("signal", [
+                .record(.signal, [
                     "target": extensions[e].role, "childPid": String(extensions[e].pid), "signal": "CONT", "by": "harness",
                 ]),
             ]

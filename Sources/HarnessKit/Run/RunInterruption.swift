@@ -59,17 +59,17 @@ extension LiveRun {
     func stopRequested() -> Bool {
         if let signal = RunInterruption.signal {
             o.progress("\(RunInterruption.name(of: signal)): stopping the run (again to quit at once)")
-            rec.record(RunJudgement.interruptedEvent, ["signal": RunInterruption.name(of: signal)])
+            rec.record(.runInterrupted, ["signal": RunInterruption.name(of: signal)])
             return true
         }
         if let what = clock.tamper() {
             o.progress("device root tampered with: \(what); stopping the run (undecided)")
-            rec.record(RunJudgement.tamperEvent, ["file": "clock", "what": what])
+            rec.record(.tamper, ["file": "clock", "what": what])
             return true
         }
         if let found = deviceRootTamper() {
             o.progress("device root tampered with: \(found.what); stopping the run (undecided)")
-            rec.record(RunJudgement.tamperEvent, ["file": found.file, "what": found.what])
+            rec.record(.tamper, ["file": found.file, "what": found.what])
             return true
         }
         return false

@@ -105,7 +105,7 @@ extension LiveRun {
         processes.table.spawned(role: name, pid: child.pid)
         // An in-process app reports to the run directly (`runInProcessApps`), not through the scheduler.
         if stepped && !(child is InProcessChild) { virtualTime.scheduler.spawned(pid: child.pid, role: name) }
-        rec.record("spawn", ["target": name, "childPid": String(child.pid), "spawnMono": String(began)])
+        rec.record(.spawn, ["target": name, "childPid": String(child.pid), "spawnMono": String(began)])
         if name == hostRole { osApply(.hostLaunched) }
     }
 
@@ -117,9 +117,9 @@ extension LiveRun {
             let child = try start(role, extra: call.arguments(delivery: delivery))
             processes.table.extensionStarted(role: role.name, pid: child.pid, callback: call.callbackName, delivery: delivery, wallNanos: runningNow())
             f["childPid"] = String(child.pid)
-            rec.record(f["deferredUntil"] == nil ? "callback_delivered" : "callback_started", f)
+            rec.record(f["deferredUntil"] == nil ? .callbackDelivered : .callbackStarted, f)
         } catch {
-            rec.record("callback_not_delivered", ["callback": call.callbackName, "delivery": String(delivery), "error": "\(error)"])
+            rec.record(.callbackNotDelivered, ["callback": call.callbackName, "delivery": String(delivery), "error": "\(error)"])
             osApply(.callEnded(delivery: delivery, completed: false, response: nil))
             launchWaitingCalls(of: role.name)
         }
@@ -221,7 +221,7 @@ extension LiveRun {
             child.signal(SIGTERM)
             child.signal(SIGCONT)
             if child.wait(timeout: .seconds(2)) == nil { _ = child.killAndReap() }
-            rec.record("exit", [
+            rec.record(.exit, [
                 "target": entry.role, "childPid": String(pid), "status": "\(child.poll().map { "\($0)" } ?? "killed")", "by": "harness",
             ])
             processes.children[pid] = nil

@@ -82,7 +82,7 @@ extension LiveRun {
             }
             if !quiescing && actionIndex == actionTimes.count && virtualTime.now >= workloadEnd {
                 quiescing = true
-                rec.record("quiesce", [:])
+                rec.record(.quiesce, [:])
                 armedFaultsDropped()
                 execute(processes.table.beginQuiesce(now: ticks()))
                 reopenHostForSettling()
@@ -91,7 +91,7 @@ extension LiveRun {
             }
             if quiescing && virtualTime.now >= end && !processes.table.extensionCallsRunning && nemesis.deferredCalls.isEmpty { return }
             if runningNow() > hardDeadline {
-                rec.record("run_overran", [
+                rec.record(.runOverran, [
                     "why": "virtual time did not reach the end within its wall-time bound",
                     "extensionCallsRunning": String(processes.table.extensions.count),
                 ])
@@ -156,7 +156,7 @@ extension LiveRun {
             quiesce()
             rounds += 1
             if rounds >= Self.settleRoundsMax {
-                rec.record("settle_bound", ["rounds": String(rounds), "why": "the OS kept seeing new writes at one instant"])
+                rec.record(.settleBound, ["rounds": String(rounds), "why": "the OS kept seeing new writes at one instant"])
                 return
             }
         }
@@ -240,7 +240,7 @@ extension LiveRun {
         }
         virtualTime.lastQuiesceTimedOut = true
         virtualTime.quiescenceTimeouts += 1
-        rec.record("quiescence_timeout", ["waitingFor": blockers.joined(separator: "; ")])
+        rec.record(.quiescenceTimeout, ["waitingFor": blockers.joined(separator: "; ")])
     }
 
     /// Moves the stepped clock to `t`; `quiesce` then wakes the participants whose deadline came.
@@ -253,7 +253,7 @@ extension LiveRun {
             let pageOnly = try o.inProcess == .all && clock.writePageOnly(.stepped(at: t, timeZone: emulated.timeZone))
             if !pageOnly { try clock.write(.stepped(at: t, timeZone: emulated.timeZone), to: root) }
         } catch {
-            rec.record("clock_error", ["error": "\(error)"])
+            rec.record(.clockError, ["error": "\(error)"])
         }
     }
 }

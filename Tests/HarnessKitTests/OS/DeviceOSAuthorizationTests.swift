@@ -25,7 +25,7 @@ import Testing
     }
 
     static func has(_ effects: [OSEffect], _ event: String, _ fields: [String: String] = [:]) -> Bool {
-        effects.contains { if case .record(event, let f) = $0 { fields.allSatisfy { f[$0.key] == $0.value } } else { false } }
+        effects.contains { if case .record(let n, let f) = $0, n.rawValue == event { fields.allSatisfy { f[$0.key] == $0.value } } else { false } }
     }
 
     @Test func aModelledFamilyControlsStatusStartsNotDeterminedAndPromptsGetTheScenariosAnswer() {
@@ -109,7 +109,7 @@ import Testing
     @Test func aRefusedRegistrationIsRecorded() {
         var os = Self.os()
         #expect(os.apply(.monitoringRefused(activity: "a", error: "intervalTooShort", detail: "10 min")) == [
-            .record("monitoring_refused", ["activity": "a", "error": "intervalTooShort", "detail": "10 min"]),
+            .record(.monitoringRefused, ["activity": "a", "error": "intervalTooShort", "detail": "10 min"]),
         ])
     }
 

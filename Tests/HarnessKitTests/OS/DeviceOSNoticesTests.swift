@@ -51,7 +51,7 @@ import Testing
         _ = os.apply(.user(.leaveHost))
         let other = os.apply(.user(.openURL("https://example.com")))
         #expect(Self.told(other).isEmpty)
-        #expect(other.contains(.record("url_not_handled", ["url": "https://example.com"])))
+        #expect(other.contains(.record(.urlNotHandled, ["url": "https://example.com"])))
         #expect(Self.told(os.apply(.user(.openURL("PUSHIN://workout")))).last == "open_url url=PUSHIN://workout", "schemes are case-insensitive")
     }
 

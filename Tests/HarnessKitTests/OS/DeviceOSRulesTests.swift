@@ -18,7 +18,7 @@ import Testing
     }
 
     static func records(_ effects: [OSEffect], _ name: String) -> [[String: String]] {
-        effects.compactMap { if case .record(let n, let f) = $0, n == name { f } else { nil } }
+        effects.compactMap { if case .record(let n, let f) = $0, n.rawValue == name { f } else { nil } }
     }
 
     // MARK: os.rules.startAtRegistration

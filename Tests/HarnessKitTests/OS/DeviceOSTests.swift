@@ -120,8 +120,8 @@ import Testing
         let b = Self.registration("b", Self.hm(20, 0), Self.hm(21, 0), at: os.now)
         let effects = os.apply(.registrations([a, b]))
         #expect(Self.monitorCalls(effects).isEmpty, "\(effects)")
-        #expect(effects.filter { if case .record("monitoring_registered", _) = $0 { true } else { false } } == [
-            .record("monitoring_registered", ["activity": "b", "repeats": "false"]),
+        #expect(effects.filter { if case .record(.monitoringRegistered, _) = $0 { true } else { false } } == [
+            .record(.monitoringRegistered, ["activity": "b", "repeats": "false"]),
         ])
     }
 
@@ -178,9 +178,9 @@ import Testing
             now: Self.t0)
         let policy = CategoryPolicyRecord(policy: .specific, categories: [OpaqueToken.encode(.category, "entertainment")])
         _ = os.apply(.shields(ShieldUnion([ShieldSettingsRecord(applicationCategories: policy)])))
-        #expect(os.apply(.user(.useApp(bundleIdentifier: "com.video", seconds: 60, label: [:]))).contains(.record("shield_shown", ["app": "com.video"])))
+        #expect(os.apply(.user(.useApp(bundleIdentifier: "com.video", seconds: 60, label: [:]))).contains(.record(.shieldShown, ["app": "com.video"])))
         let other = os.apply(.user(.useApp(bundleIdentifier: "com.maps", seconds: 60, label: [:])))
-        #expect(other.contains { if case .record("app_in_use", let f) = $0 { f["app"] == "com.maps" } else { false } }, "another category opens")
+        #expect(other.contains { if case .record(.appInUse, let f) = $0 { f["app"] == "com.maps" } else { false } }, "another category opens")
     }
 
     @Test func useOfAShieldedAppShowsTheShieldAndCountsNothing() {
@@ -189,7 +189,7 @@ import Testing
         _ = os.apply(.registrations([Self.registration("a", Self.hm(8, 0), Self.hm(12, 0), events: ["open": event])]))
         _ = os.apply(.shields(Self.shieldUnion(["com.video"])))
         let effects = os.apply(.user(.useApp(bundleIdentifier: "com.video", seconds: 600, label: ["sid": "s1"])))
-        #expect(effects.contains(.record("shield_shown", ["app": "com.video", "sid": "s1"])))
+        #expect(effects.contains(.record(.shieldShown, ["app": "com.video", "sid": "s1"])))
         #expect(effects.contains { if case .call(.shieldConfiguration(application: "com.video"), _, _) = $0 { return true } else { return false } })
         #expect(!Self.monitorCalls(Self.run(&os, until: Self.t0 + 3600)).contains { $0.hasPrefix("eventDidReachThreshold") })
     }
@@ -197,7 +197,7 @@ import Testing
     // MARK: Shields and their buttons
 
     @Test func aButtonPressRunsTheShieldActionAndItsAnswerIsApplied() {
-        for (response, line) in [(ShieldActionResponse.close, "shield_closed_app"), (.defer, "shield_redrawn"), (.none, "shield_unchanged")] {
+        for (response, line) in [(ShieldActionResponse.close, HarnessLine.shieldClosedApp), (.defer, .shieldRedrawn), (.none, .shieldUnchanged)] {
             var os = Self.os()
             _ = os.apply(.shields(Self.shieldUnion(["com.video"])))
             _ = os.apply(.user(.useApp(bundleIdentifier: "com.video", seconds: 60, label: [:])))
@@ -211,7 +211,7 @@ import Testing
             #expect(after.contains { if case .record(line, _) = $0 { return true } else { return false } }, "\(response)")
             // .close: the app is gone, a second press finds no shield; .defer asks the configuration again.
             let again = os.apply(.user(.pressShieldButton(.primaryButtonPressed, label: [:])))
-            #expect(again.contains { if case .record("shield_button_unavailable", _) = $0 { return true } else { return false } } == (response == .close))
+            #expect(again.contains { if case .record(.shieldButtonUnavailable, _) = $0 { return true } else { return false } } == (response == .close))
             if response == .defer { #expect(after.contains { if case .call(.shieldConfiguration, _, _) = $0 { return true } else { return false } }) }
         }
     }
@@ -220,17 +220,17 @@ import Testing
         var os = Self.os()
         _ = os.apply(.user(.useApp(bundleIdentifier: "com.video", seconds: 600, label: [:])))
         let effects = os.apply(.shields(Self.shieldUnion(["com.video"])))
-        #expect(effects.contains(.record("shield_shown", ["app": "com.video"])))
+        #expect(effects.contains(.record(.shieldShown, ["app": "com.video"])))
     }
 
     @Test func aShieldOnScreenGoesWhenItsAppIsNoLongerShielded() {
         var os = Self.os()
         _ = os.apply(.shields(Self.shieldUnion(["com.video"])))
         _ = os.apply(.user(.useApp(bundleIdentifier: "com.video", seconds: 60, label: [:])))
-        #expect(os.apply(.shields(Self.shieldUnion([]))).contains(.record("shield_lifted", ["app": "com.video"])))
+        #expect(os.apply(.shields(Self.shieldUnion([]))).contains(.record(.shieldLifted, ["app": "com.video"])))
         // Nothing is on screen any more: a press finds no shield and runs no extension.
         let press = os.apply(.user(.pressShieldButton(.primaryButtonPressed, label: [:])))
-        #expect(press.contains { if case .record("shield_button_unavailable", _) = $0 { true } else { false } }, "\(press)")
+        #expect(press.contains { if case .record(.shieldButtonUnavailable, _) = $0 { true } else { false } }, "\(press)")
         #expect(!press.contains { if case .call(.shieldAction, _, _) = $0 { true } else { false } })
     }
 
@@ -269,8 +269,8 @@ import Testing
         _ = os.apply(.clock(now: Self.t0 + 60))
         let back = os.apply(.hostLaunched)
         #expect(os.host == .background(since: Self.t0 + 60))
-        #expect(back.contains(.record("host_state", ["state": "background", "why": "relaunched after a kill in the background"])))
-        #expect(!back.contains(.record("host_state", ["state": "foreground"])))
+        #expect(back.contains(.record(.hostState, ["state": "background", "why": "relaunched after a kill in the background"])))
+        #expect(!back.contains(.record(.hostState, ["state": "foreground"])))
         #expect(os.frontmost == .app("com.x", until: Self.t0 + 610, label: [:]), "the app in use keeps the screen")
         #expect(os.nextDeadline() == Self.t0 + 70)
         #expect(os.apply(.clock(now: Self.t0 + 70)).contains(.suspendHost))
@@ -337,7 +337,7 @@ import Testing
         #expect(Self.monitorCalls(os.apply(.registrations([Self.registration("a", Self.hm(10, 0), Self.hm(10, 0), repeats: true)]))) == ["intervalDidStart a"])
         let effects = Self.run(&os, until: Self.t0 + 3600 + 1)
         #expect(Self.monitorCalls(effects) == ["intervalDidStart a", "intervalDidEnd a"])
-        #expect(effects.contains(.record("callbacks_reordered", ["activity": "a", "fault": "reorder", "rule": "os.faults[0]"])))
+        #expect(effects.contains(.record(.callbacksReordered, ["activity": "a", "fault": "reorder", "rule": "os.faults[0]"])))
         var plain = Self.os()
         _ = plain.apply(.registrations([Self.registration("a", Self.hm(10, 0), Self.hm(10, 0), repeats: true)]))
         #expect(Self.monitorCalls(Self.run(&plain, until: Self.t0 + 3600 + 1)) == ["intervalDidEnd a", "intervalDidStart a"])
@@ -354,7 +354,7 @@ import Testing
         }
         #expect(effects.last == .killCall(delivery: delivery))
         #expect(os.apply(.callEnded(delivery: delivery, completed: false, response: nil)).contains {
-            if case .record("shield_action_lost", _) = $0 { return true } else { return false }
+            if case .record(.shieldActionLost, _) = $0 { return true } else { return false }
         })
     }
 
@@ -412,7 +412,7 @@ import Testing
         _ = os.apply(.shields(Self.shieldUnion(["com.video"])))
         _ = os.apply(.user(.useApp(bundleIdentifier: "com.video", seconds: 60, label: [:])))
         let effects = os.apply(.user(.pressShieldButton(.primaryButtonPressed, label: [:])))
-        #expect(effects.contains(.record("shield_closed_app", ["app": "com.video", "why": "no shield-action extension"])))
+        #expect(effects.contains(.record(.shieldClosedApp, ["app": "com.video", "why": "no shield-action extension"])))
     }
 
     @Test func theBoundaryCacheNeverChangesAnAnswer() {

@@ -19,10 +19,10 @@ import Testing
     @Test func aKilledAppIsRelaunchedWhenItsDownTimeIsOverNotBefore() {
         var t = table()
         #expect(t.apply(fault("app", .kill, hold: 50), now: 0) == [
-            .signal(pid: 100, .kill), .record("signal", ["target": "app", "childPid": "100", "signal": "KILL", "by": "nemesis"]),
+            .signal(pid: 100, .kill), .record(.signal, ["target": "app", "childPid": "100", "signal": "KILL", "by": "nemesis"]),
         ])
         #expect(t.exited(pid: 100, status: "signalled(9)", clean: false, now: 1 * Self.ms) == [
-            .record("exit", ["target": "app", "childPid": "100", "status": "signalled(9)"]),
+            .record(.exit, ["target": "app", "childPid": "100", "status": "signalled(9)"]),
         ])
         #expect(t.due(now: 49 * Self.ms).isEmpty)
         #expect(t.due(now: 50 * Self.ms) == [.spawn(role: "app")])
@@ -37,10 +37,10 @@ import Testing
         _ = t.apply(fault("server", .stop, hold: 20), now: 0)
         #expect(t.entry("server")?.isStopped == true)
         #expect(t.apply(fault("server", .kill), now: 5 * Self.ms) == [
-            .record("fault_skipped", ["target": "server", "kind": "kill", "why": "stopped"]),
+            .record(.faultSkipped, ["target": "server", "kind": "kill", "why": "stopped"]),
         ])
         #expect(t.due(now: 20 * Self.ms) == [
-            .signal(pid: 200, .cont), .record("signal", ["target": "server", "childPid": "200", "signal": "CONT", "by": "nemesis"]),
+            .signal(pid: 200, .cont), .record(.signal, ["target": "server", "childPid": "200", "signal": "CONT", "by": "nemesis"]),
         ])
         #expect(t.entry("server")?.isStopped == false)
         #expect(t.faultCounts == ["stop": 1])
@@ -50,15 +50,15 @@ import Testing
         var t = table()
         _ = t.osSuspend(role: "app")
         #expect(t.apply(fault("app", .stop), now: 0) == [
-            .record("fault_skipped", ["target": "app", "kind": "stop", "why": "suspended by iOS"]),
+            .record(.faultSkipped, ["target": "app", "kind": "stop", "why": "suspended by iOS"]),
         ])
         #expect(t.apply(fault("app", .term, hold: 30), now: 0) == [
-            .signal(pid: 100, .term), .record("signal", ["target": "app", "childPid": "100", "signal": "TERM", "by": "nemesis"]),
-            .signal(pid: 100, .cont), .record("signal", ["target": "app", "childPid": "100", "signal": "CONT", "by": "nemesis"]),
+            .signal(pid: 100, .term), .record(.signal, ["target": "app", "childPid": "100", "signal": "TERM", "by": "nemesis"]),
+            .signal(pid: 100, .cont), .record(.signal, ["target": "app", "childPid": "100", "signal": "CONT", "by": "nemesis"]),
         ])
         // Not suspended: a TERM alone.
         #expect(t.apply(fault("server", .term), now: 0) == [
-            .signal(pid: 200, .term), .record("signal", ["target": "server", "childPid": "200", "signal": "TERM", "by": "nemesis"]),
+            .signal(pid: 200, .term), .record(.signal, ["target": "server", "childPid": "200", "signal": "TERM", "by": "nemesis"]),
         ])
     }
 
@@ -77,7 +77,7 @@ import Testing
                 pid += 1
                 t.spawned(role: "app", pid: pid)
             } else {
-                #expect(commands.last == .record("gave_up_restarting", ["target": "app"]))
+                #expect(commands.last == .record(.gaveUpRestarting, ["target": "app"]))
                 #expect(t.due(now: now + 10_000 * Self.ms).isEmpty)
             }
         }
@@ -88,21 +88,21 @@ import Testing
         t.extensionStarted(role: "monitor", pid: 300, callback: "intervalDidStart", delivery: 1, wallNanos: 0)
         t.extensionStarted(role: "monitor", pid: 301, callback: "intervalDidEnd", delivery: 2, wallNanos: 0)
         #expect(t.exited(pid: 300, status: "exited(0)", clean: true, now: 1) == [
-            .record("callback_completed", ["callback": "intervalDidStart", "delivery": "1", "childPid": "300", "status": "exited(0)"]),
+            .record(.callbackCompleted, ["callback": "intervalDidStart", "delivery": "1", "childPid": "300", "status": "exited(0)"]),
         ])
         #expect(t.watchdog(wallNanos: ProcessTable.extensionWatchdogNanos).isEmpty)
         #expect(t.watchdog(wallNanos: ProcessTable.extensionWatchdogNanos + 1) == [
-            .signal(pid: 301, .kill), .record("signal", ["target": "monitor", "childPid": "301", "signal": "KILL", "by": "watchdog"]),
+            .signal(pid: 301, .kill), .record(.signal, ["target": "monitor", "childPid": "301", "signal": "KILL", "by": "watchdog"]),
         ])
         #expect(t.exited(pid: 301, status: "signalled(9)", clean: false, now: 2).first == .record(
-            "callback_failed", ["callback": "intervalDidEnd", "delivery": "2", "childPid": "301", "status": "signalled(9)"]))
+            .callbackFailed, ["callback": "intervalDidEnd", "delivery": "2", "childPid": "301", "status": "signalled(9)"]))
         #expect(!t.extensionCallsRunning)
     }
 
     @Test func theNemesisHitsARunningExtensionOrSkips() {
         var t = table()
         #expect(t.apply(fault("monitor", .kill), now: 0) == [
-            .record("fault_skipped", ["target": "monitor", "kind": "kill", "why": "not running"]),
+            .record(.faultSkipped, ["target": "monitor", "kind": "kill", "why": "not running"]),
         ])
         t.extensionStarted(role: "monitor", pid: 300, callback: "intervalDidStart", delivery: 7, wallNanos: 0)
         #expect(t.apply(fault("monitor", .stop, hold: 10), now: 0).first == .signal(pid: 300, .stop))
@@ -115,7 +115,7 @@ import Testing
         var t = table()
         t.extensionStarted(role: "shield", pid: 300, callback: "shieldAction", delivery: 1, wallNanos: 0)
         #expect(t.apply(fault("monitor", .kill), now: 0) == [
-            .record("fault_skipped", ["target": "monitor", "kind": "kill", "why": "not running"]),
+            .record(.faultSkipped, ["target": "monitor", "kind": "kill", "why": "not running"]),
         ])
         t.extensionStarted(role: "monitor", pid: 301, callback: "intervalDidStart", delivery: 2, wallNanos: 0)
         #expect(t.apply(fault("monitor", .kill), now: 0).first == .signal(pid: 301, .kill))
@@ -126,11 +126,11 @@ import Testing
     @Test func anIOSSuspensionAndANemesisStopNeverUndoEachOther() {
         var t = table()
         #expect(t.osSuspend(role: "app") == [
-            .signal(pid: 100, .stop), .record("signal", ["target": "app", "childPid": "100", "signal": "STOP", "by": "ios"]),
+            .signal(pid: 100, .stop), .record(.signal, ["target": "app", "childPid": "100", "signal": "STOP", "by": "ios"]),
         ])
         // A nemesis STOP of a suspended host is skipped: its CONT would wake what iOS suspended.
         #expect(t.apply(fault("app", .stop, hold: 10), now: 0) == [
-            .record("fault_skipped", ["target": "app", "kind": "stop", "why": "suspended by iOS"]),
+            .record(.faultSkipped, ["target": "app", "kind": "stop", "why": "suspended by iOS"]),
         ])
         #expect(t.osResume(role: "app").first == .signal(pid: 100, .cont))
         // Stopped by the nemesis, then suspended by iOS: the end of the hold does not continue it.
@@ -143,7 +143,7 @@ import Testing
         _ = t.osSuspend(role: "app")
         #expect(t.osResume(role: "app").isEmpty, "the nemesis still holds it")
         #expect(t.due(now: 50 * Self.ms) == [
-            .signal(pid: 100, .cont), .record("signal", ["target": "app", "childPid": "100", "signal": "CONT", "by": "nemesis"]),
+            .signal(pid: 100, .cont), .record(.signal, ["target": "app", "childPid": "100", "signal": "CONT", "by": "nemesis"]),
         ])
     }
 
@@ -172,7 +172,7 @@ import Testing
         var t = table()
         t.shuttingDown()
         #expect(t.exited(pid: 100, status: "signalled(15)", clean: false, now: 0) == [
-            .record("exit", ["target": "app", "childPid": "100", "status": "signalled(15)"]),
+            .record(.exit, ["target": "app", "childPid": "100", "status": "signalled(15)"]),
         ])
         #expect(t.nextDueTicks == nil)
         #expect(t.due(now: 10_000 * Self.ms).isEmpty)
@@ -191,7 +191,7 @@ import Testing
 
     @Test func aFailedSpawnIsRetriedAndRecorded() {
         var t = ProcessTable(longLivedRoles: ["app"])
-        #expect(t.spawnFailed(role: "app", error: "ENOENT", now: 0) == [.record("spawn_failed", ["target": "app", "error": "ENOENT"])])
+        #expect(t.spawnFailed(role: "app", error: "ENOENT", now: 0) == [.record(.spawnFailed, ["target": "app", "error": "ENOENT"])])
         #expect(t.due(now: ProcessTable.spawnRetryMillis * Self.ms) == [.spawn(role: "app")])
     }
 
@@ -210,7 +210,7 @@ import Testing
 
     @Test func underVirtualTimeAnExtensionFaultWaitsForTheRolesNextCallWithinItsHold() {
         var t = ProcessTable(longLivedRoles: [], ticksPerMillisecond: 1, armsExtensionFaults: true)
-        #expect(t.apply(fault("monitor", .kill, hold: 5_000), now: 0) == [.record("fault_armed", ["target": "monitor", "kind": "kill"])])
+        #expect(t.apply(fault("monitor", .kill, hold: 5_000), now: 0) == [.record(.faultArmed, ["target": "monitor", "kind": "kill"])])
         #expect(t.takeArmedFault(role: "shield", now: 100) == nil)
         #expect(t.takeArmedFault(role: "monitor", now: 200) == ProcessTable.ArmedFault(kind: .kill, holdTicks: 5_000, untilTicks: 5_000))
         #expect(t.faultCounts == ["kill": 1])
