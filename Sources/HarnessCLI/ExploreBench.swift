@@ -2,6 +2,7 @@ import AppGroup
 import ArgumentParser
 import Foundation
 import HarnessKit
+import History
 import Supervision
 
 
@@ -62,6 +63,11 @@ struct ExploreBench: ParsableCommand {
         var efficiency: Double
         /// CPU seconds per run that 1,000 points per minute would need on this many CPUs.
         var targetCPUSecondsPerRun: Double
+        /// Processes only: what a fork server could give at most (`ForkServerBound`), measured on
+        /// the baseline run — its launches, each executable's start-up — and the rate it allows.
+        var forkServer: ForkServerBound?
+        var forkServerRunCPUSeconds: Double?
+        var forkServerIdealPointsPerMinute: Double?
     }
 
     /// CPU seconds (user + system) of this process and of every child it has waited for.
@@ -101,12 +107,16 @@ struct ExploreBench: ParsableCommand {
         alone.pagesForKeptRuns = false
         let cpu0 = Self.cpuSeconds()
         let baselineWall: Double
+        var baselineHistory: [HistoryEvent] = []
         if options.inProcess == .none {
             let baseline = ScenarioRunner(options: alone).run()
             guard baseline.exitCode != 2 else {
                 throw InputError("the baseline run could not be decided: \(baseline.setupError ?? baseline.report?.undecidedReason ?? "undecided") (\(baseline.runDirectory))")
             }
             baselineWall = baseline.wallSeconds
+            if let data = FileManager.default.contents(atPath: baseline.runDirectory + "/history.jsonl") {
+                baselineHistory = HistoryEvent.parse(jsonl: data).events
+            }
         } else {
             // As explore runs its points with stand-ins inside: a `harness explore-point` process of
             // its own (this one keeps its one such run for the enumeration), aimed at a step no
@@ -119,6 +129,15 @@ struct ExploreBench: ParsableCommand {
         }
         let baselineCPU = Self.cpuSeconds() - cpu0
         try? FileManager.default.removeItem(atPath: outDir + "/baseline")
+        // With processes: a fork server's bound, from the baseline's launches (measured after it,
+        // so its CPU time is not counted in the baseline's).
+        var forkServer: ForkServerBound?
+        if options.inProcess == .none {
+            progress("a fork server's bound: the baseline's launches, each executable's start-up ...")
+            let roles = sc.system.descriptor.roles
+            forkServer = ForkServerBound.measure(
+                launches: ForkServerBound.launches(in: baselineHistory, roles: roles), roles: roles, binDirectory: Executables.directory)
+        }
 
         progress("explore: the first \(points) crash points, \(parallel) run\(parallel == 1 ? "" : "s") at once ...")
         var exploring = options
@@ -139,7 +158,9 @@ struct ExploreBench: ParsableCommand {
             cpuSecondsPerPoint: exploreCPU / Double(result.findings.count + 1),
             baselineRunCPUSeconds: baselineCPU, baselineRunWallSeconds: baselineWall,
             idealPointsPerMinute: ideal, efficiency: result.pointsPerMinute / ideal,
-            targetCPUSecondsPerRun: Double(cpus) * 60 / Self.targetPointsPerMinute)
+            targetCPUSecondsPerRun: Double(cpus) * 60 / Self.targetPointsPerMinute,
+            forkServer: forkServer, forkServerRunCPUSeconds: forkServer.map { max(1e-3, baselineCPU - $0.savedCPUSecondsPerRun) },
+            forkServerIdealPointsPerMinute: forkServer.map { Double(cpus) * 60 / max(1e-3, baselineCPU - $0.savedCPUSecondsPerRun) })
         if json {
             try printJSON(r)
         } else {
@@ -159,6 +180,12 @@ struct ExploreBench: ParsableCommand {
             "target: \(Int(targetPointsPerMinute)) per minute      needs a run of at most \(f(r.targetCPUSecondsPerRun, 3)) CPU-s here: one run costs \(f(r.baselineRunCPUSeconds / r.targetCPUSecondsPerRun, 1))x that",
             "\(r.held) held\(r.notHeld.isEmpty ? "" : ", \(r.notHeld.count) did not:")",
         ]
+        if let b = r.forkServer, let cpu = r.forkServerRunCPUSeconds, let rate = r.forkServerIdealPointsPerMinute {
+            let each = b.startupMillis.sorted { $0.key < $1.key }.map { "\($0.key) \(f($0.value, 2)) ms x \(b.launches[$0.key] ?? 0)" }.joined(separator: ", ")
+            lines.insert(
+                "a fork server, at best       \(f(cpu, 3)) CPU-s a run (its \(b.launchCount) launches' start-up free: \(each);"
+                    + " a fork \(f(b.forkMillis, 2)) ms) -> at most \(f(rate)) points per minute", at: 3)
+        }
         lines += r.notHeld.map { "  " + $0 }
         return lines.joined(separator: "\n")
     }

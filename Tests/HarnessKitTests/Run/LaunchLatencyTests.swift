@@ -1,5 +1,7 @@
 import Foundation
 import HarnessKit
+import History
+import Supervision
 import Testing
 
 /// `bench time`'s launch figures: from the harness's `spawn` line to the child's first history
@@ -83,5 +85,47 @@ import Testing
         let s = LaunchLatency.summary(lines: [Self.line(1, pid: 1, "run_started")])
         #expect(s.roles.isEmpty)
         #expect(s.all == nil)
+    }
+}
+
+/// `bench explore`'s fork-server bound: the launches a run made, by executable, from its history;
+/// each executable's start-up measured by starting it.
+@Suite(.timeLimit(.minutes(1))) struct ForkServerBoundTests {
+    static let roles = [
+        ProcessRole(name: "host-app", lifetime: .app, executable: "sth-app", arguments: ["host-app"], summary: "the app"),
+        ProcessRole(name: "server", lifetime: .server, executable: "/opt/x/sth-server", summary: "a server"),
+        ProcessRole(name: "monitor", lifetime: .extension(.deviceActivityMonitor), executable: "sth-app", summary: "the monitor"),
+        ProcessRole(name: "shield", lifetime: .extension(.shieldConfiguration), executable: "sth-app", summary: "the shield"),
+    ]
+
+    static func line(_ mono: Int64, _ event: String, _ fields: [String: String]) -> HistoryEvent {
+        HistoryEvent(mono: mono, t: 0, process: HistoryEvent.harnessProcessName, pid: 1, event: event, fields: fields)
+    }
+
+    @Test func launchesAreSpawnsAndTheExtensionCallsThatStartedAProcess() {
+        let h = [
+            Self.line(1, "spawn", ["target": "host-app", "childPid": "10"]),
+            Self.line(2, "spawn", ["target": "server", "childPid": "11"]),
+            Self.line(3, "callback_delivered", ["callback": "intervalDidStart", "childPid": "12", "delivery": "1"]),
+            // Killed at launch: no process started.
+            Self.line(4, "callback_delivered", ["callback": "shieldConfiguration", "childPid": "-", "delivery": "2"]),
+            // Held by a stop at launch, started later.
+            Self.line(5, "callback_started", ["callback": "shieldConfiguration", "childPid": "13", "delivery": "3"]),
+            Self.line(6, "spawn", ["target": "server", "childPid": "14"]),
+            HistoryEvent(mono: 7, t: 0, process: "host-app", pid: 10, event: "spawn", fields: ["target": "server", "childPid": "9"]),
+        ]
+        #expect(ForkServerBound.launches(in: h, roles: Self.roles) == ["sth-app": 3, "sth-server": 2])
+    }
+
+    @Test func theBoundIsEachLaunchsStartUpLessAFork() throws {
+        let harness = try Executables.path(of: "harness")
+        let roles = [ProcessRole(name: "host-app", lifetime: .app, executable: harness, summary: "the harness as an app")]
+        let b = try #require(ForkServerBound.measure(launches: ["harness": 4], roles: roles, binDirectory: "/nowhere", samples: 3))
+        let millis = try #require(b.startupMillis["harness"])
+        #expect(millis >= 0 && b.forkMillis >= 0)
+        #expect(abs(b.savedCPUSecondsPerRun - 4 * millis / 1000) < 1e-9)
+        // An executable that does not exit 0 with --help gives no bound.
+        let falseRole = [ProcessRole(name: "host-app", lifetime: .app, executable: "/bin/false", summary: "no parser")]
+        #expect(ForkServerBound.measure(launches: ["false": 1], roles: falseRole, binDirectory: "/", samples: 1) == nil)
     }
 }
