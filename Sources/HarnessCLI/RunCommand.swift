@@ -93,15 +93,18 @@ struct RunCommand: ParsableCommand {
 
     /// The runs asked for: each scenario × its variants (or `variant`) × `seeds` (default seed 1),
     /// or with no scenario the suite's entries (its seeds unless `seeds`) and its gate.
-    static func cases(scenarios: [String], suite: () throws -> SuiteFile, variant: String?, seeds: [UInt64]?) throws -> (cases: [SuiteRunner.Case], gate: [String]?) {
+    static func cases(scenarios: [String], suite: () throws -> SuiteFile, variant: String?, seeds: [UInt64]?) throws -> (
+        cases: [SuiteRunner.Case], samples: [SuiteSamples.Sample], gate: [String]?
+    ) {
         var cases: [SuiteRunner.Case] = []
+        var samples: [SuiteSamples.Sample] = []
         if !scenarios.isEmpty {
             for scenario in scenarios {
                 let sc = try ScenarioParser.load(path: scenario, systems: HarnessCLI.catalog)
                 let variants = try variant.map { [try sc.variant(named: $0)] } ?? sc.variants
                 for v in variants { for s in seeds ?? [1] { cases.append(.init(scenarioPath: scenario, scenario: sc, variant: v, seed: s)) } }
             }
-            return (cases, nil)
+            return (cases, [], nil)
         }
         let file = try suite()
         for entry in file.entries {
@@ -109,33 +112,49 @@ struct RunCommand: ParsableCommand {
                 let sc = try ScenarioParser.load(path: p, systems: HarnessCLI.catalog)
                 var variants = try (entry.variants ?? sc.variants.map(\.rawValue)).map { name throws(ScenarioError) in try entry.variant(name, of: sc) }
                 if let variant { variants = variants.filter { $0.rawValue == variant } }
-                for v in variants { for s in seeds ?? Array(entry.seeds) { cases.append(.init(scenarioPath: p, scenario: sc, variant: v, seed: s)) } }
+                for v in variants {
+                    for s in seeds ?? Array(entry.seeds) {
+                        let c = SuiteRunner.Case(scenarioPath: p, scenario: sc, variant: v, seed: s)
+                        if let sample = entry.explore {
+                            guard sc.clock.mode == .virtual else {
+                                throw InputError("\(file.path): explore: \(p) runs at clock.mode: fixed; a crash-point sample needs virtual time (a run killed at a point must be the recorded run up to it)")
+                            }
+                            samples.append(.init(case: c, budgetSeconds: sample.budgetSeconds))
+                        } else {
+                            cases.append(c)
+                        }
+                    }
+                }
             }
         }
-        guard !cases.isEmpty else { throw InputError("\(file.path): no run left\(variant.map { " with --variant \($0)" } ?? "")") }
-        return (cases, file.gate)
+        guard !cases.isEmpty || !samples.isEmpty else { throw InputError("\(file.path): no run left\(variant.map { " with --variant \($0)" } ?? "")") }
+        return (cases, samples, file.gate)
     }
 
     /// Everything that can be checked before a run is (docs/CI.md "Exit codes"): a bad input never
     /// costs a run, and never exits with the code of a verdict.
     func preflight() throws -> (
-        cases: [SuiteRunner.Case], durationOverride: Duration?, outDir: String, deviceRoot: String?, gate: [String]?, failpoints: [Failpoint],
-        scope: InProcessScope
+        cases: [SuiteRunner.Case], samples: [SuiteSamples.Sample], durationOverride: Duration?, outDir: String, deviceRoot: String?, gate: [String]?,
+        failpoints: [Failpoint], scope: InProcessScope
     ) {
         let seedValues = try seedList()
         let durationOverride = try Preflight.durationOverride(duration)
         if suite != nil && scenario != nil { throw InputError("--suite \(suite ?? ""): name a SCENARIO or a suite, not both") }
         let found = try Self.cases(scenarios: scenario.map { [$0] } ?? [], suite: { try suiteFile() }, variant: variant, seeds: seedValues)
         var cases = found.cases
+        var samples = found.samples
         let gate = found.gate
         var failpoints: [Failpoint] = []
         if !failpoint.isEmpty {
             guard let first = cases.first, scenario != nil else { throw InputError("--failpoint \(failpoint[0]): name a SCENARIO (a failpoint names a process of its system)") }
             failpoints = try Preflight.failpoints(failpoint, scenario: first.scenario, limit: Self.maxFailpoints)
         }
+        if !samples.isEmpty && (deviceRoot != nil || crashPoints) {
+            throw InputError("\(deviceRoot != nil ? "--device-root" : "--crash-points") is for runs; the suite's crash-point samples (explore:) make their own: leave it out, or run a SCENARIO")
+        }
         if let gate {
             // A typo in the suite's gate hides violations: every gated variant must be one of its systems'.
-            let known = Set(cases.flatMap { $0.scenario.system.descriptor.variants })
+            let known = Set((cases + samples.map(\.case)).flatMap { $0.scenario.system.descriptor.variants })
             for g in gate where !known.contains(g) {
                 throw InputError("\(suite ?? "harness/suite.yaml"): gate: unknown variant '\(g)'; its systems have: \(known.sorted().joined(separator: ", "))")
             }
@@ -153,10 +172,16 @@ struct RunCommand: ParsableCommand {
             let names = cases.map { "\($0.scenario.name)|\($0.variant.rawValue)|\($0.seed)|\(texts[$0.scenarioPath] ?? "")" }
             for i in cases.indices { cases[i].shardFacts = part.facts(index: i, names: names) }
             cases = part.part(of: cases)
+            // `harness merge` joins the shards' runs; a sample is an exploration of its own, which it
+            // would take for explore shards: a sharded suite leaves its samples out, and says so.
+            if !samples.isEmpty {
+                FileHandle.standardError.write(Data("… --shard: the suite's \(samples.count) crash-point sample(s) (explore:) are left out; run them unsharded, or as harness explore … --each-label-once --shard K/N\n".utf8))
+                samples = []
+            }
         }
-        try Preflight.timeline(cases.map { ($0.scenarioPath, $0.scenario) }, durationOverride: durationOverride)
+        try Preflight.timeline((cases + samples.map(\.case)).map { ($0.scenarioPath, $0.scenario) }, durationOverride: durationOverride)
         let bin = Executables.directory
-        for path in Set(cases.flatMap { $0.scenario.system.descriptor.roles.map { $0.executablePath(binDirectory: bin) } }).sorted() {
+        for path in Set((cases + samples.map(\.case)).flatMap { $0.scenario.system.descriptor.roles.map { $0.executablePath(binDirectory: bin) } }).sorted() {
             guard FileManager.default.isExecutableFile(atPath: path) else {
                 throw InputError("\(path) is missing; build all products first (swift build -c release)")
             }
@@ -168,19 +193,19 @@ struct RunCommand: ParsableCommand {
         let scope = try InProcessScope.flag(inProcess)
         for c in cases { if let why = scope.refusal(scenario: c.scenario, failpoints: failpoints) { throw InputError(why) } }
         let outDir = try Preflight.outputDirectory(out)
-        return (cases, durationOverride, outDir, root, gate, failpoints, scope)
+        return (cases, samples, durationOverride, outDir, root, gate, failpoints, scope)
     }
 
     func run() throws {
         let whySeconds = try WhyBudget.seconds(whyBudget)
-        let (cases, durationOverride, outDir, root, gate, failpoints, scope) = try preflight()
+        let (cases, samples, durationOverride, outDir, root, gate, failpoints, scope) = try preflight()
         if scope != .none && cases.count > 1 {
             // A seed's own code keeps process-wide state: one run with stand-ins inside per harness.
             throw InputError("--in-process runs one scenario × variant × seed per harness (\(cases.count) asked): a seed's own code keeps process-wide state; run them one at a time, or explore them")
         }
         let cpu = try CPUPinning.fromEnvironment()
         RunInterruption.install()
-        let printer = ProgressPrinter(total: cases.count, quiet: quiet)
+        let printer = ProgressPrinter(total: max(cases.count, 1), quiet: quiet)
         let swept = DeviceRootLease.sweep(runsDirectory: DeviceRootLease.managedRunsDirectory)
         if !swept.isEmpty { printer.message("… removed \(swept.count) device root(s) of harnesses that died: \(swept.joined(separator: ", "))") }
         let results = SuiteRunner.run(
@@ -194,7 +219,7 @@ struct RunCommand: ParsableCommand {
                 printer.finished(faults: r.outcome.killsAndStops, violated: r.outcome.exitCode == 1)
             })
         printer.end()
-        print(SuiteRunner.table(results))
+        if !cases.isEmpty { print(SuiteRunner.table(results)) }
         // Several runs: an index of their reports (this invocation's runs; the last one wins).
         let pages = results.compactMap { $0.outcome.reportPage }
         if pages.count > 1 {
@@ -203,6 +228,16 @@ struct RunCommand: ParsableCommand {
                 try SuiteIndexPage.writeIndex(runDirectories: pages.map { PathText.directory(of: $0) }, indexPath: index)
                 print("reports: \(index) (\(pages.count) runs)")
             } catch { printer.message("… index of the reports not written: \(error)") }
+        }
+        // The suite's crash-point samples (explore: entries), after its runs.
+        let explored = SuiteSamples.run(
+            samples, outputDirectory: outDir, durationOverride: durationOverride, cpu: cpu,
+            jobs: max(1, min(ProcessInfo.processInfo.activeProcessorCount, ExploreCommand.maxJobs)),
+            message: { text in if !quiet { FileHandle.standardError.write(Data("… \(text)\n".utf8)) } })
+        if !explored.isEmpty {
+            print("")
+            print("crash-point samples (each label's first pass, a process killed there; the points that held leave no run directory):")
+            print(SuiteSamples.table(explored))
         }
         let proven = whySeconds.map { WhyBudget.explain(results, seconds: $0, text: WhyBudget.text(whyBudget), outputDirectory: outDir, cpu: cpu, printer: printer) } ?? [:]
         for r in results where r.outcome.exitCode != 0 {
@@ -222,8 +257,11 @@ struct RunCommand: ParsableCommand {
             print("   history: \(r.outcome.runDirectory)/history.jsonl")
             if let page = r.outcome.reportPage { print("   report: \(page)") }
         }
+        for line in SuiteSamples.details(explored) { print(line) }
         if let junit {
-            do { try SuiteRunner.junit(results, suiteName: "ScreenTimeHarness").write(toPath: junit, what: "--junit") } catch {
+            var report = SuiteRunner.junit(results, suiteName: "ScreenTimeHarness")
+            report.testCases += SuiteSamples.testCases(explored)
+            do { try report.write(toPath: junit, what: "--junit") } catch {
                 HarnessExit.fail(error.description)
                 throw ExitCode(2)
             }
@@ -237,12 +275,15 @@ struct RunCommand: ParsableCommand {
             throw ExitCode(RunInterruption.exitCode(for: signal))
         }
         let considered = gate.map { g in results.filter { g.contains($0.case.variant.rawValue) } } ?? results
-        if results.contains(where: { $0.outcome.exitCode == 2 }) { throw ExitCode(2) }
-        if considered.contains(where: { $0.outcome.exitCode == 1 }) { throw ExitCode(1) }
+        let sampled = SuiteSamples.exitCode(explored, gate: gate)
+        if results.contains(where: { $0.outcome.exitCode == 2 }) || sampled == 2 { throw ExitCode(2) }
+        if considered.contains(where: { $0.outcome.exitCode == 1 }) || sampled == 1 { throw ExitCode(1) }
         if let gate {
             let findings = results.filter { !gate.contains($0.case.variant.rawValue) && $0.outcome.exitCode == 1 }.count
-            if findings > 0 {
-                print("\nthe gate (\(gate.joined(separator: ", "))) held; \(findings) run(s) of the other variants have violations — findings (see above).")
+            let sampleFindings = SuiteSamples.findings(explored, gate: gate)
+            if findings + sampleFindings > 0 {
+                let what = [findings > 0 ? "\(findings) run(s)" : nil, sampleFindings > 0 ? "\(sampleFindings) crash-point sample(s)" : nil].compactMap { $0 }
+                print("\nthe gate (\(gate.joined(separator: ", "))) held; \(what.joined(separator: " and ")) of the other variants have violations — findings (see above).")
             }
         }
     }

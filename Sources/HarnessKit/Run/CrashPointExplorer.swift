@@ -48,6 +48,8 @@ package enum CrashPointExplorer {
         package var mismatch: String?
         /// `--fail-fast`: a point violated and no new point was started after it.
         package var stoppedAtViolation = false
+        /// A wall-time budget ran out: no new point was started after it (the suite's samples).
+        package var stoppedByBudget = false
         /// With stand-ins inside the harness (`--in-process`): how the points ran — inside, the
         /// un-killed run having been the same run as with processes, or with processes because
         /// it was not (the first difference). Nil: with processes, as asked.
@@ -70,7 +72,7 @@ package enum CrashPointExplorer {
     /// them in crash-point order whatever the order they finished in.
     package static func explore(
         _ base: ScenarioRunner.Options, maxPoints: Int?, shard: Shard? = nil, keepPassingRuns: Bool = false, jobs: Int = 1,
-        eachLabelOnce: Bool = false, resuming: Resume? = nil, failFast: Bool = false,
+        eachLabelOnce: Bool = false, resuming: Resume? = nil, failFast: Bool = false, budgetSeconds: Double? = nil,
         progress: @escaping @Sendable (String) -> Void,
         onChosen: (_ enumeration: ScenarioRunner.Outcome, _ chosen: [String]) -> Void = { _, _ in },
         onFinding: @escaping @Sendable (_ done: Int, _ total: Int, Finding) -> Void = { _, _, _ in }
@@ -114,7 +116,10 @@ package enum CrashPointExplorer {
         onChosen(enumeration, chosen)
         // Resuming: the points the earlier exploration decided are not run again.
         let earlier = resuming?.decided ?? [:]
-        let work = WorkQueue(order: executionOrder(chosen), stopAtViolation: failFast)
+        // A budget counts from the exploration's start: the enumeration run is part of it.
+        let work = WorkQueue(
+            order: executionOrder(chosen), stopAtViolation: failFast,
+            deadlineNanos: budgetSeconds.map { t0 + Int64(max(0, min($0, 1e6)) * 1e9) })
         for (i, p) in chosen.enumerated() { if let f = earlier[p] { work.preset(i, f) } }
         let workerCount = max(1, min(jobs, chosen.count - work.decidedCount))
         let cpus = workerCPUs(base.cpu, count: workerCount)
@@ -140,7 +145,8 @@ package enum CrashPointExplorer {
         let findings = work.findings
         var result = Result(
             enumeration: enumeration, crashPoints: points, chosen: chosen, findings: findings, wallSeconds: seconds(since: t0),
-            resumed: findings.filter { earlier[$0.crashPoint] != nil }.count, stoppedAtViolation: work.stopped)
+            resumed: findings.filter { earlier[$0.crashPoint] != nil }.count, stoppedAtViolation: work.stopped,
+            stoppedByBudget: work.outOfTime)
         result.inProcessCheck = inProcessCheck
         return result
     }
@@ -279,10 +285,21 @@ package enum CrashPointExplorer {
         /// `--fail-fast`: once a point violated, no new point is handed out.
         private let stopAtViolation: Bool
         private var stoppedFlag = false
+        /// A budget (`LiveRun.now()` nanoseconds): after it, no new point is handed out.
+        private let deadlineNanos: Int64?
+        private var outOfTimeFlag = false
 
-        init(order: [Int], stopAtViolation: Bool = false) {
+        init(order: [Int], stopAtViolation: Bool = false, deadlineNanos: Int64? = nil) {
             self.order = order
             self.stopAtViolation = stopAtViolation
+            self.deadlineNanos = deadlineNanos
+        }
+
+        /// The budget ran out with points left to hand out.
+        var outOfTime: Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            return outOfTimeFlag
         }
 
         var stopped: Bool {
@@ -309,6 +326,10 @@ package enum CrashPointExplorer {
             defer { lock.unlock() }
             while nextIndex < count, byIndex[order[nextIndex]] != nil { nextIndex += 1 }
             guard nextIndex < count, !stoppedFlag else { return nil }
+            if let deadlineNanos, LiveRun.now() >= deadlineNanos {
+                outOfTimeFlag = true
+                return nil
+            }
             nextIndex += 1
             return order[nextIndex - 1]
         }

@@ -9,6 +9,11 @@
 //                                           relative to this file's directory; must match a file
 //       variants: [as-written, hardened]    = every variant each scenario lists
 //       seeds: 1-3                          = 1; a whole number N or a range A-B (at most 10,000)
+//       explore: each-label-once            optional: instead of runs, a crash-point sample of each
+//                                           scenario x variant x seed (each label's first pass, a
+//                                           process killed there; `harness explore --each-label-once`)
+//       budget: 30s                         with explore: wall time of each sample (default 60s, at
+//                                           most 1h); the points it does not reach are said
 //   gate: [hardened]                        = [hardened]; variants whose violations fail the job
 //                                           (exit 1); the others' violations are listed as findings
 
@@ -29,6 +34,8 @@ package struct SuiteFile: Sendable, Equatable {
         package var seeds: ClosedRange<UInt64>
         /// Where `variants:` is written: a name no scenario of the entry has is an error there.
         package var variantsAt: ScenarioError?
+        /// `explore:`: a crash-point sample instead of runs, with its wall-time budget.
+        package var explore: Sample?
 
         /// `name` as a variant of `scenario`, or an error at this entry's `variants:`.
         package func variant(_ name: String, of scenario: Scenario) throws(ScenarioError) -> ScenarioVariant {
@@ -40,6 +47,18 @@ package struct SuiteFile: Sendable, Equatable {
         }
     }
 
+    /// A crash-point sample of an entry's scenarios (`explore: each-label-once`, `budget:`).
+    package struct Sample: Sendable, Equatable {
+        /// Each label's first pass: one run per kind of crash point.
+        package var eachLabelOnce = true
+        /// Wall seconds of one sample (one scenario x variant x seed), its enumeration run included.
+        package var budgetSeconds: Int
+
+        package static let defaultBudgetSeconds = 60
+        package static let maximumBudgetSeconds = 3600
+        package static let kinds = ["each-label-once"]
+    }
+
     package var path: String
     package var entries: [Entry]
     /// Variants whose violations fail the job.
@@ -48,7 +67,7 @@ package struct SuiteFile: Sendable, Equatable {
     package static let defaultGate = ["hardened"]
     package static let maximumSeeds: UInt64 = 10_000
     static let keys = ["runs", "gate"]
-    static let entryKeys = ["scenarios", "variants", "seeds"]
+    static let entryKeys = ["scenarios", "variants", "seeds", "explore", "budget"]
 
     /// Reads and checks the suite at `path`; every problem names `path` (and line:column).
     package static func load(path: String) throws(ScenarioError) -> SuiteFile {
@@ -74,7 +93,25 @@ package struct SuiteFile: Sendable, Equatable {
             let variants = try e["variants"].map { v throws(ScenarioError) in try v.stringList(nonEmpty: true) }
             var seeds: ClosedRange<UInt64> = 1...1
             if let s = e["seeds"] { seeds = try seedRange(s) }
-            entries.append(Entry(scenarioPaths: matches, variants: variants, seeds: seeds, variantsAt: e["variants"]?.error("variants")))
+            var sample: Sample?
+            if let x = e["explore"] {
+                let kind = try x.string()
+                guard Sample.kinds.contains(kind) else {
+                    throw x.error("\(x.path): '\(Excerpt.inner(kind))' is no crash-point sample; use \(Sample.kinds.joined(separator: ", "))")
+                }
+                var budget = Sample.defaultBudgetSeconds
+                if let b = e["budget"] {
+                    let text = try b.string()
+                    guard let seconds = ScenarioDuration.seconds(from: text), (1...Sample.maximumBudgetSeconds).contains(seconds) else {
+                        throw b.error("\(b.path): '\(Excerpt.inner(text))': use a wall time like 30s or 2m (at most 1h)")
+                    }
+                    budget = seconds
+                }
+                sample = Sample(budgetSeconds: budget)
+            } else if let b = e["budget"] {
+                throw b.error("\(b.path): a budget is for a crash-point sample; add explore: each-label-once")
+            }
+            entries.append(Entry(scenarioPaths: matches, variants: variants, seeds: seeds, variantsAt: e["variants"]?.error("variants"), explore: sample))
         }
         guard !entries.isEmpty else { throw top.error("runs: list at least one run") }
         let gate = try top["gate"].map { v throws(ScenarioError) in try v.stringList(nonEmpty: false) } ?? defaultGate

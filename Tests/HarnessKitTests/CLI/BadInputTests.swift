@@ -74,6 +74,9 @@ import Glibc
         row("run", ["run", "$D/s.yaml", "--junit", "$D/fifo"], 2, "--junit $D/fifo: is a FIFO, not a regular file", "never replaces one"),
         row("run", ["run", "$D/s.yaml", "--junit", "$D/sock"], 2, "--junit $D/sock: is a socket, not a regular file"),
         row("run", ["run", "--suite", "$D/suite-bogus.yaml"], 2, "suite-bogus.yaml:3:15: variants: unknown variant 'bogus'; s (focuspledge) has: as-written, hardened"),
+        row("run", ["run", "--suite", "$D/suite-budget.yaml"], 2, "suite-budget.yaml:3:13: runs[0].budget: a budget is for a crash-point sample; add explore: each-label-once"),
+        row("run", ["run", "--suite", "$D/suite-sample-fixed.yaml"], 2, "explore: $D/fixed.yaml runs at clock.mode: fixed; a crash-point sample needs virtual time"),
+        row("run", ["run", "--suite", "$D/suite-sample.yaml", "--crash-points"], 2, "--crash-points is for runs; the suite's crash-point samples (explore:) make their own"),
         row("plan", ["plan", "$D/start-0001.yaml"], 2, "clock.start: 0001-01-01T00:00:00Z is before 1970-01-01T00:00:00Z"),
         row("run", ["run", "$D/s.yaml", "--junit", "$D/passwd"], 2, "--junit $D/passwd exists and is not a JUnit report (no <testsuite>)", "nothing was replaced"),
         row("run", ["run", "$D/s.yaml", "--junit", "$D/filelink"], 2, "--junit $D/filelink: is a symlink; name a regular file"),
@@ -293,6 +296,9 @@ import Glibc
             try write("environ", "HOME=/root\u{0}PATH=/usr/bin:/bin\u{0}TOKEN=sk-live-0123\u{0}")
             try write("control.yaml", "system: rally\nname: \"ab\u{01}sk-live-0123456789abcdef\"\n")
             try write("suite-bogus.yaml", "runs:\n  - scenarios: s.yaml\n    variants: [bogus]\n")
+            try write("suite-budget.yaml", "runs:\n  - scenarios: s.yaml\n    budget: 30s\n")
+            try write("suite-sample.yaml", "runs:\n  - scenarios: s.yaml\n    explore: each-label-once\n")
+            try write("suite-sample-fixed.yaml", "runs:\n  - scenarios: fixed.yaml\n    explore: each-label-once\n")
             try write("start-0001.yaml", good.replacingOccurrences(of: "rate: 600", with: "rate: 600, start: \"0001-01-01T00:00:00Z\""))
             try write("start-submilli.yaml", good.replacingOccurrences(of: "rate: 600", with: "rate: 600, start: \"2026-03-02T08:00:00.0001Z\""))
             try write("start-1969.yaml", good.replacingOccurrences(of: "rate: 600", with: "rate: 600, start: \"1969-12-31T23:00:00Z\""))

@@ -34,6 +34,17 @@ import Testing
         #expect(suite.gate == ["hardened"])
     }
 
+    /// `explore:` makes an entry a crash-point sample with a wall-time budget (default 60 s).
+    @Test func anExploreEntryIsASampleWithItsBudget() throws {
+        let dir = try Self.fixture()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let suite = try parse(
+            "runs:\n  - scenarios: systems/a/scenarios/one.yaml\n  - scenarios: systems/b/scenarios/three.yaml\n    explore: each-label-once\n    budget: 2m\n"
+                + "  - scenarios: systems/a/scenarios/two.yaml\n    explore: each-label-once\n",
+            in: dir)
+        #expect(suite.entries.map(\.explore) == [nil, SuiteFile.Sample(budgetSeconds: 120), SuiteFile.Sample(budgetSeconds: 60)])
+    }
+
     @Test func seedsVariantsAndGateAreRead() throws {
         let dir = try Self.fixture()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -55,6 +66,10 @@ import Testing
         ("runs: []\n", "1:1", "list at least one run"),
         ("gate: [hardened]\n", "1:1", "missing required key 'runs'"),
         ("runs:\n  - scenarios: systems/a/scenarios/one.yaml\ngates: [x]\n", "3:1", "unknown key 'gates'"),
+        ("runs:\n  - scenarios: systems/a/scenarios/one.yaml\n    explore: all\n", "3:14", "'all' is no crash-point sample; use each-label-once"),
+        ("runs:\n  - scenarios: systems/a/scenarios/one.yaml\n    explore: each-label-once\n    budget: soon\n", "4:13", "use a wall time like 30s or 2m (at most 1h)"),
+        ("runs:\n  - scenarios: systems/a/scenarios/one.yaml\n    explore: each-label-once\n    budget: 2h\n", "4:13", "use a wall time like 30s or 2m (at most 1h)"),
+        ("runs:\n  - scenarios: systems/a/scenarios/one.yaml\n    budget: 30s\n", "3:13", "a budget is for a crash-point sample; add explore: each-label-once"),
     ])
     func badSuitesAreErrorsAtTheirPlace(yaml: String, place: String, words: String) throws {
         let dir = try Self.fixture()
