@@ -73,7 +73,10 @@ let package = Package(
         .systemLibrary(name: "CInotifyTools", path: "Sources/CInotifyTools", providers: [.apt(["libinotifytools0-dev"])]),
         .target(name: "TreeWatch", dependencies: ["CInotifyTools"], path: "Sources/TreeWatch"),
         // Date() in app code is device time: clock_gettime(CLOCK_REALTIME) interposed for the
-        // threads that run app code (StandInKit.DeviceTime); linked into stand-ins only.
+        // threads that run app code (StandInKit.DeviceTime). Linked into the stand-ins, and into
+        // `harness` too: explore's fast path runs stand-ins inside it (`--in-process`), whose app
+        // code must read device time as in its own process; on every other thread of the harness it
+        // passes the call through (a thread-local depth, 0 outside app code).
         .target(name: "CDeviceTime", path: "Sources/CDeviceTime", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("m")]),
         .target(name: "AppGroup", dependencies: ["CSystemShims"], path: "Sources/AppGroup"),
         .target(name: "History", path: "Sources/History"),

@@ -29,11 +29,16 @@ func printJSON<T: Encodable>(_ v: T) throws {
     print(String(decoding: try enc.encode(v), as: UTF8.self))
 }
 
+/// Rounds of `bench notify`, each running the four loops in turn (the iterations split among them):
+/// enough that one slow spell of the machine moves one round, not the figure, and that the rounds'
+/// spread says how much the figure can be trusted.
+let notifyRounds = 10
+
 func runNotify(_ o: BenchOptions) throws -> NotifyBenchmark.Result {
     let path = try o.root.path(mustExist: false)
     let me = Executables.directory + "/harness"
     return try NotifyBenchmark.run(
-        rootPath: path, iterations: o.iterations, warmup: 200, rounds: 5, pin: o.pin,
+        rootPath: path, iterations: o.iterations, warmup: 200, rounds: notifyRounds, pin: o.pin,
         pongExecutable: me, pongArguments: { ["bench-pong", "--device-root", $0] + ($1 ? ["--cpu", "1"] : []) },
         baselineExecutable: try Executables.path(of: "notify-pingpong-c"), progress: progress)
 }
@@ -52,6 +57,10 @@ func notifyTable(_ r: NotifyBenchmark.Result) -> String {
         ratio p50 \(String(format: "%.2f", r.ratioP50)) (target <= 1.15), ratio p99 \(String(format: "%.2f", r.ratioP99)) (target <= 1.3); ours p99 \(LatencyStats.micros(r.ours.p99Nanos)) µs (target <= 1000 on tmpfs)
         of the p50 ratio: the protocol's system calls \(String(format: "%.2f", r.protocolRatioP50))x the C loop, ours \(String(format: "%.2f", r.oursOverProtocolP50))x those calls in C
         idle reports add \(String(format: "%.1f", r.idleReportOverheadP50 * 100)) % to the p50 round trip (target <= 5 %)
+        round by round (median, range, spread = interquartile range / median; over \(Int(RatioSpread.trustedSpread * 100)) %: too wide to trust):
+          ours / C p50 \(r.ratioP50Rounds.text), p99 \(r.ratioP99Rounds.text)
+          the protocol's calls / C p50 \(r.protocolRatioP50Rounds.text), ours / those calls p50 \(r.oursOverProtocolP50Rounds.text)
+          with idle reports / without p50 \(r.idleReportRatioP50Rounds.text)
         """
 }
 
@@ -68,6 +77,7 @@ func defaultsTable(_ r: DefaultsBenchmark.Result) -> String {
         \(row("SharedDefaults get after other write", r.getAfterExternalWrite))
         \(row("baseline Data(contentsOf:)+plist decode", r.baselineFoundationRead))
         set p50 / baseline p50 = \(String(format: "%.2f", r.ratioSetP50)); set p50 \(LatencyStats.micros(r.set.p50Nanos)) µs (target <= 50 on tmpfs)
+        round by round (\(DefaultsBenchmark.rounds) rounds of set and Data.write in turn; spread = interquartile range / median): \(r.ratioSetP50Rounds.text)
         """
 }
 

@@ -38,6 +38,14 @@ public enum NotifyBenchmark {
         public var oursWithIdleReports: LatencyStats
         /// oursWithIdleReports p50 / ours p50 − 1.
         public var idleReportOverheadP50: Double
+        /// The same ratios round by round (each round runs all four, interleaved): their median,
+        /// range and spread — how far the rounds of this run disagree (`RatioSpread`).
+        public var ratioP50Rounds: RatioSpread
+        public var ratioP99Rounds: RatioSpread
+        public var protocolRatioP50Rounds: RatioSpread
+        public var oursOverProtocolP50Rounds: RatioSpread
+        /// oursWithIdleReports p50 / ours p50, per round.
+        public var idleReportRatioP50Rounds: RatioSpread
         public var targets: [String: String]
     }
 
@@ -52,43 +60,55 @@ public enum NotifyBenchmark {
         precondition(iterations > 0 && rounds > 0)
         let base = rootPath + "/bench-notify-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: base) }
-        let perRound = max(1, iterations / rounds)
+        let iterationsEachRound = max(1, iterations / rounds)
         var ours: [Int64] = []
         var idle: [Int64] = []
         var theirs: [Int64] = []
         var protocolC: [Int64] = []
         var fs = "unknown"
+        var roundStats: [(ours: LatencyStats, c: LatencyStats, protocolC: LatencyStats, idle: LatencyStats)] = []
         let pin = pin && CPUPinning.allowedCPUs().count >= 2
         // The ping side on CPU 0 for the rounds; the thread gets its own mask back afterwards
         // (`bench all` runs `bench defaults` next on it: it stayed pinned to CPU 0).
         try CPUPinning.pinned(to: pin ? 0 : nil) {
             for r in 0..<rounds {
                 progress("notify round \(r + 1)/\(rounds): C baseline")
-                theirs += try runBaseline(executable: baselineExecutable, directory: "\(base)/c\(r)", iterations: perRound, warmup: warmup, pin: pin)
+                theirs += try runBaseline(executable: baselineExecutable, directory: "\(base)/c\(r)", iterations: iterationsEachRound, warmup: warmup, pin: pin)
                 progress("notify round \(r + 1)/\(rounds): C with the protocol's system calls")
                 protocolC += try runBaseline(
-                    executable: baselineExecutable, directory: "\(base)/p\(r)", iterations: perRound, warmup: warmup, pin: pin, protocolCalls: true)
+                    executable: baselineExecutable, directory: "\(base)/p\(r)", iterations: iterationsEachRound, warmup: warmup, pin: pin, protocolCalls: true)
                 progress("notify round \(r + 1)/\(rounds): DarwinNotificationCenter")
-                let (samples, fsType) = try runOurs(directory: "\(base)/ours\(r)", iterations: perRound, warmup: warmup, pongExecutable: pongExecutable, pongArguments: { pongArguments($0, pin) })
+                let (samples, fsType) = try runOurs(directory: "\(base)/ours\(r)", iterations: iterationsEachRound, warmup: warmup, pongExecutable: pongExecutable, pongArguments: { pongArguments($0, pin) })
                 ours += samples
                 fs = fsType
                 progress("notify round \(r + 1)/\(rounds): DarwinNotificationCenter + idle reports")
                 let (idleSamples, _) = try runOurs(
-                    directory: "\(base)/idle\(r)", iterations: perRound, warmup: warmup, pongExecutable: pongExecutable,
+                    directory: "\(base)/idle\(r)", iterations: iterationsEachRound, warmup: warmup, pongExecutable: pongExecutable,
                     pongArguments: { pongArguments($0, pin) + ["--idle-reports"] }, idleReports: true)
                 idle += idleSamples
-                progress("notify round \(r + 1)/\(rounds): ours p50 \(LatencyStats.micros(LatencyStats(samplesNanos: samples).p50Nanos)) µs, C p50 \(LatencyStats.micros(LatencyStats(samplesNanos: Array(theirs.suffix(perRound))).p50Nanos)) µs")
+                roundStats.append((
+                    LatencyStats(samplesNanos: samples), LatencyStats(samplesNanos: Array(theirs.suffix(iterationsEachRound))),
+                    LatencyStats(samplesNanos: Array(protocolC.suffix(iterationsEachRound))), LatencyStats(samplesNanos: idleSamples)))
+                progress("notify round \(r + 1)/\(rounds): ours p50 \(LatencyStats.micros(LatencyStats(samplesNanos: samples).p50Nanos)) µs, C p50 \(LatencyStats.micros(LatencyStats(samplesNanos: Array(theirs.suffix(iterationsEachRound))).p50Nanos)) µs")
             }
         }
         let o = LatencyStats(samplesNanos: ours)
         let b = LatencyStats(samplesNanos: theirs)
         let i = LatencyStats(samplesNanos: idle)
         let p = LatencyStats(samplesNanos: protocolC)
+        func byRound(_ f: (LatencyStats, LatencyStats, LatencyStats, LatencyStats) -> Double) -> RatioSpread {
+            RatioSpread(roundStats.map { f($0.ours, $0.c, $0.protocolC, $0.idle) })
+        }
+        func ratio(_ a: Int64, _ b: Int64) -> Double { Double(a) / Double(max(b, 1)) }
         return Result(
-            filesystem: fs, directory: rootPath, pinnedCPUs: pin, rounds: rounds, iterationsPerRound: perRound, ours: o, baselineC: b,
+            filesystem: fs, directory: rootPath, pinnedCPUs: pin, rounds: rounds, iterationsPerRound: iterationsEachRound, ours: o, baselineC: b,
             ratioP50: Double(o.p50Nanos) / Double(b.p50Nanos), ratioP99: Double(o.p99Nanos) / Double(b.p99Nanos),
             baselineCProtocol: p, protocolRatioP50: Double(p.p50Nanos) / Double(b.p50Nanos), oursOverProtocolP50: Double(o.p50Nanos) / Double(p.p50Nanos),
             oursWithIdleReports: i, idleReportOverheadP50: Double(i.p50Nanos) / Double(o.p50Nanos) - 1,
+            ratioP50Rounds: byRound { o, c, _, _ in ratio(o.p50Nanos, c.p50Nanos) }, ratioP99Rounds: byRound { o, c, _, _ in ratio(o.p99Nanos, c.p99Nanos) },
+            protocolRatioP50Rounds: byRound { _, c, p, _ in ratio(p.p50Nanos, c.p50Nanos) },
+            oursOverProtocolP50Rounds: byRound { o, _, p, _ in ratio(o.p50Nanos, p.p50Nanos) },
+            idleReportRatioP50Rounds: byRound { o, _, _, i in ratio(i.p50Nanos, o.p50Nanos) },
             targets: ["ratioP50": "<= 1.15", "ratioP99": "<= 1.3", "oursP99Micros(tmpfs)": "<= 1000", "idleReportOverheadP50": "<= 0.05"])
     }
 

@@ -129,3 +129,26 @@ import Testing
         #expect(ForkServerBound.measure(launches: ["false": 1], roles: falseRole, binDirectory: "/", samples: 1) == nil)
     }
 }
+
+/// A benchmark's ratio measured round by round: median, range and spread (interquartile range over
+/// the median), and whether it is steady enough to be compared.
+@Suite(.timeLimit(.minutes(1))) struct RatioSpreadTests {
+    @Test func theSpreadIsTheInterquartileRangeOverTheMedian() {
+        let r = RatioSpread([1.30, 1.20, 1.25, 1.40, 1.35, 1.28, 1.32, 1.27, 1.29, 1.31])
+        #expect(r.median == (1.29 + 1.30) / 2 && r.min == 1.20 && r.max == 1.40)
+        // Sorted: 1.20 1.25 1.27 1.28 1.29 1.30 1.31 1.32 1.35 1.40 -> q1 = 3rd (1.27), q3 = 8th (1.32).
+        #expect(abs(r.spread - (1.32 - 1.27) / 1.295) < 1e-12)
+        #expect(r.trusted)
+        #expect(r.text.contains("(rounds 1.20-1.40, spread 3.9 %)"))
+    }
+
+    /// One slow round moves the range, not the spread; rounds that disagree throughout are not trusted.
+    @Test func oneOutlierRoundIsToleratedADisagreementIsNot() {
+        let outlier = RatioSpread([1.30, 1.31, 1.29, 1.30, 2.66, 1.30, 1.31, 1.29, 1.30, 1.30])
+        #expect(outlier.trusted && outlier.max == 2.66)
+        let noisy = RatioSpread([1.67, 1.47, 2.66, 1.50, 1.90, 1.40, 2.20, 1.60, 1.45, 2.00])
+        #expect(!noisy.trusted)
+        #expect(noisy.text.hasSuffix(": too wide to trust)"))
+        #expect(RatioSpread([1.0]).spread == 0)
+    }
+}
