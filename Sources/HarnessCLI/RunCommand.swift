@@ -204,6 +204,15 @@ struct RunCommand: ParsableCommand {
             throw InputError("--in-process runs one scenario × variant × seed per harness (\(cases.count) asked): a seed's own code keeps process-wide state; run them one at a time, or explore them")
         }
         let cpu = try CPUPinning.fromEnvironment()
+        // At a fixed clock rate a promise's bound may be shorter in wall time than the machine's
+        // jitter: said before the run (its violations are reported undecided).
+        var warned = Set<String>()
+        for c in cases where c.scenario.clock.mode == .fixed && warned.insert(c.scenarioPath).inserted {
+            let slow = SpeedDependence.bounds(c.scenario.system.descriptor, rate: c.scenario.clock.rate)
+            if !slow.isEmpty {
+                FileHandle.standardError.write(Data((SpeedDependence.warning(scenario: c.scenario.name, rate: c.scenario.clock.rate, bounds: slow) + "\n").utf8))
+            }
+        }
         RunInterruption.install()
         let printer = ProgressPrinter(total: max(cases.count, 1), quiet: quiet)
         let swept = DeviceRootLease.sweep(runsDirectory: DeviceRootLease.managedRunsDirectory)

@@ -4,8 +4,10 @@ extension CheckReport {
     /// `proven`: per violation number (1-based), lines printed between its explanation and its
     /// evidence — what reruns proved of its causes (`harness run`, `harness why`).
     public func humanSummary(proven: [Int: [String]] = [:]) -> String {
+        // Violations at a fixed rate whose bound is shorter than the machine's jitter: said, not blamed.
+        let machines = (speedDependent ?? []).map { "  speed-dependent (not blamed on the system): \($0.invariant) — \($0.subjectDescription): \($0.explanation)" }
         guard decided else {
-            var lines = ["\(checker): could not decide — \(undecidedReason ?? "incomplete history")"]
+            var lines = ["\(checker): could not decide — \(undecidedReason ?? "incomplete history")"] + machines
             if !results.isEmpty {
                 lines.append("  what could be checked of the partial history (not a verdict: a run cut short may not have settled):")
                 for result in results {
@@ -15,8 +17,11 @@ extension CheckReport {
             return lines.joined(separator: "\n") + "\n"
         }
         var lines = ["\(checker): \(passed ? "PASS" : "FAIL") (\(violations.count) violation(s))"]
+        // An invariant whose every violation is speed-dependent is open, not failed.
+        let open = Set((speedDependent ?? []).map(\.invariant)).subtracting(violations.map(\.invariant))
         for result in results {
-            lines.append("  \(result.passed ? "ok  " : "FAIL") \(result.name) (checked \(result.checkedCount))")
+            let state = result.passed ? "ok  " : open.contains(result.name) ? "open" : "FAIL"
+            lines.append("  \(state) \(result.name) (checked \(result.checkedCount))\(state == "open" ? "; every violation speed-dependent" : "")")
         }
         for series in latencies { lines.append("  latency " + series.summaryLine) }
         for v in heartbeats ?? [] {
@@ -24,6 +29,7 @@ extension CheckReport {
                 + (v.falseAlarmStates.isEmpty ? "" : " (" + v.falseAlarmStates.keys.sorted().map { "\($0) \(v.falseAlarmStates[$0]!)" }.joined(separator: ", ") + ")")
                 + "; \(v.deaths) death(s), detected \(v.detected), missed \(v.missed)")
         }
+        lines += machines
         if let lost = lostByOS, !lost.isEmpty {
             lines.append("  lost by iOS (not blamed on the system): \(lost.count) user action(s)")
             for l in lost { lines.append("    \(l.subjectDescription): \(l.explanation)") }

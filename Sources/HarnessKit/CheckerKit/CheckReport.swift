@@ -29,6 +29,10 @@ public struct CheckReport: Codable, Equatable, Sendable {
     public var interruption: String?
     /// Set when the device root was changed behind the harness's back during the run. Undecided.
     public var tampered: String?
+    /// At a fixed clock rate: violations of promises whose bound is shorter in wall time than the
+    /// machine's jitter (`SpeedDependence`), kept apart from `violations` — the machine's as much
+    /// as the app's. Nil = none.
+    public var speedDependent: [InvariantViolation]?
     /// Every heartbeat monitor the pack declares for this variant, its decisions judged against
     /// the writer's real state (`HeartbeatJudge`); nil when the pack declares none.
     public var heartbeats: [HeartbeatVerdict]?

@@ -57,6 +57,7 @@ public enum RunJudgement {
         }
         var report = pack.check(events)
         if report.decided { DeclaredInvariant.add(to: &report, events) }
+        SpeedDependence.apply(to: &report, descriptor: pack.descriptor, events: events)
         return report
     }
 

@@ -146,11 +146,16 @@ public struct InvariantDescriptor: Sendable, Codable, Equatable {
     public var promise: String
     /// Where the seed says so (section and quote).
     public var source: String
+    /// The shortest device-time bound the rule judges the promise by (e.g. "within 2 s"), nil when
+    /// it has none: at a fixed clock rate a bound shorter than the machine's wall-clock jitter makes
+    /// its verdict the machine's (`SpeedDependence`).
+    public var boundSeconds: Double?
 
-    public init(name: String, promise: String, source: String) {
+    public init(name: String, promise: String, source: String, boundSeconds: Double? = nil) {
         self.name = name
         self.promise = promise
         self.source = source
+        self.boundSeconds = boundSeconds
     }
 }
 

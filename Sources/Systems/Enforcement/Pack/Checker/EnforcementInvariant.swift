@@ -13,6 +13,21 @@ public enum EnforcementInvariant: String, CaseIterable, Codable, Sendable {
     case checklist = "checklist-steps"
 
     public var descriptor: InvariantDescriptor {
+        var d = promise
+        d.boundSeconds = boundSeconds
+        return d
+    }
+
+    /// The shortest device-time bound each rule judges by (`InvariantDescriptor.boundSeconds`): the
+    /// minute the rules must have been still, or the shields have to follow a change.
+    var boundSeconds: Double? {
+        switch self {
+        case .shieldsMatchFormula, .grantEndReshields, .overrideEndApplied: EnforcementRun.settleSeconds
+        case .grantAppUsable, .noFlap, .mirrorAgrees, .shieldContent, .checklist: nil
+        }
+    }
+
+    var promise: InvariantDescriptor {
         switch self {
         case .shieldsMatchFormula:
             InvariantDescriptor(

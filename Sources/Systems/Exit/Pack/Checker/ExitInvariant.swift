@@ -1,3 +1,4 @@
+import Exit
 import HarnessKit
 
 /// What seed 004 (Exit) promises, one case per promise, each quoting the seed. (`no-store-corrupt`
@@ -12,6 +13,22 @@ public enum ExitInvariant: String, CaseIterable, Codable, Sendable {
     case heartbeatNoFalseAlarm = "heartbeat-no-false-alarm"
 
     public var descriptor: InvariantDescriptor {
+        var d = promise
+        d.boundSeconds = boundSeconds
+        return d
+    }
+
+    /// The shortest device-time bound each rule judges by (`InvariantDescriptor.boundSeconds`).
+    var boundSeconds: Double? {
+        switch self {
+        case .tapServed: ExitKeys.detectWithinSeconds
+        case .unlockInWindow: UnlockWindowRule.toleranceSeconds
+        case .dailyReset: DailyResetRule.withinSeconds
+        case .keyRegistry, .unlockGrantsAccess, .countMatchesDay, .heartbeatNoFalseAlarm: nil
+        }
+    }
+
+    var promise: InvariantDescriptor {
         switch self {
         case .keyRegistry:
             InvariantDescriptor(

@@ -18,6 +18,26 @@ public enum FocusPledgeInvariant: String, CaseIterable, Codable, Sendable {
     case noEarlySuccess = "no-early-success"
 
     public var descriptor: InvariantDescriptor {
+        var d = promise
+        d.boundSeconds = boundSeconds
+        return d
+    }
+
+    /// The shortest device-time bound each rule judges by (`InvariantDescriptor.boundSeconds`): the
+    /// host's grace for acting.
+    var boundSeconds: Double? {
+        switch self {
+        case .startEnforced, .blockedAppShielded, .stopRemovesShields: FocusPledgeChecker.StartEnforcedRule.graceSeconds
+        case .noShieldAfterSettlement, .monitoringStoppedAfterSettlement: FocusPledgeChecker.NoShieldAfterSettlementRule.graceSeconds
+        // The server's tolerances on its own clock (stale-settlement-earned, no-early-success) are
+        // no time given to an app to act: not bounds.
+        case .violationSettlesFailure, .cleanSessionSettlesSuccess, .noDoubleSettlement, .failureWhileHostDeadSettledAfterRelaunch,
+            .failureReasonRecorded, .errorReported, .staleSettlementEarned, .noEarlySuccess:
+            nil
+        }
+    }
+
+    var promise: InvariantDescriptor {
         switch self {
         case .violationSettlesFailure:
             InvariantDescriptor(

@@ -13,7 +13,8 @@ public enum UntilChecker {
     public static let everyReportReminds = InvariantDescriptor(
         name: "every-report-reminds",
         promise: "Every app opening iOS reported to the extension reaches the user as a reminder, judged once the host has been in the foreground and running for \(Int(graceSeconds)) s after it.",
-        source: "Seed 003, Testing after approval 5-7: \"Open one of the selected apps ... Reminder should fire\"; Step 7: \"check for new app opened events from the extension\"")
+        source: "Seed 003, Testing after approval 5-7: \"Open one of the selected apps ... Reminder should fire\"; Step 7: \"check for new app opened events from the extension\"",
+        boundSeconds: graceSeconds)
     public static let noDoubleReminder = InvariantDescriptor(
         name: "no-double-reminder", promise: "No reported app opening reaches the user as more than one reminder.",
         source: "Seed 003, Step 7: \"Clear the event so we don't process it twice\"")
@@ -23,7 +24,8 @@ public enum UntilChecker {
     public static let reminderWithinBound = InvariantDescriptor(
         name: "reminder-within-bound",
         promise: "An app opening reported while the host runs (on screen, or in iOS's background grace before suspension) and keeps running reaches the user within \(Int(boundSeconds)) s of device time.",
-        source: "Seed 003, Step 4: \"Post Darwin notification for immediate wake-up\"; Testing: \"detect the opening after ~1 second\"")
+        source: "Seed 003, Step 4: \"Post Darwin notification for immediate wake-up\"; Testing: \"detect the opening after ~1 second\"",
+        boundSeconds: boundSeconds)
 
     public static let monitoringStarted = InvariantDescriptor(
         name: "monitoring-started",
