@@ -238,7 +238,9 @@ struct RunCommand: ParsableCommand {
                 print("reports: \(index) (\(pages.count) runs)")
             } catch { printer.message("… index of the reports not written: \(error)") }
         }
-        // The suite's crash-point samples (explore: entries), after its runs.
+        // The suite's crash-point samples (explore: entries), after its runs. What was printed goes
+        // out first: the samples' and the reruns' progress is on stderr, and a CI log holds both.
+        fflush(HarnessExit.standardOutputStream)
         let explored = SuiteSamples.run(
             samples, outputDirectory: outDir, durationOverride: durationOverride, cpu: cpu,
             jobs: max(1, min(ProcessInfo.processInfo.activeProcessorCount, ExploreCommand.maxJobs)),
@@ -247,6 +249,7 @@ struct RunCommand: ParsableCommand {
             print("")
             print("crash-point samples (each label's first pass, a process killed there; the points that held leave no run directory):")
             print(SuiteSamples.table(explored))
+            fflush(HarnessExit.standardOutputStream)
         }
         let proven = whySeconds.map { WhyBudget.explain(results, seconds: $0, text: WhyBudget.text(whyBudget), outputDirectory: outDir, cpu: cpu, printer: printer) } ?? [:]
         for r in results where r.outcome.exitCode != 0 {
