@@ -71,14 +71,7 @@ struct ExploreBench: ParsableCommand {
     }
 
     /// CPU seconds (user + system) of this process and of every child it has waited for.
-    static func cpuSeconds() -> Double {
-        func seconds(_ who: Int32) -> Double {
-            var u = rusage()
-            guard getrusage(__rusage_who_t(who), &u) == 0 else { return 0 }
-            return Double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + Double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6
-        }
-        return seconds(RUSAGE_SELF.rawValue) + seconds(RUSAGE_CHILDREN.rawValue)
-    }
+    static func cpuSeconds() -> Double { CPUTime.ownSeconds + CPUTime.childrenSeconds }
 
     func run() throws {
         guard (1...10_000).contains(points) else { throw InputError("--points \(points): use a whole number of crash points, 1...10000") }

@@ -85,12 +85,7 @@ enum SuiteSamples {
                 n(.held), n(.violated), String(f.filter { !beyond($0, r).isEmpty }.count), n(.notReached), undecided, r.stoppedByBudget ? String(r.chosen.count - f.count) : "-",
                 String(format: "%.1f", r.wallSeconds)]
         }
-        var widths = header.map(\.count)
-        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
-        func line(_ cells: [String]) -> String {
-            cells.enumerated().map { i, c in c.padding(toLength: widths[i], withPad: " ", startingAt: 0) }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
-        }
-        return ([line(header)] + rows.map(line)).joined(separator: "\n")
+        return TextTable.render(header, rows)
     }
 
     /// What did not hold, per sample, with the commands that rerun a point and go on with the sample.
@@ -112,11 +107,11 @@ enum SuiteSamples {
                     + (repeats > 0 ? "; \(repeats) point(s) violated only those (not listed)" : "") + "; rerun: \(r.enumeration.rerunCommand)")
             }
             for f in listed {
+                // As explore prints a point, with what the kill added.
+                var block = CrashPointExplorer.notHeld([f], history: true)
                 let new = beyond(f, r)
-                lines.append("   ── \(f.crashPoint): \(f.verdict.rawValue)\(f.detail.isEmpty ? "" : " — \(f.detail.joined(separator: ", "))")"
-                    + (!new.isEmpty && !already.isEmpty ? " (beyond the run without a kill: \(new.joined(separator: ", ")))" : ""))
-                lines.append("      rerun: \(f.rerunCommand)")
-                lines.append("      history: \(f.runDirectory)/history.jsonl")
+                if !new.isEmpty && !already.isEmpty { block[0] += " (beyond the run without a kill: \(new.joined(separator: ", ")))" }
+                lines += block.map { "   " + $0 }
             }
             if cut {
                 lines.append("   the rest: \(Harness.executableName) explore --resume \(o.directory) \(o.sample.case.scenarioPath) --variant \(o.sample.case.variant.rawValue) --seed \(o.sample.case.seed) --each-label-once")

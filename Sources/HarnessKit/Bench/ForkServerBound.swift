@@ -78,17 +78,11 @@ public struct ForkServerBound: Codable, Sendable, Equatable {
     static func cpuOfOneStart(_ path: String, _ arguments: [String]) -> Double? {
         let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
         defer { if null >= 0 { close(null) } }
-        let before = childrenCPUSeconds()
+        let before = CPUTime.childrenSeconds
         guard let child = try? ChildProcess.spawn(path, arguments, captureStdout: false, stdoutTo: null, stderrTo: null),
             let status = child.wait(timeout: .seconds(10)) ?? child.killAndReap()
         else { return nil }
         guard case .exited(0) = status else { return nil }
-        return childrenCPUSeconds() - before
-    }
-
-    static func childrenCPUSeconds() -> Double {
-        var u = rusage()
-        guard getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &u) == 0 else { return 0 }
-        return Double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + Double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6
+        return CPUTime.childrenSeconds - before
     }
 }

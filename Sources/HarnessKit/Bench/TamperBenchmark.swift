@@ -115,11 +115,7 @@ public enum TamperBenchmark {
     static func now() -> Int64 { Int64(DispatchTime.now().uptimeNanoseconds) }
 
     /// CPU time of this process (every thread), seconds.
-    public static func cpuSeconds() -> Double {
-        var u = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &u)
-        return Double(u.ru_utime.tv_sec) + Double(u.ru_utime.tv_usec) / 1e6 + Double(u.ru_stime.tv_sec) + Double(u.ru_stime.tv_usec) / 1e6
-    }
+    public static func cpuSeconds() -> Double { CPUTime.ownSeconds }
 
     final class Atomic: @unchecked Sendable {
         private let lock = NSLock()

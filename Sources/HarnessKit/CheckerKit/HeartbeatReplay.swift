@@ -211,12 +211,7 @@ public enum HeartbeatReplay {
                 r.latencyP99Seconds.map(HeartbeatVerdict.seconds) ?? "-",
             ])
         }
-        let widths = header.indices.map { i in max(header[i].count, cells.map { $0[i].count }.max() ?? 0) }
-        func line(_ c: [String]) -> String {
-            c.enumerated().map { i, s in s.padding(toLength: widths[i], withPad: " ", startingAt: 0) }.joined(separator: "  ")
-        }
-        lines.append(line(header))
-        lines += cells.map(line)
+        lines.append(TextTable.render(header, cells))
         if t.partialRuns > 0 {
             lines.append("partial: \(t.partialRuns) of \(t.runs) run(s) were interrupted or cut short; their beats count up to where they stop, a death after that is not seen")
         }

@@ -360,11 +360,7 @@ package enum CrashPointExplorer {
         let rows = findings.enumerated().map { i, f in
             [String(i + 1), f.crashPoint, f.verdict.rawValue, f.detail.isEmpty ? "-" : f.detail.joined(separator: ","), String(format: "%.1f", f.wallSeconds)]
         }
-        let widths = header.indices.map { i in max(header[i].count, rows.map { $0[i].count }.max() ?? 0) }
-        func line(_ cells: [String]) -> String {
-            cells.enumerated().map { i, c in c.padding(toLength: widths[i], withPad: " ", startingAt: 0) }.joined(separator: "  ")
-        }
-        return ([line(header)] + rows.map(line)).joined(separator: "\n")
+        return TextTable.render(header, rows)
     }
 
     package static let junitSuiteName = "ScreenTimeHarness explore"

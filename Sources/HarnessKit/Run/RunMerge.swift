@@ -148,11 +148,7 @@ package enum RunMerge {
             let kinds = r.report.map { Set($0.violations.map(\.invariant)).sorted().joined(separator: ",") } ?? ""
             return [r.scenario, r.variant, String(r.seed), verdict, String(r.faults), kinds.isEmpty ? "-" : kinds, r.directory]
         }
-        let widths = header.indices.map { i in max(header[i].count, rows.map { $0[i].count }.max() ?? 0) }
-        func line(_ cells: [String]) -> String {
-            cells.enumerated().map { i, c in c.padding(toLength: widths[i], withPad: " ", startingAt: 0) }.joined(separator: "  ")
-        }
-        return ([line(header)] + rows.map(line)).joined(separator: "\n")
+        return TextTable.render(header, rows)
     }
 
     package static func junit(_ runs: [Run], suiteName: String) -> JUnitReport {

@@ -106,11 +106,7 @@ package enum SuiteRunner {
                 String(r.outcome.killsAndStops), sessions, kinds.isEmpty ? "-" : kinds, lat, beats, String(format: "%.1f", r.outcome.wallSeconds),
             ])
         }
-        let widths = header.indices.map { i in max(header[i].count, rows.map { $0[i].count }.max() ?? 0) }
-        func line(_ cells: [String]) -> String {
-            cells.enumerated().map { i, c in c.padding(toLength: widths[i], withPad: " ", startingAt: 0) }.joined(separator: "  ")
-        }
-        return ([line(header)] + rows.map(line)).joined(separator: "\n")
+        return TextTable.render(header, rows)
     }
 
     package static func junit(_ results: [Result], suiteName: String) -> JUnitReport {

@@ -157,6 +157,13 @@ public struct InvariantDescriptor: Sendable, Codable, Equatable {
         self.source = source
         self.boundSeconds = boundSeconds
     }
+
+    /// This promise judged within `seconds` of device time (nil: no bound).
+    public func bounded(by seconds: Double?) -> InvariantDescriptor {
+        var d = self
+        d.boundSeconds = seconds
+        return d
+    }
 }
 
 /// A latency series a pack measures: its name in reports and what it measures.

@@ -12,11 +12,7 @@ public enum EnforcementInvariant: String, CaseIterable, Codable, Sendable {
     case shieldContent = "shield-content"
     case checklist = "checklist-steps"
 
-    public var descriptor: InvariantDescriptor {
-        var d = promise
-        d.boundSeconds = boundSeconds
-        return d
-    }
+    public var descriptor: InvariantDescriptor { promise.bounded(by: boundSeconds) }
 
     /// The shortest device-time bound each rule judges by (`InvariantDescriptor.boundSeconds`): the
     /// minute the rules must have been still, or the shields have to follow a change.

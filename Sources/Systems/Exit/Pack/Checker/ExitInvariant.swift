@@ -12,11 +12,7 @@ public enum ExitInvariant: String, CaseIterable, Codable, Sendable {
     case countMatchesDay = "count-matches-day"
     case heartbeatNoFalseAlarm = "heartbeat-no-false-alarm"
 
-    public var descriptor: InvariantDescriptor {
-        var d = promise
-        d.boundSeconds = boundSeconds
-        return d
-    }
+    public var descriptor: InvariantDescriptor { promise.bounded(by: boundSeconds) }
 
     /// The shortest device-time bound each rule judges by (`InvariantDescriptor.boundSeconds`).
     var boundSeconds: Double? {

@@ -17,11 +17,7 @@ public enum FocusPledgeInvariant: String, CaseIterable, Codable, Sendable {
     case errorReported = "error-reported"
     case noEarlySuccess = "no-early-success"
 
-    public var descriptor: InvariantDescriptor {
-        var d = promise
-        d.boundSeconds = boundSeconds
-        return d
-    }
+    public var descriptor: InvariantDescriptor { promise.bounded(by: boundSeconds) }
 
     /// The shortest device-time bound each rule judges by (`InvariantDescriptor.boundSeconds`): the
     /// host's grace for acting.
