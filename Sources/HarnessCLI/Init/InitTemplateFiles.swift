@@ -64,7 +64,7 @@ with your app's own code.
 | `Sources/__name__-returner/main.swift` | Info.plist's principal class | `ScreenTimeProcess.extension(ReturnerExtension())` |
 | `Sources/__name__-shield/` | the shield-configuration extension (`import UIKit`) | unchanged, and its one-line `main.swift`; each configuration is a `shield_configuration` line of the history |
 | `Sources/__name__-host/main.swift` | the app delegate and the views' buttons | a small adapter: launch, the user's taps, the Darwin notification → calls into `Player` |
-| `Sources/__name__-harness/` | — | the harness: the system's roles and what the user does (`plan`, `perform`) |
+| `Sources/__name__-harness/` | — | the harness: the system's roles and what the user does (`plan`, `move`) |
 | `scenarios/__name__.yaml` | — | five balls over 15 device minutes under a nemesis, and what the app promises (`invariants:`, judged from the history) |
 
 Only Apple's module names appear in the app's code (`import ManagedSettings`, `import OSLog`,
@@ -202,22 +202,18 @@ struct __Name__System: SystemPack {
         return WorkloadPlan(actions: actions, summary: Summary(balls: actions.count / 3))
     }
 
-    /// The user's hands: a tap in the host (opened first), then home; another app opened through
-    /// iOS (its shield shows); the shield's button pressed.
-    func perform(_ action: Action, on device: any UserDevice) {
-        let ball = String(action.ball)
+    /// The user's hands, as a move the harness records (`user_action`) and then performs: a tap in
+    /// the host (opened first), then home; another app opened through iOS (its shield shows); the
+    /// shield's button pressed. `screen` is what the user sees now (the time, the notifications).
+    func move(_ action: Action, seeing screen: any UserScreen) -> UserMove {
+        let ball = ["ball": String(action.ball)]
         switch action.kind {
         case .serve:
-            device.record("serve", ["ball": ball])
-            device.openHost()
-            device.tap(in: Self.host, AppMessage(action: "serve", fields: ["ball": ball]))
-            device.leaveHost()
+            return UserMove("serve", ball, steps: [.openHost, .tap(role: Self.host, AppMessage(action: "serve", fields: ball)), .leaveHost])
         case .openApp:
-            device.record("open_app", ["ball": ball])
-            device.useApp("com.example.game", seconds: 10, label: ["ball": ball])
+            return UserMove("open_app", ball, steps: [.useApp("com.example.game", seconds: 10, label: ball)])
         case .pressShield:
-            device.record("press_shield", ["ball": ball])
-            device.pressShieldButton(.primaryButtonPressed, label: ["ball": ball])
+            return UserMove("press_shield", ball, steps: [.pressShield(.primaryButtonPressed, label: ball)])
         }
     }
 

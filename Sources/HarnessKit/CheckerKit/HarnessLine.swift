@@ -372,7 +372,7 @@ public enum HarnessLine: String, CaseIterable, Sendable {
         case .tamperScan:
             "The tamper watch looked at the whole device root (first check, end, lost inotify events, scan fallback); normalize drops these lines."
         case .userAction:
-            "A step of the pack's workload (device.record: action = the pack's name, e.g. start_session) or the harness's open_host_to_settle; checkers judge the app against these."
+            "A move of the pack's workload, recorded before its steps are performed (UserMove: action = the pack's name, e.g. start_session; a .note step adds another), or the harness's open_host_to_settle; checkers judge the app against these."
         case .userRetry:
             "The app died while handling a tap; the user taps again once it is back: the repeat(s) went to its inbox under retrySeq."
         case .userTapLost:

@@ -31,9 +31,34 @@ struct AppInboxes {
     }
 }
 
-/// The user the run plays on the device, as the pack's workload asks (`UserDevice`): taps go to
-/// the apps' inboxes; everything else is shown to the emulated iOS, which decides what follows.
-extension LiveRun: UserDevice {
+/// The user the run plays on the device, as the pack's workload asks (`UserMove`): the move is
+/// recorded, then its steps performed — taps go to the apps' inboxes; everything else is shown
+/// to the emulated iOS, which decides what follows.
+extension LiveRun: UserScreen {
+    /// Records `move` (`user_action`), then performs its steps in order.
+    func play(_ move: UserMove) {
+        record(move.action, move.fields)
+        for step in move.steps { perform(step) }
+    }
+
+    func perform(_ step: UserStep) {
+        switch step {
+        case .tap(let role, let message): tap(in: role, message)
+        case .openHost: openHost()
+        case .leaveHost: leaveHost()
+        case .forceQuitHost: forceQuitHost()
+        case .useApp(let app, let seconds, let label): useApp(app, seconds: seconds, label: label)
+        case .pressShield(let button, let label): pressShieldButton(button, label: label)
+        case .openURL(let url): openURL(url)
+        case .tapNotification(let identifier, let action): tapNotification(identifier, action: action)
+        case .deleteApp(let app): deleteApp(app)
+        case .installApp(let app): installApp(app)
+        case .visitWebsite(let domain, let adult): visitWebsite(domain, adult: adult)
+        case .deliver(let call, let label): deliver(call, label: label)
+        case .note(let action, let fields): record(action, fields)
+        }
+    }
+
     func record(_ action: String, _ fields: [String: String]) {
         var f = fields
         f["action"] = action

@@ -64,7 +64,7 @@ extension LiveRun {
             if !quiescing { applyDueFaults(elapsedMillis: Int((now - startNanos) / 1_000_000), now: now) }
             while actionIndex < actionTimes.count, deviceStart + actionTimes[actionIndex] <= deviceNow {
                 unlockDevice(by: "user")
-                plan.workload.perform(action: actionIndex, on: self)
+                play(plan.workload.move(action: actionIndex, seeing: self))
                 actionIndex += 1
             }
             if osDirty.take() || now - lastScan > Self.scanIntervalNanos {

@@ -72,7 +72,7 @@ extension LiveRun {
             while actionIndex < actionTimes.count, deviceStart + actionTimes[actionIndex] <= virtualTime.now {
                 processes.resumesHeld = true
                 unlockDevice(by: "user")
-                plan.workload.perform(action: actionIndex, on: self)
+                play(plan.workload.move(action: actionIndex, seeing: self))
                 processes.resumesHeld = false
                 let held = processes.heldResumes
                 processes.heldResumes = []

@@ -62,12 +62,12 @@ public struct AnyConfiguration: Sendable, Equatable {
     public func typed<C>(as type: C.Type = C.self) -> C? { value as? C }
 }
 
-/// A pack's workload plan, erased: action times for the runner, `perform` to play one action,
+/// A pack's workload plan, erased: action times for the runner, `move` to see what one action does,
 /// and its own encoding for `schedule.json`.
 public struct AnyWorkloadPlan: Sendable, Encodable, Equatable {
     /// Device offsets of the actions, in plan order.
     public let actionTimes: [Double]
-    let performAction: @Sendable (Int, any UserDevice) -> Void
+    let moveAt: @Sendable (Int, any UserScreen) -> UserMove
     let encodeInto: @Sendable (any Encoder) throws -> Void
     let value: any Sendable
     let equals: @Sendable (any Sendable) -> Bool
@@ -77,7 +77,7 @@ public struct AnyWorkloadPlan: Sendable, Encodable, Equatable {
     init<P: SystemPack>(_ plan: WorkloadPlan<P.Action, P.Summary>, pack: P) {
         firstActions = nil
         actionTimes = plan.actions.map(\.atDeviceOffsetSeconds)
-        performAction = { index, device in pack.perform(plan.actions[index].action, on: device) }
+        moveAt = { index, screen in pack.move(plan.actions[index].action, seeing: screen) }
         encodeInto = { try plan.encode(to: $0) }
         value = plan
         equals = { ($0 as? WorkloadPlan<P.Action, P.Summary>) == plan }
@@ -87,7 +87,7 @@ public struct AnyWorkloadPlan: Sendable, Encodable, Equatable {
     /// the scenario gives them; `schedule.json` says `"pinned": true`.
     init<P: SystemPack>(pinned actions: [PlannedAction<P.Action>], summary: [String: JSONValue], pack: P) {
         actionTimes = actions.map(\.atDeviceOffsetSeconds)
-        performAction = { index, device in pack.perform(actions[index].action, on: device) }
+        moveAt = { index, screen in pack.move(actions[index].action, seeing: screen) }
         // The core's keys of schedule.json are the core's, whatever a summary says.
         let extra = summary.filter { PinnedKeys(rawValue: $0.key) == nil && !ScenarioPlan.coreKeys.contains($0.key) }
         encodeInto = { encoder in
@@ -115,7 +115,8 @@ public struct AnyWorkloadPlan: Sendable, Encodable, Equatable {
     /// How many actions the plan holds.
     public var actionCount: Int { actionTimes.count }
 
-    public func perform(action index: Int, on device: any UserDevice) { performAction(index, device) }
+    /// What the user does for the `index`th action, seeing `screen` (the core records and performs it).
+    public func move(action index: Int, seeing screen: any UserScreen) -> UserMove { moveAt(index, screen) }
 
     public func encode(to encoder: any Encoder) throws { try encodeInto(encoder) }
 

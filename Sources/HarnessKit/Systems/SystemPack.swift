@@ -30,8 +30,9 @@ public protocol SystemPack: Sendable {
     /// Arguments a role's process gets after `role.arguments` (e.g. a server's journal path).
     func launchArguments(for role: ProcessRole, configuration: Configuration, run: RunPaths) -> [String]
 
-    /// The user does `action`: the pack records it and reaches its processes through `device`.
-    func perform(_ action: Action, on device: any UserDevice)
+    /// What the user does for `action`, seeing `screen` at that moment: the `user_action` line and
+    /// the gestures (`UserMove`). The core records it, then performs it.
+    func move(_ action: Action, seeing screen: any UserScreen) -> UserMove
 
     /// Facts the checker needs that only the configuration knows (e.g. the server's stale
     /// threshold), recorded in the history's `run_started` line so `harness check` can judge the
@@ -125,57 +126,4 @@ public struct Evidence: Sendable, Equatable {
         self.event = event
         self.fields = fields
     }
-}
-
-/// The emulated device as the user's hands: what a pack's `perform` may do. Every call is
-/// recorded in the history by the harness.
-public protocol UserDevice: AnyObject {
-    /// Device time now, unix seconds.
-    var now: Double { get }
-    /// The user's action as the history records it (`user_action` with these fields).
-    func record(_ action: String, _ fields: [String: String])
-    /// A tap inside an app role (delivered through its inbox; read at launch if it is dead). A host
-    /// that iOS suspended or terminated is opened first (`openHost`).
-    func tap(in role: String, _ message: AppMessage)
-    /// ManagedSettings ground truth: the applications shielded now.
-    var shieldedApplications: Set<String> { get }
-    /// True while a DeviceActivity registration named `activity` is inside its interval.
-    func isMonitored(_ activity: String) -> Bool
-    /// iOS calls the system's extension for `call.point` (a fresh process) directly, for a user
-    /// action the OS does not model. `label` is added to the history's `callback_delivered` line
-    /// (e.g. the session the user meant). Field faults apply.
-    func deliver(_ call: ExtensionCall, label: [String: String])
-    /// The user opens an app and keeps it frontmost for `seconds`: counted toward the events that
-    /// select it; if it is shielded the shield shows instead (DeviceOS).
-    func useApp(_ bundleIdentifier: String, seconds: Double, label: [String: String])
-    /// The user presses a button of the shield on screen (recorded as unavailable if none shows).
-    func pressShieldButton(_ action: ShieldAction, label: [String: String])
-    /// The user opens the host app (launched, or resumed and foregrounded).
-    func openHost()
-    /// The user goes to the home screen: the host goes to the background (suspended after the grace).
-    func leaveHost()
-    /// The user opens a URL (a link, a notification's deep link): the host opens it when its role
-    /// registered the scheme (`AppNotices.urlSchemes`), launched or foregrounded, and is told
-    /// `open_url`; any other scheme is recorded as not handled.
-    func openURL(_ url: String)
-    /// The user swipes the host away: terminated until opened again.
-    func forceQuitHost()
-    /// The user deletes an app: refused while a store sets `application.denyAppRemoval`
-    /// (`app_removal_denied`); a deleted app does not open (`app_not_installed`) until installed.
-    func deleteApp(_ bundleIdentifier: String)
-    /// The user installs an app: refused while a store sets `application.denyAppInstallation`.
-    func installApp(_ bundleIdentifier: String)
-    /// The user opens a website: `website_blocked` when a store's web content filter blocks the
-    /// domain (`adult`: the adult-content classifier would say so, for `.auto` filters) or a store
-    /// shields it, else `website_visited`.
-    func visitWebsite(_ domain: String, adult: Bool)
-    /// The user taps a delivered notification (`action`: `com.apple.UNNotificationDefaultActionIdentifier`)
-    /// or one of its actions: the host gets the response in its inbox and is launched or foregrounded
-    /// (or run in the background for an action without `.foreground`). Recorded as unavailable if
-    /// the notification is not in Notification Center.
-    func tapNotification(_ identifier: String, action: String)
-    /// The identifiers of the notifications in Notification Center now, oldest first: what the
-    /// user sees on the lock screen when choosing one to tap (an app's identifiers are its own —
-    /// often UUIDs a workload cannot know in advance).
-    var deliveredNotifications: [String] { get }
 }

@@ -120,42 +120,42 @@ struct OSProbePack: SystemPack {
         role.name == "host" ? ["--shield-response", configuration.shieldResponse] : []
     }
 
-    func perform(_ action: Action, on device: any UserDevice) {
+    func move(_ action: Action, seeing screen: any UserScreen) -> UserMove {
         var fields = action.args
         fields["step"] = action.kind
-        device.record("probe", fields)
         let a = action.args
+        func probe(_ steps: [UserStep]) -> UserMove { UserMove("probe", fields, steps: steps) }
         switch action.kind {
         case "monitor_many":
-            for i in 1...(Int(a["count"] ?? "1") ?? 1) {
+            return probe((1...(Int(a["count"] ?? "1") ?? 1)).map { i in
                 var f = a
                 f["activity"] = "\(a["activity"] ?? "many")-\(i)"
-                device.tap(in: "host", AppMessage(action: "monitor", fields: f))
-            }
+                return .tap(role: "host", AppMessage(action: "monitor", fields: f))
+            })
         case _ where Self.hostActions.contains(action.kind):
-            device.tap(in: "host", AppMessage(action: action.kind, fields: a))
+            return probe([.tap(role: "host", AppMessage(action: action.kind, fields: a))])
         case "useApp":
-            device.useApp(a["app"] ?? "com.video", seconds: Double(a["seconds"] ?? "60") ?? 60, label: [:])
+            return probe([.useApp(a["app"] ?? "com.video", seconds: Double(a["seconds"] ?? "60") ?? 60)])
         case "press":
-            device.pressShieldButton(a["button"] == "secondary" ? .secondaryButtonPressed : .primaryButtonPressed, label: [:])
-        case "deleteApp": device.deleteApp(a["app"] ?? "com.video")
-        case "installApp": device.installApp(a["app"] ?? "com.video")
-        case "visitWebsite": device.visitWebsite(a["domain"] ?? "example.com", adult: a["adult"] == "true")
-        case "openHost": device.openHost()
-        case "leaveHost": device.leaveHost()
-        case "forceQuitHost": device.forceQuitHost()
+            return probe([.pressShield(a["button"] == "secondary" ? .secondaryButtonPressed : .primaryButtonPressed)])
+        case "deleteApp": return probe([.deleteApp(a["app"] ?? "com.video")])
+        case "installApp": return probe([.installApp(a["app"] ?? "com.video")])
+        case "visitWebsite": return probe([.visitWebsite(a["domain"] ?? "example.com", adult: a["adult"] == "true")])
+        case "openHost": return probe([.openHost])
+        case "leaveHost": return probe([.leaveHost])
+        case "forceQuitHost": return probe([.forceQuitHost])
         case "tapNotification":
             let action = a["action"] ?? "default"
-            device.tapNotification(
-                a["identifier"] ?? "n1",
-                action: action == "default" ? "com.apple.UNNotificationDefaultActionIdentifier" : action == "dismiss" ? "com.apple.UNNotificationDismissActionIdentifier" : action)
+            return probe([.tapNotification(
+                identifier: a["identifier"] ?? "n1",
+                action: action == "default" ? "com.apple.UNNotificationDefaultActionIdentifier" : action == "dismiss" ? "com.apple.UNNotificationDismissActionIdentifier" : action)])
         case "inspectNotifications":
-            device.record("notification_center", ["identifiers": device.deliveredNotifications.joined(separator: ",")])
+            return probe([.note("notification_center", ["identifiers": screen.deliveredNotifications.joined(separator: ",")])])
         case "inspectHost":
             let (pid, state) = Self.hostProcessState()
-            device.record("inspect", ["hostPid": pid.map(String.init) ?? "-", "state": state])
+            return probe([.note("inspect", ["hostPid": pid.map(String.init) ?? "-", "state": state])])
         default:
-            break
+            return probe([])
         }
     }
 

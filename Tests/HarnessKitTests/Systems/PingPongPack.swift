@@ -57,9 +57,8 @@ struct PingPongPack: SystemPack {
         return WorkloadPlan(actions: actions, summary: Summary(balls: actions.count))
     }
 
-    func perform(_ action: Action, on device: any UserDevice) {
-        device.record("serve", ["ball": String(action.ball)])
-        device.tap(in: "ping", AppMessage(action: "serve", fields: ["ball": String(action.ball)]))
+    func move(_ action: Action, seeing screen: any UserScreen) -> UserMove {
+        UserMove("serve", ["ball": String(action.ball)], steps: [.tap(role: "ping", AppMessage(action: "serve", fields: ["ball": String(action.ball)]))])
     }
 
     func check(_ history: [HistoryEvent]) -> CheckReport {

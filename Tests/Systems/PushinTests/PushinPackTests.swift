@@ -1,4 +1,6 @@
 import HarnessKit
+import ScreenTimeModel
+import SystemKit
 import Pushin
 @testable import PushinPack
 import Testing
@@ -24,6 +26,30 @@ import Testing
             let s = try Scenario.load(path: "Sources/Systems/Pushin/scenarios/\(name).yaml", systems: Self.catalog)
             #expect(s.name == name)
         }
+    }
+
+    /// What the user sees, for a move: the notifications on the lock screen.
+    final class Screen: UserScreen {
+        var now = 1_772_438_400.0
+        var shieldedApplications: Set<String> = []
+        var deliveredNotifications: [String]
+        init(_ notifications: [String]) { deliveredNotifications = notifications }
+        func isMonitored(_ activity: String) -> Bool { false }
+    }
+
+    /// A move is data: the pack says what the user does, the core records it and performs it. The
+    /// user taps the newest notification the lock screen shows, and the move's line says which;
+    /// with none there, the line says so and nothing is tapped.
+    @Test func aNotificationTapIsTheNewestOnTheLockScreenAndTheLineSaysWhich() {
+        let pack = PushinPack(), tap = PushinPack.Action(kind: .tapNotification, press: 3, tapAction: "START_WORKOUT")
+        #expect(pack.move(tap, seeing: Screen(["a", "b"])) == UserMove(
+            "tap_notification", ["press": "3", "tapAction": "START_WORKOUT", "identifier": "b"],
+            steps: [.tapNotification(identifier: "b", action: "START_WORKOUT")]))
+        #expect(pack.move(tap, seeing: Screen([])) == UserMove("tap_notification", ["press": "3", "tapAction": "START_WORKOUT", "identifier": "-"], steps: []))
+        let plain = PushinPack.Action(kind: .tapNotification, press: 1)
+        #expect(pack.move(plain, seeing: Screen(["a"])).steps == [.tapNotification(identifier: "a", action: NotificationResponse.defaultAction)])
+        // A press is the shield's button, never a call into an extension.
+        #expect(pack.move(.init(kind: .pressEmergency, press: 2), seeing: Screen([])).steps == [.pressShield(.secondaryButtonPressed, label: ["press": "2"])])
     }
 
     @Test func badKeysAndValuesAreErrorsAtTheirPlace() {

@@ -59,50 +59,43 @@ public struct EnforcementPack: SystemPack {
 
     /// The user, as iOS sees them: taps inside the host (opened first), apps opened through iOS
     /// (the shield shows when shielded), the shield's button pressed on screen.
-    public func perform(_ action: EnforcementAction, on device: any UserDevice) {
+    public func move(_ action: EnforcementAction, seeing screen: any UserScreen) -> UserMove {
         var label = ["step": action.step]
         if let app = action.app { label["app"] = app }
+        let host = EnforcementRoles.host
         switch action.kind {
         case .selectApps:
             let apps = action.apps ?? []
-            device.record("select_apps", label.merging(["apps": apps.joined(separator: ",")]) { a, _ in a })
-            device.openHost()
-            device.tap(in: EnforcementRoles.host, AppMessage(action: EnforcementKeys.selectAppsAction, list: apps))
+            return .inHost(
+                "select_apps", label.merging(["apps": apps.joined(separator: ",")]) { a, _ in a }, role: host,
+                tap: AppMessage(action: EnforcementKeys.selectAppsAction, list: apps))
         case .enableMode:
             let apps = action.apps ?? []
             var fields = [
                 "mode": action.mode ?? "", "name": (action.mode ?? "").capitalized, "precedence": String(action.precedence ?? 0),
                 "startsInMinutes": String(action.startsInMinutes ?? 0), "lengthMinutes": String(action.minutes ?? 0),
             ]
-            device.record("enable_mode", label.merging(fields.merging(["apps": apps.joined(separator: ",")]) { a, _ in a }) { a, _ in a })
-            device.openHost()
+            let recorded = label.merging(fields.merging(["apps": apps.joined(separator: ",")]) { a, _ in a }) { a, _ in a }
             fields["step"] = action.step
-            device.tap(in: EnforcementRoles.host, AppMessage(action: EnforcementKeys.enableModeAction, fields: fields, list: apps))
+            return .inHost("enable_mode", recorded, role: host, tap: AppMessage(action: EnforcementKeys.enableModeAction, fields: fields, list: apps))
         case .createGrant:
             let minutes = String(action.minutes ?? 0)
-            device.record("create_grant", label.merging(["minutes": minutes]) { a, _ in a })
-            device.openHost()
-            device.tap(in: EnforcementRoles.host, AppMessage(action: EnforcementKeys.createGrantAction, fields: ["app": action.app ?? "", "minutes": minutes]))
+            return .inHost(
+                "create_grant", label.merging(["minutes": minutes]) { a, _ in a }, role: host,
+                tap: AppMessage(action: EnforcementKeys.createGrantAction, fields: ["app": action.app ?? "", "minutes": minutes]))
         case .setOverride:
             let fields = ["mode": action.mode ?? "", "state": action.on == true ? "on" : "off", "minutes": String(action.minutes ?? 0)]
-            device.record("set_override", label.merging(fields) { a, _ in a })
-            device.openHost()
-            device.tap(in: EnforcementRoles.host, AppMessage(action: EnforcementKeys.setOverrideAction, fields: fields))
+            return .inHost("set_override", label.merging(fields) { a, _ in a }, role: host, tap: AppMessage(action: EnforcementKeys.setOverrideAction, fields: fields))
         case .openHost:
-            device.record("open_host", label)
-            device.openHost()
+            return UserMove("open_host", label, steps: [.openHost])
         case .leaveHost:
-            device.record("leave_host", label)
-            device.leaveHost()
+            return UserMove("leave_host", label, steps: [.leaveHost])
         case .forceQuitHost:
-            device.record("force_quit_host", label)
-            device.forceQuitHost()
+            return UserMove("force_quit_host", label, steps: [.forceQuitHost])
         case .openApp:
-            device.record("open_app", label)
-            device.useApp(action.app ?? "", seconds: action.seconds ?? 20, label: label)
+            return UserMove("open_app", label, steps: [.useApp(action.app ?? "", seconds: action.seconds ?? 20, label: label)])
         case .pressClose:
-            device.record("press_close", label)
-            device.pressShieldButton(.primaryButtonPressed, label: label)
+            return UserMove("press_close", label, steps: [.pressShield(.primaryButtonPressed, label: label)])
         }
     }
 

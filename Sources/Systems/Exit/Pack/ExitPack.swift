@@ -57,39 +57,29 @@ public struct ExitPack: SystemPack {
     /// The user, as iOS sees them: a blocked app is opened through iOS (its shield shows), the
     /// shield's button pressed on screen, the exercise is taps inside the host. Nothing here calls
     /// an extension directly.
-    public func perform(_ action: ExitAction, on device: any UserDevice) {
+    public func move(_ action: ExitAction, seeing screen: any UserScreen) -> UserMove {
         var label = ["episode": String(action.episode)]
         if let app = action.app { label["app"] = app }
         switch action.kind {
         case .selectApps:
             let apps = action.apps ?? []
-            device.record("select_apps", ["apps": apps.joined(separator: ",")])
-            device.openHost()
-            device.tap(in: ExitRoles.host, AppMessage(action: ExitKeys.selectAppsAction, list: apps))
+            return .inHost("select_apps", ["apps": apps.joined(separator: ",")], role: ExitRoles.host, tap: AppMessage(action: ExitKeys.selectAppsAction, list: apps))
         case .openBlockedApp:
-            device.record("open_blocked_app", label)
-            device.useApp(action.app ?? "", seconds: ExitPlanner.blockedUseSeconds, label: label)
+            return UserMove("open_blocked_app", label, steps: [.useApp(action.app ?? "", seconds: ExitPlanner.blockedUseSeconds, label: label)])
         case .pressShield:
-            device.record("press_shield", label)
-            device.pressShieldButton(.primaryButtonPressed, label: label)
+            return UserMove("press_shield", label, steps: [.pressShield(.primaryButtonPressed, label: label)])
         case .openHost:
-            device.record("open_host", label)
-            device.openHost()
+            return UserMove("open_host", label, steps: [.openHost])
         case .breathingDone:
-            device.record("breathing_done", label)
-            device.tap(in: ExitRoles.host, AppMessage(action: ExitKeys.breathingDoneAction, fields: label))
+            return UserMove("breathing_done", label, steps: [.tap(role: ExitRoles.host, AppMessage(action: ExitKeys.breathingDoneAction, fields: label))])
         case .breathingAbandoned:
-            device.record("breathing_abandoned", label)
-            device.tap(in: ExitRoles.host, AppMessage(action: ExitKeys.breathingAbandonedAction, fields: label))
+            return UserMove("breathing_abandoned", label, steps: [.tap(role: ExitRoles.host, AppMessage(action: ExitKeys.breathingAbandonedAction, fields: label))])
         case .leaveHost:
-            device.record("leave_host", label)
-            device.leaveHost()
+            return UserMove("leave_host", label, steps: [.leaveHost])
         case .forceQuitHost:
-            device.record("force_quit_host", label)
-            device.forceQuitHost()
+            return UserMove("force_quit_host", label, steps: [.forceQuitHost])
         case .openUnlockedApp:
-            device.record("open_unlocked_app", label)
-            device.useApp(action.app ?? "", seconds: ExitPlanner.unlockedUseSeconds, label: label)
+            return UserMove("open_unlocked_app", label, steps: [.useApp(action.app ?? "", seconds: ExitPlanner.unlockedUseSeconds, label: label)])
         }
     }
 

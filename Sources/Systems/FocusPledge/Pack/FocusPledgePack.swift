@@ -87,39 +87,34 @@ public struct FocusPledgePack: SystemPack {
     /// The user, as the seed's UI and iOS see them: taps happen inside the host (opened first), a
     /// blocked app is opened through iOS (`useApp`: the shield shows if it is shielded) and a
     /// shield button is pressed on the shield on screen. Nothing here calls an extension directly.
-    public func perform(_ action: UserAction, on device: any UserDevice) {
+    public func move(_ action: UserAction, seeing screen: any UserScreen) -> UserMove {
         switch action {
         case .selectApps(let apps):
-            device.record("select_apps", ["apps": apps.joined(separator: ",")])
-            device.openHost()
-            device.tap(in: Self.hostRole, AppMessage(action: FocusPledgeActions.selectApps, list: apps))
+            return .inHost("select_apps", ["apps": apps.joined(separator: ",")], role: Self.hostRole, tap: AppMessage(action: FocusPledgeActions.selectApps, list: apps))
         case .startSession(let sid, let minutes):
-            device.record("start_session", ["sid": sid, "durationMinutes": String(minutes)])
-            device.openHost()
             // `tappedAt`: the UI's time of the tap (README H7); a host held stopped reads it late.
-            device.tap(in: Self.hostRole, AppMessage(
-                action: FocusPledgeActions.startSession,
-                fields: ["sessionId": sid, "durationMinutes": String(minutes), "tappedAt": String(device.now)]))
+            return .inHost(
+                "start_session", ["sid": sid, "durationMinutes": String(minutes)], role: Self.hostRole,
+                tap: AppMessage(
+                    action: FocusPledgeActions.startSession,
+                    fields: ["sessionId": sid, "durationMinutes": String(minutes), "tappedAt": String(screen.now)]))
         case .stopSession(let sid):
-            device.record("stop_session", ["sid": sid])
-            device.openHost()
-            device.tap(in: Self.hostRole, AppMessage(action: FocusPledgeActions.stopSession, fields: ["sessionId": sid]))
+            return .inHost("stop_session", ["sid": sid], role: Self.hostRole, tap: AppMessage(action: FocusPledgeActions.stopSession, fields: ["sessionId": sid]))
         case .openBlockedApp(let app, let sid):
-            device.record("open_blocked_app", ["sid": sid, "app": app])
-            device.useApp(app, seconds: Self.blockedAppUseSeconds, label: ["sid": sid, "violation": "open_blocked_app"])
+            return UserMove(
+                "open_blocked_app", ["sid": sid, "app": app],
+                steps: [.useApp(app, seconds: Self.blockedAppUseSeconds, label: ["sid": sid, "violation": "open_blocked_app"])])
         case .pressShieldButton(let app, let sid):
             // The shield of `app` is on screen since the `openBlockedApp` just before (if iOS shielded it).
-            device.record("press_shield_button", ["sid": sid, "app": app])
-            device.pressShieldButton(.primaryButtonPressed, label: ["sid": sid, "violation": "press_shield_button"])
+            return UserMove(
+                "press_shield_button", ["sid": sid, "app": app],
+                steps: [.pressShield(.primaryButtonPressed, label: ["sid": sid, "violation": "press_shield_button"])])
         case .openHost(let sid):
-            device.record("open_host", sid.map { ["sid": $0] } ?? [:])
-            device.openHost()
+            return UserMove("open_host", sid.map { ["sid": $0] } ?? [:], steps: [.openHost])
         case .leaveHost(let sid):
-            device.record("leave_host", sid.map { ["sid": $0] } ?? [:])
-            device.leaveHost()
+            return UserMove("leave_host", sid.map { ["sid": $0] } ?? [:], steps: [.leaveHost])
         case .forceQuitHost(let sid):
-            device.record("force_quit_host", sid.map { ["sid": $0] } ?? [:])
-            device.forceQuitHost()
+            return UserMove("force_quit_host", sid.map { ["sid": $0] } ?? [:], steps: [.forceQuitHost])
         }
     }
 

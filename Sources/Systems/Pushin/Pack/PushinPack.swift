@@ -115,48 +115,40 @@ public struct PushinPack: SystemPack {
 
     /// The user, as iOS sees them. A tap picks the newest notification in Notification Center (the
     /// one on top of the lock screen); with none there it is recorded and nothing else happens.
-    public func perform(_ action: Action, on device: any UserDevice) {
+    public func move(_ action: Action, seeing screen: any UserScreen) -> UserMove {
         var label = ["press": String(action.press)]
         switch action.kind {
         case .onboard:
-            device.record("onboard", label)
-            device.openHost()
-            device.tap(
-                in: Self.hostRole,
-                AppMessage(
+            return .inHost(
+                "onboard", label, role: Self.hostRole,
+                tap: AppMessage(
                     action: PushinKeys.onboardAction,
                     fields: ["apps": (action.apps ?? []).joined(separator: ","), "emergencyUnlocks": String(action.emergencyUnlocks ?? 0)]))
         case .openBlockedApp:
             let app = action.app ?? ""
             label["app"] = app
-            device.record("open_blocked_app", label)
-            device.useApp(app, seconds: 20, label: label)
+            return UserMove("open_blocked_app", label, steps: [.useApp(app, seconds: 20, label: label)])
         case .pressWorkout:
-            device.record("press_workout", label)
-            device.pressShieldButton(.primaryButtonPressed, label: label)
+            return UserMove("press_workout", label, steps: [.pressShield(.primaryButtonPressed, label: label)])
         case .pressEmergency:
-            device.record("press_emergency", label)
-            device.pressShieldButton(.secondaryButtonPressed, label: label)
+            return UserMove("press_emergency", label, steps: [.pressShield(.secondaryButtonPressed, label: label)])
         case .tapNotification:
+            // The newest notification on the lock screen, whatever the app named it.
             let tap = action.tapAction ?? "default"
             label["tapAction"] = tap
-            guard let id = device.deliveredNotifications.last else {
+            guard let id = screen.deliveredNotifications.last else {
                 label["identifier"] = "-"
-                device.record("tap_notification", label)
-                return
+                return UserMove("tap_notification", label, steps: [])
             }
             label["identifier"] = id
-            device.record("tap_notification", label)
-            device.tapNotification(id, action: tap == "default" ? NotificationResponse.defaultAction : tap)
+            return UserMove(
+                "tap_notification", label, steps: [.tapNotification(identifier: id, action: tap == "default" ? NotificationResponse.defaultAction : tap)])
         case .openHost:
-            device.record("open_host", label)
-            device.openHost()
+            return UserMove("open_host", label, steps: [.openHost])
         case .leaveHost:
-            device.record("leave_host", label)
-            device.leaveHost()
+            return UserMove("leave_host", label, steps: [.leaveHost])
         case .forceQuitHost:
-            device.record("force_quit_host", label)
-            device.forceQuitHost()
+            return UserMove("force_quit_host", label, steps: [.forceQuitHost])
         }
     }
 

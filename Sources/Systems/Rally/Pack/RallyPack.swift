@@ -78,20 +78,15 @@ public struct RallyPack: SystemPack {
     /// The user, as iOS sees them: serving is a tap in the player (opened first), after which they
     /// go to the home screen; the court is opened through iOS (the shield shows if it is shielded)
     /// and its button pressed on the shield on screen. Nothing here calls an extension directly.
-    public func perform(_ action: Action, on device: any UserDevice) {
-        let ball = String(action.ball)
+    public func move(_ action: Action, seeing screen: any UserScreen) -> UserMove {
+        let ball = ["ball": String(action.ball)]
         switch action.kind {
         case .serve:
-            device.record("serve", ["ball": ball])
-            device.openHost()
-            device.tap(in: Self.playerRole, AppMessage(action: RallyKeys.serveAction, fields: ["ball": ball]))
-            device.leaveHost()
+            return UserMove("serve", ball, steps: [.openHost, .tap(role: Self.playerRole, AppMessage(action: RallyKeys.serveAction, fields: ball)), .leaveHost])
         case .openCourt:
-            device.record("open_court", ["ball": ball])
-            device.useApp(RallyKeys.court, seconds: 10, label: ["ball": ball])
+            return UserMove("open_court", ball, steps: [.useApp(RallyKeys.court, seconds: 10, label: ball)])
         case .pressShield:
-            device.record("press_shield", ["ball": ball])
-            device.pressShieldButton(.primaryButtonPressed, label: ["ball": ball])
+            return UserMove("press_shield", ball, steps: [.pressShield(.primaryButtonPressed, label: ball)])
         }
     }
 

@@ -160,34 +160,24 @@ public struct UntilPack: SystemPack {
 
     /// The user, as iOS sees them: taps in the host (opened first), monitored apps opened through
     /// iOS (which counts their use toward the event), the host opened, left, or swiped away.
-    public func perform(_ action: Action, on device: any UserDevice) {
+    public func move(_ action: Action, seeing screen: any UserScreen) -> UserMove {
         switch action.kind {
         case .createReminder:
-            device.record("create_reminder", [:])
-            device.openHost()
-            device.tap(in: Self.hostRole, AppMessage(action: UntilActions.appTrigger))
+            return .inHost("create_reminder", role: Self.hostRole, tap: AppMessage(action: UntilActions.appTrigger))
         case .selectApps:
             let apps = action.apps ?? []
-            device.record("select_apps", ["apps": apps.joined(separator: ",")])
-            device.openHost()
-            device.tap(in: Self.hostRole, AppMessage(action: UntilActions.selectApps, list: apps))
+            return .inHost("select_apps", ["apps": apps.joined(separator: ",")], role: Self.hostRole, tap: AppMessage(action: UntilActions.selectApps, list: apps))
         case .saveReminder:
-            device.record("save_reminder", [:])
-            device.openHost()
-            device.tap(in: Self.hostRole, AppMessage(action: UntilActions.saveReminder))
+            return .inHost("save_reminder", role: Self.hostRole, tap: AppMessage(action: UntilActions.saveReminder))
         case .openApp:
             let app = action.app ?? "", seconds = action.seconds ?? 1
-            device.record("open_app", ["app": app, "seconds": String(seconds)])
-            device.useApp(app, seconds: Double(seconds), label: [:])
+            return UserMove("open_app", ["app": app, "seconds": String(seconds)], steps: [.useApp(app, seconds: Double(seconds))])
         case .openHost:
-            device.record("open_host", [:])
-            device.openHost()
+            return UserMove("open_host", steps: [.openHost])
         case .leaveHost:
-            device.record("leave_host", [:])
-            device.leaveHost()
+            return UserMove("leave_host", steps: [.leaveHost])
         case .forceQuitHost:
-            device.record("force_quit_host", [:])
-            device.forceQuitHost()
+            return UserMove("force_quit_host", steps: [.forceQuitHost])
         }
     }
 

@@ -68,22 +68,18 @@ struct __Name__System: SystemPack {
         return WorkloadPlan(actions: actions, summary: Summary(balls: actions.count / 3))
     }
 
-    /// The user's hands: a tap in the host (opened first), then home; another app opened through
-    /// iOS (its shield shows); the shield's button pressed.
-    func perform(_ action: Action, on device: any UserDevice) {
-        let ball = String(action.ball)
+    /// The user's hands, as a move the harness records (`user_action`) and then performs: a tap in
+    /// the host (opened first), then home; another app opened through iOS (its shield shows); the
+    /// shield's button pressed. `screen` is what the user sees now (the time, the notifications).
+    func move(_ action: Action, seeing screen: any UserScreen) -> UserMove {
+        let ball = ["ball": String(action.ball)]
         switch action.kind {
         case .serve:
-            device.record("serve", ["ball": ball])
-            device.openHost()
-            device.tap(in: Self.host, AppMessage(action: "serve", fields: ["ball": ball]))
-            device.leaveHost()
+            return UserMove("serve", ball, steps: [.openHost, .tap(role: Self.host, AppMessage(action: "serve", fields: ball)), .leaveHost])
         case .openApp:
-            device.record("open_app", ["ball": ball])
-            device.useApp("com.example.game", seconds: 10, label: ["ball": ball])
+            return UserMove("open_app", ball, steps: [.useApp("com.example.game", seconds: 10, label: ball)])
         case .pressShield:
-            device.record("press_shield", ["ball": ball])
-            device.pressShieldButton(.primaryButtonPressed, label: ["ball": ball])
+            return UserMove("press_shield", ball, steps: [.pressShield(.primaryButtonPressed, label: ball)])
         }
     }
 
