@@ -50,6 +50,10 @@ struct ExploreCommand: ParsableCommand {
         "Where the points' stand-ins run: auto (the default: all, where the pack and scenario allow it and the un-killed run inside the harness is the same run as with processes, else none), none, extensions, device or all.",
         valueName: "roles"))
     var inProcess = "auto"
+    @Option(
+        name: .customLong("user-retry"), parsing: .unconditional,
+        help: "Whether the user taps again when the app died in their tap: \(UserRetry.accepted) (default: the scenario's user.retry, else the system's). A point where the choice came into play is also tried the other way.")
+    var userRetry: String?
 
     static let maxJobs = 64
 
@@ -66,6 +70,7 @@ struct ExploreCommand: ParsableCommand {
     static let maxPointsLimit = 1_000_000
 
     func run() throws {
+        let retry = try RunCommand.userRetry(userRetry)
         let sc = try ScenarioParser.load(path: scenario, systems: HarnessCLI.catalog)
         let v = try sc.variant(named: variant)
         let cpu = try CPUPinning.fromEnvironment()
@@ -112,6 +117,7 @@ struct ExploreCommand: ParsableCommand {
                 ("--max", recorded.maxPoints.map(String.init) ?? "none", limit.map(String.init) ?? "none"),
                 ("--each-label-once", String(recorded.eachLabelOnce), String(eachLabelOnce)),
                 ("--shard", recorded.shard?.description ?? "none", part?.description ?? "none"),
+                ("--user-retry", recorded.userRetry ?? "none", retry?.description ?? "none"),
             ]
             if let (what, was, now) = mine.first(where: { $0.1 != $0.2 }) {
                 throw InputError("--resume \(resume): that exploration's \(what) was \(was), this one's is \(now); explore with the same options")
@@ -142,6 +148,7 @@ struct ExploreCommand: ParsableCommand {
             scenario: sc, scenarioPath: scenario, variant: v, seed: seed, durationOverride: durationOverride, outputDirectory: exploreDir,
             binDirectory: bin, progress: { _ in })
         options.cpu = cpu
+        options.userRetry = retry
         if inProcess == "auto" {
             options.inProcess = InProcessScope.all.refusal(scenario: sc, failpoints: options.failpoints) == nil ? .all : .none
         } else {

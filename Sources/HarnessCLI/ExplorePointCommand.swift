@@ -26,6 +26,8 @@ struct ExplorePointCommand: ParsableCommand {
     @Flag(name: .customLong("keep-runs")) var keepRuns = false
     @Option(parsing: .unconditional) var cpu: Int32?
     @Flag(name: .customLong("no-pages")) var noPages = false
+    @Option(name: .customLong("user-retry")) var userRetry: String?
+    @Flag(name: .customLong("other-way")) var otherWay = false
 
     func run() throws {
         Executables.dieWithParent()
@@ -42,8 +44,9 @@ struct ExplorePointCommand: ParsableCommand {
         options.inProcess = try InProcessScope.flag(inProcess)
         if let cpu { options.cpu = .cpu(cpu) }
         options.pagesForKeptRuns = !noPages
+        options.userRetry = try RunCommand.userRetry(userRetry)
         CrashPointExplorer.pointsRunHere = true
-        guard let finding = CrashPointExplorer.explore(point: point, index: index, base: options, keepPassingRuns: keepRuns) else {
+        guard let finding = CrashPointExplorer.explore(point: point, index: index, base: options, keepPassingRuns: keepRuns, otherWay: otherWay) else {
             throw InputError("--point \(point): no #n to aim at")
         }
         let line = Array((finding.jsonLine + "\n").utf8)

@@ -51,6 +51,8 @@ struct ReplayCommand: ParsableCommand {
             durationOverride: started["durationSeconds"].flatMap { Int64($0) }.map { .seconds($0) }, outputDirectory: outDir,
             binDirectory: bin, progress: { FileHandle.standardError.write(Data("… \($0)\n".utf8)) })
         options.failpoints = failpoints
+        // The command line's `--user-retry`, as recorded.
+        options.userRetry = started["userRetryOverride"].flatMap(UserRetry.init)
         options.cpu = try CPUPinning.fromEnvironment()
         // Recorded only when asked for (failpoints turn counting on by themselves).
         options.recordCrashPoints = started["command"]?.hasSuffix(" --crash-points") == true

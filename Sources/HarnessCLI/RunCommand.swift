@@ -55,6 +55,10 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("in-process"), help: InProcessScope.help)
     var inProcess: String?
     @Option(
+        name: .customLong("user-retry"), parsing: .unconditional,
+        help: "Whether the user taps again when the app died in their tap: \(UserRetry.accepted) (default: the scenario's user.retry, else the system's).")
+    var userRetry: String?
+    @Option(
         name: .customLong("why-budget"), parsing: .unconditional,
         help: "Wall time of reruns per failing run, proving which steps caused its violations (default $\(WhyBudget.environmentVariable), else \(WhyBudget.defaultText); 0 or off: none).")
     var whyBudget: String?
@@ -62,6 +66,13 @@ struct RunCommand: ParsableCommand {
     var shard: String?
 
     static let maxSeeds = 10_000
+
+    /// `--user-retry`: nil when not given.
+    static func userRetry(_ text: String?) throws -> UserRetry? {
+        guard let text else { return nil }
+        guard let retry = UserRetry(text) else { throw InputError("--user-retry \(String(reflecting: text)): use \(UserRetry.accepted)") }
+        return retry
+    }
     static let maxFailpoints = 100
 
     /// The seeds the command line asks for; nil = the suite's (or seed 1 for one scenario).
@@ -198,6 +209,7 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let whySeconds = try WhyBudget.seconds(whyBudget)
+        let retry = try Self.userRetry(userRetry)
         let (cases, samples, durationOverride, outDir, root, gate, failpoints, scope) = try preflight()
         if scope != .none && cases.count > 1 {
             // A seed's own code keeps process-wide state: one run with stand-ins inside per harness.
@@ -220,7 +232,7 @@ struct RunCommand: ParsableCommand {
         let results = SuiteRunner.run(
             cases, durationOverride: durationOverride, outputDirectory: outDir, binDirectory: Executables.directory,
             progress: { printer.message("… \($0)") }, deviceRoot: root,
-            failpoints: failpoints, recordCrashPoints: crashPoints, cpu: cpu, inProcess: scope,
+            failpoints: failpoints, recordCrashPoints: crashPoints, cpu: cpu, inProcess: scope, userRetry: retry,
             onStart: { _, c in printer.started("\(c.scenario.name) \(c.variant.rawValue) seed \(c.seed)") },
             tick: { printer.tick($0) },
             onResult: { r in

@@ -23,6 +23,7 @@ struct SystemsCommand: ParsableCommand {
             print("  app groups: \(d.appGroups.joined(separator: ", "))")
             print("  scenario keys: \(d.scenarioKeys.joined(separator: ", "))")
             print("  settle (default): \(d.defaultSettleSeconds / 60) device minutes")
+            print("  user.retry (default): \(d.userRetry) (whether the user taps again when the app died in their tap)")
             if !d.latencySeries.isEmpty {
                 print("  latency series: " + d.latencySeries.map { "\($0.name) (\($0.what))" }.joined(separator: "; "))
             }

@@ -199,7 +199,7 @@ public enum HarnessLine: String, CaseIterable, Sendable {
         case .runFinished: ["kill?", "term?", "stop?", "crashPoints?", "steps?", "quiescenceTimeouts?"]
         case .runInterrupted: ["signal"]
         case .runOverran: ["why", "extensionCallsRunning"]
-        case .runStarted: ["scenario", "system", "variant", "seed", "rate", "clockMode", "timeZone", "deviceRoot", "command", "build", "osRules?", "appGroupUnavailable?", "failpoints?", "extraFailpoints?", "durationSeconds?", "crashPoints?", "cpu?", "invariants?", "shard?", "planIndex?", "planRuns?", "plan?", "<pack facts>?"]
+        case .runStarted: ["scenario", "system", "variant", "seed", "rate", "clockMode", "timeZone", "deviceRoot", "command", "build", "osRules?", "appGroupUnavailable?", "failpoints?", "extraFailpoints?", "durationSeconds?", "userRetry", "userRetryOverride?", "crashPoints?", "cpu?", "invariants?", "shard?", "planIndex?", "planRuns?", "plan?", "<pack facts>?"]
         case .settleBound: ["rounds", "why"]
         case .systemFileError: ["error"]
         case .tamper: ["file", "what"]
@@ -362,7 +362,7 @@ public enum HarnessLine: String, CaseIterable, Sendable {
         case .runOverran:
             "The run did not settle within its wall-time bound (fixed rate) or virtual time did not reach the end; the harness gave up; a core rule reports it."
         case .runStarted:
-            "The run began: scenario, system, variant, seed, clock, start time zone, device root, build ids and pack facts; checkers read timeZone and invariants, replay reruns from it."
+            "The run began: scenario, system, variant, seed, clock, start time zone, device root, build ids, whether the user taps again after the app died in a tap (userRetry) and pack facts; checkers read timeZone and invariants, replay reruns from it."
         case .settleBound:
             "Virtual time: the OS kept seeing new system/ writes at one instant, so settling stopped after its round limit instead of hanging."
         case .systemFileError:
@@ -376,7 +376,7 @@ public enum HarnessLine: String, CaseIterable, Sendable {
         case .userRetry:
             "The app died while handling a tap; the user taps again once it is back: the repeat(s) went to its inbox under retrySeq."
         case .userTapLost:
-            "A tap the app died while handling cannot be repeated (app not relaunched, pack does not retry, repeat died too, or inbox write failed)."
+            "A tap the app died while handling is not repeated (the user does not tap again: user.retry; app not relaunched; pack does not retry; repeat died too; or inbox write failed)."
         }
     }
 }

@@ -29,6 +29,9 @@ package enum CrashPointExplorer {
         package var wallSeconds: Double
         /// The command that reruns exactly this run.
         package var rerunCommand: String
+        /// The process died in a tap of the user's, and their retry choice decided what followed
+        /// (`explore` then tries the point the other way).
+        package var retryInPlay = false
     }
 
     package struct Result: Sendable {
@@ -243,11 +246,60 @@ package enum CrashPointExplorer {
     /// own: a run's stand-ins lend their context to the threads their code starts (one run per
     /// process), and what the stand-ins it kills held in memory goes with that process.
     package static func explore(point: String, index i: Int, base: ScenarioRunner.Options, keepPassingRuns: Bool) -> Finding? {
-        if base.inProcess != .none && !pointsRunHere { return exploreInChild(point: point, index: i, base: base, keepPassingRuns: keepPassingRuns) }
+        guard let first = explore(point: point, index: i, base: base, keepPassingRuns: keepPassingRuns, otherWay: false) else { return nil }
+        // The user's choice came into play (the process died in their tap, and they tapped again
+        // or did not): the point is tried the other way too, and the worse of the two is its
+        // verdict — a user who taps again can hide what the relaunched app forgot, one who does
+        // not can show it (`UserRetry`).
+        guard first.retryInPlay, var second = explore(point: point, index: i, base: base, keepPassingRuns: keepPassingRuns, otherWay: true) else {
+            return first
+        }
+        let (way, otherWay) = (base.retry, base.retry.otherWay)
+        var f = first
+        f.retryInPlay = false
+        f.wallSeconds += second.wallSeconds
+        guard rank(second.verdict) > rank(first.verdict) else {
+            f.detail.append(
+                second.verdict == first.verdict && second.detail == first.detail
+                    ? "(the same with --user-retry \(otherWay))"
+                    : "(with --user-retry \(otherWay), \(second.verdict.rawValue)\(second.detail.isEmpty ? "" : " " + second.detail.joined(separator: ", ")))")
+            return f
+        }
+        second.detail.append("(only with --user-retry \(otherWay); \(first.verdict.rawValue) with \(way))")
+        second.wallSeconds = f.wallSeconds
+        second.retryInPlay = false
+        return second
+    }
+
+    /// One run killed at `point`, the user's retry choice the run's own or (`otherWay`) the
+    /// opposite (`UserRetry.otherWay`, the run directory `<i>-other-way`). With stand-ins inside
+    /// the harness each run is a `harness explore-point` process of its own.
+    package static func explore(point: String, index i: Int, base: ScenarioRunner.Options, keepPassingRuns: Bool, otherWay: Bool) -> Finding? {
+        if base.inProcess != .none && !pointsRunHere {
+            return exploreInChild(point: point, index: i, base: base, keepPassingRuns: keepPassingRuns, otherWay: otherWay)
+        }
         guard let hash = point.lastIndex(of: "#"), let n = Int(point[point.index(after: hash)...]) else { return nil }
         var options = base
         options.failpoints = [Failpoint(label: String(point[..<hash]), occurrence: n, terms: [.init(action: .kill)])]
-        options.outputDirectory = base.outputDirectory + "/\(i + 1)"
+        options.outputDirectory = base.outputDirectory + "/\(i + 1)" + (otherWay ? "-other-way" : "")
+        if otherWay { options.userRetry = base.retry.otherWay }
+        return run(point: point, options, keepPassingRuns: keepPassingRuns)
+    }
+
+    /// How bad a verdict is, for the worse of a point's two ways.
+    static func rank(_ v: Verdict) -> Int {
+        switch v {
+        case .held: 0
+        case .notReached: 1
+        case .undecided: 2
+        case .violated: 3
+        }
+    }
+
+    /// One run killed at `point` with `options` (its failpoint armed), and whether the user's retry
+    /// choice came into play in it (a `user_retry`, or a tap lost because the user does not tap again).
+    static func run(point: String, _ options: ScenarioRunner.Options, keepPassingRuns: Bool) -> Finding {
+        var options = options
         // The page is written below, for a run that is kept.
         options.writeReportPage = false
         let outcome = ScenarioRunner(options: options).run()
@@ -264,15 +316,17 @@ package enum CrashPointExplorer {
             verdict = .undecided
             detail = [outcome.setupError ?? outcome.report?.undecidedReason ?? "undecided"]
         }
+        let history = FileManager.default.contents(atPath: outcome.runDirectory + "/history.jsonl") ?? Data()
+        let retryInPlay = history.range(of: Data(#""event":"user_retry""#.utf8)) != nil || history.range(of: Data(UserRetry.lostBecauseNoRetry.utf8)) != nil
         if verdict == .held && !keepPassingRuns {
             try? FileManager.default.removeItem(atPath: options.outputDirectory)
-        } else if base.pagesForKeptRuns, FileManager.default.fileExists(atPath: outcome.runDirectory + "/history.jsonl") {
+        } else if options.pagesForKeptRuns, !history.isEmpty {
             // A run that is kept (a finding, a point not reached, --keep-runs) gets its page: a person reads it.
             _ = try? RunReportPage.write(runDirectory: outcome.runDirectory)
         }
         return Finding(
             crashPoint: point, verdict: verdict, detail: detail, runDirectory: outcome.runDirectory, wallSeconds: outcome.wallSeconds,
-            rerunCommand: outcome.rerunCommand)
+            rerunCommand: outcome.rerunCommand, retryInPlay: retryInPlay)
     }
 
     /// The points' indices handed out to the workers in `order`, and their findings gathered by index.
@@ -404,7 +458,7 @@ extension CrashPointExplorer {
 
     /// `explore(point:…)` in a `harness explore-point` process of its own; its finding comes back
     /// as one JSON line on its stdout.
-    static func exploreInChild(point: String, index i: Int, base: ScenarioRunner.Options, keepPassingRuns: Bool) -> Finding? {
+    static func exploreInChild(point: String, index i: Int, base: ScenarioRunner.Options, keepPassingRuns: Bool, otherWay: Bool) -> Finding? {
         var args = [
             "explore-point", base.scenarioPath, "--variant", base.variant.rawValue, "--seed", String(base.seed), "--out", base.outputDirectory,
             "--index", String(i), "--point", point, "--in-process", base.inProcess.rawValue,
@@ -412,11 +466,15 @@ extension CrashPointExplorer {
         if let d = base.durationOverride { args += ["--duration", "\(d.components.seconds)s"] }
         if keepPassingRuns { args.append("--keep-runs") }
         if !base.pagesForKeptRuns { args.append("--no-pages") }
+        if let r = base.userRetry { args += ["--user-retry", r.description] }
+        if otherWay { args.append("--other-way") }
         // The worker's CPU: its run and every stand-in thread in it stay there (a turn passes
         // between two threads on one CPU without waking another).
         if case .cpu(let c) = base.cpu { args += ["--cpu", String(c)] }
         func undecided(_ why: String) -> Finding {
-            Finding(crashPoint: point, verdict: .undecided, detail: [why], runDirectory: base.outputDirectory + "/\(i + 1)", wallSeconds: 0, rerunCommand: "")
+            Finding(
+                crashPoint: point, verdict: .undecided, detail: [why], runDirectory: base.outputDirectory + "/\(i + 1)" + (otherWay ? "-other-way" : ""),
+                wallSeconds: 0, rerunCommand: "")
         }
         let child: ChildProcess
         do { child = try ChildProcess.spawn(base.binDirectory + "/" + Executables.currentName, args) } catch {
@@ -445,7 +503,7 @@ extension CrashPointExplorer.Finding {
     package var jsonLine: String {
         let obj: [String: Any] = [
             "crashPoint": crashPoint, "verdict": verdict.rawValue, "detail": detail, "runDirectory": runDirectory,
-            "wallSeconds": wallSeconds, "rerunCommand": rerunCommand,
+            "wallSeconds": wallSeconds, "rerunCommand": rerunCommand, "retryInPlay": retryInPlay,
         ]
         let data = (try? JSONSerialization.data(withJSONObject: obj, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return String(decoding: data, as: UTF8.self)
@@ -457,6 +515,8 @@ extension CrashPointExplorer.Finding {
             let detail = obj["detail"] as? [String], let dir = obj["runDirectory"] as? String, let wall = obj["wallSeconds"] as? Double,
             let rerun = obj["rerunCommand"] as? String
         else { return nil }
-        self.init(crashPoint: point, verdict: v, detail: detail, runDirectory: dir, wallSeconds: wall, rerunCommand: rerun)
+        self.init(
+            crashPoint: point, verdict: v, detail: detail, runDirectory: dir, wallSeconds: wall, rerunCommand: rerun,
+            retryInPlay: obj["retryInPlay"] as? Bool ?? false)
     }
 }

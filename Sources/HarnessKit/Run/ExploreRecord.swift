@@ -54,6 +54,8 @@ package struct ExploreRecord: Codable, Sendable, Equatable {
     /// `--max` (nil: every point) and `--each-label-once`.
     package var maxPoints: Int?
     package var eachLabelOnce: Bool
+    /// `--user-retry` (nil: the scenario's `user.retry`).
+    package var userRetry: String?
     /// `--shard K/N` (nil: unsharded).
     package var shardIndex: Int?
     package var shardCount: Int?
@@ -91,6 +93,7 @@ package struct ExploreRecord: Codable, Sendable, Equatable {
             binDirectory: options.binDirectory, executables: [Executables.currentName] + options.scenario.system.descriptor.roles.map(\.executable))
         self.maxPoints = maxPoints
         self.eachLabelOnce = eachLabelOnce
+        userRetry = options.userRetry?.description
         shardIndex = shard?.index
         shardCount = shard?.count
         self.crashPoints = crashPoints

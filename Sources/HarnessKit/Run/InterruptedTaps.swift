@@ -6,11 +6,13 @@ import ScreenTimeShims
 /// A tap the app died while handling (EMULATED-IOS.md §7.7): the app takes a tap out of its inbox
 /// before it acts on it, so a process killed inside the handler — at a crash point before its
 /// first effect, say — loses the tap with itself, whatever the app does. On a phone the user sees
-/// the app vanish and, once it is back, taps again. The harness plays that user: when an app
+/// the app vanish and, once it is back, may tap again. The harness plays that user: when an app
 /// exits with a tap it took in (`user_input`) and never finished (`user_input_done`), or one whose
 /// inbox file is gone untraced, it sends the same message again — once — for the relaunched app
-/// to read at launch, and records `user_retry`. A tap it cannot repeat (the app is not coming back,
-/// or the repeat died too) is recorded `user_tap_lost`, so no checker can pass it silently.
+/// to read at launch, and records `user_retry`, if the scenario's user taps again (`user.retry`:
+/// always, never, or with a probability; `UserRetry`). A tap it does not repeat (the user does not,
+/// the app is not coming back, or the repeat died too) is recorded `user_tap_lost`, so no checker
+/// can pass it silently.
 /// Taps still in the inbox are not touched: the relaunched app reads them at launch.
 extension LiveRun {
     /// Called when a long-lived app role exited (after the process table decided what follows).
@@ -34,6 +36,12 @@ extension LiveRun {
             if let first = sent.retryOf { fields["retryOf"] = String(first) }
             guard sent.retryOf == nil, comesBack else {
                 fields["why"] = sent.retryOf != nil ? "the app died in the repeated tap too" : "the app is not relaunched"
+                rec.record(.userTapLost, fields)
+                continue
+            }
+            // The scenario's user (`user.retry`): a real user often does not tap again.
+            guard o.retry.retries(seed: o.seed, tap: seq) else {
+                fields["why"] = UserRetry.lostBecauseNoRetry + ": \(o.retry))"
                 rec.record(.userTapLost, fields)
                 continue
             }

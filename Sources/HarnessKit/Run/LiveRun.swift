@@ -184,6 +184,10 @@ final class LiveRun {
         // What `harness replay` needs beyond the scenario's copy: the command line's part and the build.
         if !o.failpoints.isEmpty { started["extraFailpoints"] = o.failpoints.map(\.description).joined(separator: "\n") }
         if let d = o.durationOverride { started["durationSeconds"] = String(d.components.seconds) }
+        // Whether the user taps again after the app died in their tap; the command line's choice
+        // apart, for `harness replay`, `why` and `shrink` to make again.
+        started["userRetry"] = o.retry.description
+        if let r = o.userRetry { started["userRetryOverride"] = r.description }
         started["build"] = BuildIdentity.of(binDirectory: o.binDirectory, executables: [Executables.currentName] + pack.descriptor.roles.map(\.executable))
         if o.crashPointsOn { started["crashPoints"] = "recorded" }
         // Pinned (CPUPinning): the CPU the kernel says this thread, and so the run, may use.

@@ -68,6 +68,12 @@ public final class ScenarioRunner {
         /// each launch is listed in its `launches.tsv`. nil (the default): no profile is asked for.
         package var profileDirectory: String?
 
+        /// Whether the user taps again when the app died in their tap, instead of the scenario's
+        /// `user.retry` (`--user-retry`; `harness explore` tries a point the other way with it).
+        public var userRetry: UserRetry?
+        /// The retry choice that applies: the command line's, the scenario's, else the pack's.
+        public var retry: UserRetry { userRetry ?? scenario.retry }
+
         /// The scenario's failpoints, then the command line's.
         public var allFailpoints: [Failpoint] { scenario.failpoints + failpoints }
         /// Whether the stand-ins count their crash points in this run.
@@ -254,6 +260,7 @@ struct RunSetup {
         for f in options.failpoints { c += " --failpoint '\(f)'" }
         if options.recordCrashPoints { c += " --crash-points" }
         if options.inProcess != .none { c += " --in-process \(options.inProcess.rawValue)" }
+        if let r = options.userRetry { c += " --user-retry \(r)" }
         return c
     }
 }

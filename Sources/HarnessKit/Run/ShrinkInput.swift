@@ -94,7 +94,7 @@ package struct ShrinkInput {
             throw LoadError(description: "\(dir)/history.jsonl: run_started has no seed or variant")
         }
         let yamlData = try read("scenario.yaml", "the run was recorded by a harness before replay existed; rerun it first")
-        let root: Node
+        var root: Node
         do {
             guard let r = try Yams.compose(yaml: String(decoding: yamlData, as: UTF8.self)), case .mapping = r else {
                 throw LoadError(description: "\(dir)/scenario.yaml is not a scenario mapping")
@@ -104,6 +104,13 @@ package struct ShrinkInput {
             throw e
         } catch {
             throw LoadError(description: "\(dir)/scenario.yaml is not valid YAML: \(error)")
+        }
+        // The command line's `--user-retry`, as recorded: the scenario's reruns and the file
+        // written say it (`user.retry`).
+        if let retry = started["userRetryOverride"], case .mapping(let m) = root {
+            var pairs = m.filter { $0.key.string != "user" }.map { ($0.key, $0.value) }
+            pairs.append((Node("user"), Node([(Node("retry"), Node(retry))], Tag(.map), .flow)))
+            root = Node(pairs, Tag(.map), m.style)
         }
         let scheduleData = try read("schedule.json", "the run's plan is missing")
         guard let schedule = (try? JSONSerialization.jsonObject(with: scheduleData)) as? [String: Any] else {

@@ -29,7 +29,8 @@ package enum SuiteRunner {
     package static func run(
         _ cases: [Case], durationOverride: Duration?, outputDirectory: String, binDirectory: String,
         progress: @escaping @Sendable (String) -> Void, deviceRoot: String? = nil, profileDirectory: String? = nil, failpoints: [Failpoint] = [],
-        recordCrashPoints: Bool = false, cpu: CPUPinning.Choice = .off, inProcess: InProcessScope = .none, onStart: (Int, Case) -> Void = { _, _ in },
+        recordCrashPoints: Bool = false, cpu: CPUPinning.Choice = .off, inProcess: InProcessScope = .none, userRetry: UserRetry? = nil,
+        onStart: (Int, Case) -> Void = { _, _ in },
         tick: (@Sendable (RunProgress) -> Void)? = nil, onResult: (Result) -> Void
     ) -> [Result] {
         var out: [Result] = []
@@ -44,6 +45,7 @@ package enum SuiteRunner {
             options.recordCrashPoints = recordCrashPoints
             options.cpu = cpu
             options.inProcess = inProcess
+            options.userRetry = userRetry
             options.extraRunFacts = c.shardFacts
             options.profileDirectory = profileDirectory
             let runner = ScenarioRunner(options: options)

@@ -22,6 +22,9 @@ public struct Scenario: Sendable, Equatable {
     public var os = OSSettings()
     /// The system's own sections, parsed by its pack.
     public var configuration: AnyConfiguration
+    /// Whether the user taps again when the app died in their tap (`user.retry`); nil: the pack's
+    /// `SystemDescriptor.userRetry`. `retry` is the one that applies.
+    public var userRetry: UserRetry? = nil
     /// Failpoints armed in the stand-ins for every run of this scenario (`failpoints:`).
     public var failpoints: [Failpoint] = []
     /// Promises the scenario declares (`invariants:`), judged by the core beside the system's own.
@@ -47,8 +50,11 @@ public struct Scenario: Sendable, Equatable {
     public static func == (a: Scenario, b: Scenario) -> Bool {
         a.name == b.name && a.system.id == b.system.id && a.variants == b.variants && a.clock == b.clock
             && a.durationSeconds == b.durationSeconds && a.settleSeconds == b.settleSeconds && a.nemesis == b.nemesis && a.os == b.os && a.configuration == b.configuration
-            && a.failpoints == b.failpoints && a.pinnedPlan == b.pinnedPlan
+            && a.failpoints == b.failpoints && a.pinnedPlan == b.pinnedPlan && a.userRetry == b.userRetry
     }
+
+    /// The user's retry choice that applies: the scenario's, else the pack's.
+    public var retry: UserRetry { userRetry ?? system.descriptor.userRetry }
 
     /// How device time passes.
     public enum ClockMode: String, Sendable, Equatable, CaseIterable {

@@ -51,7 +51,7 @@ public enum ScenarioParser {
     /// The clock file's bounds (`DeviceClock.Configuration.rateRange`): a rate that parses also runs.
     public static let rateRange = DeviceClock.Configuration.rateRange
     /// The keys every scenario may have; the rest belong to its system.
-    public static let commonKeys = ["name", "system", "variants", "clock", "duration", "settle", "nemesis", "os", "failpoints", "plan", "invariants"]
+    public static let commonKeys = ["name", "system", "variants", "clock", "duration", "settle", "nemesis", "os", "user", "failpoints", "plan", "invariants"]
     /// A scenario file is a page of settings; anything this large is a mistake.
     public static let maximumFileBytes = 1 << 20
 
@@ -227,6 +227,16 @@ struct NodeReader {
             name: name, system: system, variants: variants, clock: clock, durationSeconds: durationSeconds,
             settleSeconds: settleSeconds, nemesis: nemesis, configuration: configuration)
         scenario.os = os
+        if let node = top["user"] {
+            let user = try fields(node, path: "user", allowed: ["retry"])
+            if let v = user["retry"] {
+                // A probability is a YAML number, `always`/`never` a string.
+                guard case .scalar(let scalar) = v, let retry = UserRetry(scalar.string) else {
+                    throw error(v, "user.retry: expected \(UserRetry.accepted), got \(describe(v))")
+                }
+                scenario.userRetry = retry
+            }
+        }
         if let node = top["failpoints"] {
             scenario.failpoints = try failpoints(node, descriptor: system.descriptor)
         }

@@ -27,11 +27,14 @@ public struct SystemDescriptor: Sendable, Codable, Equatable {
     public var latencySeries: [LatencySeriesDescriptor]
     /// Its heartbeat writers and the monitors that decide from them (`HeartbeatJudge`).
     public var heartbeats: HeartbeatModel
+    /// Whether the user taps again when the app died in their tap, when a scenario names no
+    /// `user.retry`: what a user would do in the seed's flow (the pack's README says why).
+    public var userRetry: UserRetry
 
     public init(
         id: String, title: String, seed: String, variants: [String], appGroups: [String], roles: [ProcessRole],
         invariants: [InvariantDescriptor], scenarioKeys: [String], defaultSettleSeconds: Int,
-        latencySeries: [LatencySeriesDescriptor] = [], heartbeats: HeartbeatModel = .none
+        latencySeries: [LatencySeriesDescriptor] = [], heartbeats: HeartbeatModel = .none, userRetry: UserRetry = .always
     ) {
         self.id = id
         self.title = title
@@ -44,6 +47,7 @@ public struct SystemDescriptor: Sendable, Codable, Equatable {
         self.defaultSettleSeconds = defaultSettleSeconds
         self.latencySeries = latencySeries
         self.heartbeats = heartbeats
+        self.userRetry = userRetry
     }
 
     public func role(_ name: String) -> ProcessRole? { roles.first { $0.name == name } }

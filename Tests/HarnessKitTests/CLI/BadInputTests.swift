@@ -40,6 +40,8 @@ import Glibc
         // run
         row("run", ["run", "$D/missing.yaml"], 2, "missing.yaml: cannot read scenario file: No such file or directory"),
         row("run", ["run", "$D/unknown-key.yaml"], 2, "unknown-key.yaml:7:1: unknown key 'bogus'"),
+        row("run", ["run", "$D/retry.yaml"], 2, "retry.yaml:7:16: user.retry: expected always, never, or a probability between 0 and 1 exclusive (e.g. 0.5), got the string \"sometimes\""),
+        row("run", ["run", "$D/s.yaml", "--user-retry", "1"], 2, "--user-retry \"1\": use always, never, or a probability between 0 and 1 exclusive (e.g. 0.5)"),
         row("run", ["run", "$D/rate-500000.yaml"], 2, "clock.rate: must be greater than 0 and at most 100000"),
         row("run", ["run", "$D/rate-tiny.yaml"], 2, "clock.rate: must be at least 0.001"),
         row("run", ["run", "$D/latin1.yaml"], 2, "scenario file is not UTF-8"),
@@ -123,6 +125,7 @@ import Glibc
         row("run", ["run", "$D/s.yaml", "--shard", "5/4"], 2, "--shard 5/4: K is 5; it must be 1...4"),
         row("run", ["run", "$D/s.yaml", "--shard", "2"], 2, "--shard 2: use K/N with whole numbers"),
         row("explore", ["explore", "$D/s.yaml", "--shard", "0/2"], 2, "--shard 0/2: K is 0; it must be 1...2"),
+        row("explore", ["explore", "$D/s.yaml", "--user-retry", "often"], 2, "--user-retry \"often\": use always, never, or a probability between 0 and 1 exclusive (e.g. 0.5)"),
         row("merge", ["merge", "$D/nowhere"], 2, "$D/nowhere: not a directory (pass the output directories of the shards"),
         row("merge", ["merge", "$D/empty"], 2, "$D/empty: holds no run directory"),
         row("merge", ["merge"], 2, "Missing expected argument '<directories> ...'"),
@@ -286,6 +289,7 @@ import Glibc
             func write(_ name: String, _ text: String) throws { try text.write(toFile: path + "/" + name, atomically: false, encoding: .utf8) }
             try write("s.yaml", good)
             try write("unknown-key.yaml", good + "\nbogus: 1\n")
+            try write("retry.yaml", good + "\nuser: { retry: sometimes }\n")
             try write("failpoint.yaml", good + "\nfailpoints:\n  - \"host-app:defaults:k=explode\"\n")
             try write("fixed.yaml", good.replacingOccurrences(of: "rate: 600", with: "rate: 600, mode: fixed"))
             try write("rate-500000.yaml", good.replacingOccurrences(of: "rate: 600", with: "rate: 500000"))

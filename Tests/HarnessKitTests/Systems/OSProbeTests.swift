@@ -392,6 +392,24 @@ import Testing
         #expect(Self.lines(h, "host", "pair_written").map { $0["n"]! } == ["1", "2"])
     }
 
+    /// The same tap the writer died in, with a user who does not tap again (`user.retry: never`):
+    /// the tap is lost, the history says why, and the half-written pair is what the relaunched
+    /// app has — nothing redoes it for the app.
+    @Test func aUserWhoDoesNotTapAgainLosesTheTapAndTheHistorySaysWhy() throws {
+        let h = try Self.run("""
+              steps:
+                - { at: 2m, do: write_pair, n: 1 }
+                - { at: 10m, do: write_pair, n: 2 }
+            """, duration: "20m", os: "{ faults: [{ kind: torn_write, roles: [host], window: [5m, 1h] }] }\nuser: { retry: never }")
+        #expect(h.first { $0.event == "run_started" }?["userRetry"] == "never")
+        #expect(Self.lines(h, "harness", "user_retry").isEmpty)
+        let lost = Self.lines(h, "harness", "user_tap_lost")
+        #expect(lost.map { $0["n"]! } == ["2"])
+        #expect(lost.first?["why"] == "the user does not tap again (user.retry: never)")
+        #expect(Self.lines(h, "host", "launch_read").map { "\($0["pairA"]!) \($0["pairB"]!)" } == ["- -", "2 1"])
+        #expect(Self.lines(h, "host", "pair_written").map { $0["n"]! } == ["1"])
+    }
+
     // MARK: Notifications and time
 
     @Test func notificationsAreShownWhenAuthorizedAndATapReachesTheHost() throws {

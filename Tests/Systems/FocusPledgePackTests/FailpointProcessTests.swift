@@ -2,6 +2,7 @@ import Foundation
 import HarnessKit
 import History
 import Supervision
+import SystemRegistry
 import Testing
 
 #if canImport(Glibc)
@@ -168,6 +169,39 @@ import Glibc
             return l.replacingOccurrences(of: #" time="[^"]*""#, with: "", options: .regularExpression)
                 .replacingOccurrences(of: #">.*"#, with: ">", options: .regularExpression)
         }
+    }
+
+    /// `harness explore` tries a point the other way when the user's retry choice came into play:
+    /// the host killed inside the start tap is tapped again by default (`user_retry`), and run
+    /// again with a user who does not tap again (`<i>-other-way`: the tap lost, `user_tap_lost`
+    /// saying why, the run's `--user-retry never` on its rerun line). A point no tap is in is
+    /// run once.
+    @Test func explorationTriesAPointInTheUsersTapBothWays() throws {
+        let d = try HarnessRunProcessTests.Dir()
+        let file = try d.write("fp.yaml", Self.scenario)
+        let sc = try ScenarioParser.load(path: file, systems: SystemRegistry.catalog)
+        #expect(sc.retry == .always, "FocusPledge's user taps start again")
+        let base = ScenarioRunner.Options(
+            scenario: sc, scenarioPath: file, variant: .asWritten, seed: 1, durationOverride: nil, outputDirectory: d.path + "/explore",
+            binDirectory: Executables.directory, progress: { _ in })
+        let finding = try #require(CrashPointExplorer.explore(point: Self.secondKey + "#1", index: 0, base: base, keepPassingRuns: true))
+        #expect(finding.detail.contains { $0.contains("--user-retry never") }, "\(finding.detail)")
+        let first = try history(d.path + "/explore/1/" + (try FileManager.default.contentsOfDirectory(atPath: d.path + "/explore/1")).first { $0.hasPrefix("fp-") }!)
+        #expect(first.first { $0.event == "run_started" }?["userRetry"] == "always")
+        #expect(first.contains { $0.event == "user_retry" && $0["action"] == "start_session" })
+        let otherDir = d.path + "/explore/1-other-way/"
+        let other = try history(otherDir + (try FileManager.default.contentsOfDirectory(atPath: otherDir)).first { $0.hasPrefix("fp-") }!)
+        let started = try #require(other.first { $0.event == "run_started" })
+        #expect(started["userRetry"] == "never" && started["userRetryOverride"] == "never")
+        #expect(started["command"]?.hasSuffix("--user-retry never") == true, "\(started["command"] ?? "")")
+        #expect(!other.contains { $0.event == "user_retry" })
+        let lost = try #require(other.first { $0.event == "user_tap_lost" })
+        #expect(lost["action"] == "start_session" && lost["why"] == "the user does not tap again (user.retry: never)")
+        // A kill in a heartbeat, no tap of the user's in it: one run.
+        let beat = try #require(CrashPointExplorer.explore(
+            point: "host-app:http.send:settlement-server POST /sessions/s-1-1/heartbeat#3", index: 1, base: base, keepPassingRuns: true))
+        #expect(beat.verdict != .notReached && !beat.detail.contains { $0.contains("user-retry") }, "\(beat.verdict) \(beat.detail)")
+        #expect(!FileManager.default.fileExists(atPath: d.path + "/explore/2-other-way"))
     }
 
     /// Four shards of `harness explore --max 8`, as four harness processes at once, merged from
