@@ -103,6 +103,27 @@ public struct HistoryIndex: Sendable {
     /// The user's `action` steps, in order.
     public func userActions(_ action: String) -> [HistoryEvent] { userActions.filter { $0["action"] == action } }
 
+    /// The user's taps the app died while handling and that were not made again (`user_tap_lost`:
+    /// the user did not tap again, or could not), in order, each with what it may have caused.
+    public var lostTaps: [LostTap] {
+        events.enumerated().compactMap { i, lost -> LostTap? in
+            guard lost.isHarnessLine("user_tap_lost"), let role = lost["target"] else { return nil }
+            let before = events[..<i]
+            let input = before.last { $0.process == role && $0.event == "user_input" && $0["seq"] == lost["seq"] }
+            let exit = before.last { $0.isHarnessLine("exit") && $0["target"] == role }
+            var effects: [HistoryEvent] = []
+            if let input {
+                let end = exit?.mono ?? lost.mono
+                effects = events.filter { e in
+                    guard e.mono > input.mono && e.mono < end else { return false }
+                    if e.process == HistoryEvent.harnessProcessName { return e.harnessLine?.source == .ios }
+                    return e.process != role || e.event == "defaults_set"
+                }
+            }
+            return LostTap(line: lost, input: input, exit: exit, effects: effects)
+        }
+    }
+
     /// The apps the user picked in the first `select_apps`, in the order picked.
     public var selectedApps: [String] {
         (userActions.first { $0["action"] == "select_apps" }?["apps"] ?? "").split(separator: ",").map(String.init)
@@ -143,6 +164,37 @@ public struct DefaultsWrite: Sendable {
 
     /// Whether the write changed `key` (a removal included).
     public func wrote(_ key: String) -> Bool { self[key] != nil || keys.contains(key) }
+}
+
+/// A tap the app died while handling, not made again (`user_tap_lost`, EMULATED-IOS.md §7.7).
+public struct LostTap: Sendable {
+    /// The harness's `user_tap_lost` line: `target`, the tap's `action` and fields, `seq`, `how`, `why`.
+    public let line: HistoryEvent
+    /// The app's `user_input` of the tap (nil: taken out of the inbox, never traced).
+    public let input: HistoryEvent?
+    /// The app's exit that lost it.
+    public let exit: HistoryEvent?
+    /// What may have come of the tap before the app died, between the app's `user_input` of it and
+    /// its exit: the app's App Group writes, every line of another process of the system (a
+    /// server's request, an extension acting meanwhile — counted, to be safe) and what the
+    /// emulated iOS recorded (a registration, a shield, an authorization, a notification). The
+    /// app's other trace lines are its account of what it was about to do, not an effect.
+    public let effects: [HistoryEvent]
+
+    public var role: String { line["target"] ?? "" }
+    /// The tap's action as the app reads it (`AppMessage.action`, e.g. `start_session`).
+    public var action: String { line["action"] ?? "" }
+    public subscript(key: String) -> String? { line[key] }
+
+    /// Nothing of the tap left the app before it died: no process of the system could act on it
+    /// later, whatever its code. An app traces `user_input` before it acts on a tap, so one never
+    /// traced counts as before any effect too. A rule excuses an outcome that only such a tap
+    /// could have made; once something came of it, the relaunched app is the one to finish it.
+    public var beforeAnyEffect: Bool { effects.isEmpty }
+
+    /// The app's App Group writes among `effects`: what a relaunched app (or an extension) could
+    /// read of the tap. None: whatever the tap carried (a pick of apps) died with the process.
+    public var writes: [DefaultsWrite] { effects.filter { $0.process == role && $0.event == "defaults_set" }.map(DefaultsWrite.init) }
 }
 
 /// When a process of a role could act (or the host was in the foreground), in device time:

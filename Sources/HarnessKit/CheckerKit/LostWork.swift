@@ -135,3 +135,26 @@ extension LostWork {
         return out.enumerated().sorted { ($0.element.mono, $0.offset) < ($1.element.mono, $1.offset) }.map(\.element.violation)
     }
 }
+
+extension LostWork {
+    /// The name under which a tap lost with the app is listed (`lostByOS`), for every pack.
+    public static let tapLostWithTheApp = "tap-lost-with-the-app"
+
+    /// Every tap the app took in, died while handling, and that was not made again
+    /// (`HistoryIndex.lostTaps` with a `user_input`), as `lostByOS` entries: the core lists them
+    /// for every pack, so a verdict that excuses one never hides it. (A tap taken out of the inbox
+    /// and never traced is a pack's `TapKind` to word: "never reached the host".)
+    public static func tapsLostWithTheApp(_ index: HistoryIndex) -> [InvariantViolation] {
+        index.lostTaps.compactMap { lost -> InvariantViolation? in
+            guard let input = lost.input else { return nil }
+            let fields = (lost.line.fields.keys.filter { !["target", "action", "seq", "how", "why", "retryOf", "taps"].contains($0) }).sorted()
+                .compactMap { k in lost[k].map { "\(k) \($0)" } }
+            let came = lost.beforeAnyEffect ? "before anything came of it" : "after \(lost.effects.count) line(s) of what it did"
+            return InvariantViolation(
+                invariant: tapLostWithTheApp, subject: .init(kind: "tap", id: "\(lost.action) #\(lost["seq"] ?? "?")@t=\(Int(input.t))"),
+                explanation: "the user's \(lost.action) tap\(fields.isEmpty ? "" : " (" + fields.joined(separator: ", ") + ")") at t=\(input.t): "
+                    + "\(lost.role) died while handling it, \(came), and it was not made again: \(lost["why"] ?? "?")",
+                relevantEvents: RelevantEvents.pick([input, lost.exit, lost.line]))
+        }
+    }
+}

@@ -57,6 +57,11 @@ public enum RunJudgement {
         }
         var report = pack.check(events)
         if report.decided { DeclaredInvariant.add(to: &report, events) }
+        // The user's taps lost with the app, listed for every pack (no pass by lost work).
+        if events.contains(where: { $0.isHarnessLine("user_tap_lost") }) {
+            let lostTaps = LostWork.tapsLostWithTheApp(HistoryIndex(events))
+            if !lostTaps.isEmpty { report.lostByOS = (report.lostByOS ?? []) + lostTaps }
+        }
         SpeedDependence.apply(to: &report, descriptor: pack.descriptor, events: events)
         return report
     }

@@ -46,6 +46,42 @@ import Testing
         #expect(index.timeZone(atMono: 9).identifier == "Europe/Paris")
     }
 
+    /// A tap the host died in and the user did not make again: what came of it before the death
+    /// decides whether a rule may excuse what it would have done; the core lists it as lost work.
+    @Test func aLostTapSaysWhatCameOfItBeforeTheAppDied() {
+        func history(_ between: [HistoryEvent]) -> [HistoryEvent] {
+            [Self.line(0, "run_started"), Self.line(1, "spawn", ["target": "host-app", "childPid": "7"]),
+             Self.line(2, "user_action", ["action": "start_session", "sid": "s-1"]),
+             Self.line(3, "host-app", "user_input", ["action": "start_session", "seq": "4", "sessionId": "s-1"])]
+                + between
+                + [Self.line(10, "host-app", "failpoint", ["label": "host-app:defaults:x#1", "action": "kill"]),
+                   Self.line(11, "exit", ["target": "host-app", "childPid": "7", "status": "signal 9"]),
+                   Self.line(12, "user_tap_lost", [
+                       "target": "host-app", "action": "start_session", "seq": "4", "sessionId": "s-1", "how": "taken in, not finished",
+                       "why": "the user does not tap again (user.retry: never)"]),
+                   Self.line(13, "host-app", "user_input", ["action": "start_session", "seq": "4"]),  // after: not this tap's
+                   Self.line(20, "run_finished")]
+        }
+        // The app's own account of what it was about to do is not an effect; the nemesis's lines neither.
+        let unseen = HistoryIndex(history([Self.line(4, "host-app", "starting", ["sessionId": "s-1"]), Self.line(5, "fault_armed", ["kind": "stop"])]))
+        let lost = unseen.lostTaps
+        #expect(lost.count == 1 && lost.first?.action == "start_session" && lost.first?["sessionId"] == "s-1")
+        #expect(lost.first?.input?.mono == 3 && lost.first?.exit?.mono == 11)
+        #expect(lost.first?.beforeAnyEffect == true && lost.first?.writes.isEmpty == true)
+        let listed = LostWork.tapsLostWithTheApp(unseen)
+        #expect(listed.map(\.invariant) == [LostWork.tapLostWithTheApp])
+        #expect(listed.first?.explanation.contains("host-app died while handling it, before anything came of it, and it was not made again: the user does not tap again") == true)
+        #expect(listed.first?.relevantEvents.map(\.mono) == [3, 11, 12])
+        // An App Group write of it, a server's line or iOS's record of a change: something came of it.
+        let wrote = HistoryIndex(history([Self.line(6, "host-app", "defaults_set", ["suite": "g", "keys": "session", "v.session": "s-1"])])).lostTaps
+        #expect(wrote.first?.beforeAnyEffect == false && wrote.first?.writes.map { $0["session"] } == ["s-1"])
+        let served = HistoryIndex(history([Self.line(6, "server", "session_created", pid: 9, ["sessionId": "s-1"])])).lostTaps
+        #expect(served.first?.beforeAnyEffect == false && served.first?.writes.isEmpty == true)
+        let shielded = HistoryIndex(history([Self.line(6, "shields", ["apps": "a"])])).lostTaps
+        #expect(shielded.first?.beforeAnyEffect == false)
+        #expect(LostWork.tapsLostWithTheApp(HistoryIndex(history([]))).first?.explanation.contains("before anything came of it") == true)
+    }
+
     @Test func availabilityMergesOverlapsAndCountsItsGraceOnlyWhileUp() {
         let a = HostAvailability([(10, 20), (15, 25), (40, 50), (30, 30)])
         #expect(a.spans.map(\.from) == [10, 40] && a.spans.map(\.to) == [25, 50])

@@ -6,14 +6,18 @@ extension FocusPledgeChecker {
     /// app — iOS shield UI appears"): while a session is enforced — its start enforced (as in
     /// `start-enforced`), no violation yet, not stopped, ended or settled — a selected app the user
     /// opens shows its shield. A start refused because the user denied Screen Time access was never
-    /// enforced (`UnauthorizedStart`); shields iOS removed with a revocation the app could not see
-    /// are not its doing (`RevokedShields`).
+    /// enforced (`UnauthorizedStart`), nor one whose tap or pick died with the host unseen
+    /// (`StartEnforcedRule.lostWithTheHost`); shields iOS removed with a revocation the app could
+    /// not see are not its doing (`RevokedShields`).
     enum BlockedAppShieldedRule {
         static func judge(_ run: FocusPledgeRun) -> RuleOutcome {
             var outcome = RuleOutcome(FocusPledgeInvariant.blockedAppShielded.rawValue, subjectKind: "session")
             // A start refused for want of Screen Time access was never enforced (UnauthorizedStart).
             let unauthorized = Set(UnauthorizedStart.all(in: run).compactMap(\.sessionId))
-            for session in run.sessions where !unauthorized.contains(session.sessionId) {
+            // Nor was a start no process could have made: its tap, or the pick it needed, died
+            // with the host and was not made again (StartEnforcedRule.lostWithTheHost).
+            let lost = StartEnforcedRule.lostWithTheHost(run)
+            for session in run.sessions where !unauthorized.contains(session.sessionId) && !lost.contains(session.sessionId) {
                 guard let first = session.userViolations.first, let start = session.startAction,
                     let deadline = run.host.deadline(after: start.t, seconds: StartEnforcedRule.graceSeconds),
                     first.t >= deadline, first.response != nil

@@ -158,13 +158,28 @@ public enum UntilChecker {
     }
 
     /// Every save with picked apps is followed by iOS registering the activity — so a variant cannot
-    /// pass by never monitoring (no report, nothing to judge).
+    /// pass by never monitoring (no report, nothing to judge). Excused (and listed by the core) when
+    /// the host died in a tap of that reminder screen and the user did not tap again: the save
+    /// before anything came of it, or the screen's opening or pick before it reached the App Group
+    /// (the screen keeps what the user did in the module's memory: nothing was left to save).
     static func judgeMonitoring(_ run: UntilRun) -> RuleOutcome {
         var outcome = RuleOutcome(monitoringStarted.name, subjectKind: "save")
-        for (n, save) in run.events.filter({ $0.isUserAction("save_reminder") }).enumerated() {
+        let lostTaps = run.index.lostTaps
+        let saves = run.events.filter { $0.isUserAction("save_reminder") }
+        for (n, save) in saves.enumerated() {
             let picked = run.events.last { $0.isUserAction("select_apps") && $0.mono < save.mono }
             guard let apps = picked?["apps"], !apps.isEmpty else { continue }
             outcome.checkedCount += 1
+            let screenFrom = run.events.last { $0.isUserAction("create_reminder") && $0.mono < save.mono }?.mono ?? picked?.mono ?? save.mono
+            let nextSave = n + 1 < saves.count ? saves[n + 1].mono : Int64.max
+            let lostOnScreen = lostTaps.contains { lost in
+                switch lost.action {
+                case UntilActions.saveReminder: lost.line.mono > save.mono && lost.line.mono < nextSave && lost.beforeAnyEffect
+                case UntilActions.appTrigger, UntilActions.selectApps: lost.line.mono > screenFrom && lost.line.mono < save.mono && lost.writes.isEmpty
+                default: false
+                }
+            }
+            if lostOnScreen { continue }
             guard !run.events.contains(where: { $0.isHarnessLine("monitoring_registered") && $0["activity"] == UntilKeys.activity && $0.mono > save.mono })
             else { continue }
             outcome.fail(
