@@ -41,6 +41,40 @@ struct InvariantRuleTests {
         #expect(report.checked(.cleanSessionSettlesSuccess) == 1)
     }
 
+    /// The user kept the pledge (no violation) and the host ran with the server up, yet the stale
+    /// job settled FAILURE: the user lost the pledge although a process could have kept the session
+    /// alive or settled it — a violation. The seed's own case (Resilience 4, "user never reopens
+    /// app": the host down through the stale window) and a job that decides as the server comes back
+    /// (no minute of both up before it) stay accepted.
+    @Test func staleJobFailureOnACleanSessionTheHostCouldHaveSavedFires() throws {
+        func run(_ between: (inout HistoryBuilder, Int32, Int32) -> Void) -> CheckReport {
+            var b = HistoryBuilder()
+            let server = b.spawnServer()
+            let host = b.spawnHost()
+            b.startSession("s1", host: host, minutes: 30)
+            b.wait(deviceMinutes: 30.5)
+            between(&b, host, server)
+            b.settle("s1", "FAILURE", reason: "no_heartbeat", origin: "staleJob")
+            b.shields("")
+            b.wait(deviceMinutes: 1)
+            return FocusPledgeChecker.check(b.finish())
+        }
+        let alive = run { b, _, _ in b.wait(deviceMinutes: 16) }
+        let v = try #require(alive.violations(of: I.cleanSessionSettlesSuccess.rawValue).first)
+        #expect(v.explanation.contains("FAILURE reason=no_heartbeat origin=staleJob") && v.explanation.contains("the host ran with the server up"), "\(v.explanation)")
+        let hostGone = run { b, host, _ in
+            b.killHost(host)
+            b.wait(deviceMinutes: 16)
+        }
+        #expect(!hostGone.failedInvariants.contains(I.cleanSessionSettlesSuccess.rawValue), "\(hostGone.violations.map(\.explanation))")
+        let serverBack = run { b, _, server in
+            b.killServer(server)
+            b.wait(deviceMinutes: 16)
+            _ = b.spawnServer()
+        }
+        #expect(!serverBack.failedInvariants.contains(I.cleanSessionSettlesSuccess.rawValue), "\(serverBack.violations.map(\.explanation))")
+    }
+
     @Test func staleJobSettlementAfterTheThresholdIsEarned() {
         let report = FocusPledgeChecker.check(CheckerFixture.cleanSession { b, _ in
             b.line("settlement-server", pid: 900, "heartbeat", ["sessionId": "s1"])

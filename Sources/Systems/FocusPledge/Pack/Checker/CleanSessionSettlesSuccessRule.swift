@@ -4,9 +4,15 @@ import History
 extension FocusPledgeChecker {
     /// `clean-session-settles-success`: a session without completed violations whose active
     /// interval ended before the history did is settled, and its first settlement is SUCCESS — or the
-    /// server's stale job's FAILURE `no_heartbeat` (Resilience 4). With only maybe-violations
-    /// (extension killed mid-callback) or a manual stop, any resolution is right, but it must be settled.
+    /// server's stale job's FAILURE `no_heartbeat` (Resilience 4, "user never reopens app") when no
+    /// process could have kept the session alive or settled it: the host never ran with the server
+    /// up for `graceSeconds` in the stale window before the job decided. Judged from the user's
+    /// side: a FAILURE loses a pledge they kept. With only maybe-violations (extension killed
+    /// mid-callback) or a manual stop, any resolution is right, but it must be settled.
     enum CleanSessionSettlesSuccessRule {
+        /// Host running time, with the server up, in which a host beats (every poll, 5 s) or settles.
+        static let graceSeconds = 60.0
+
         static func judge(_ run: FocusPledgeRun) -> RuleOutcome {
             var outcome = RuleOutcome(FocusPledgeInvariant.cleanSessionSettlesSuccess.rawValue, subjectKind: "session")
             for session in run.sessions where session.violations.isEmpty {
@@ -18,15 +24,36 @@ extension FocusPledgeChecker {
                     outcome.fail(session.sessionId, "\(describe(session)) ended at t=\(endT), never settled", lines)
                     continue
                 }
-                guard !isAcceptable(settlement, for: session) else { continue }
+                let savable = savableWindow(settlement, for: session, in: run)
+                guard !isAcceptable(settlement, for: session) || savable != nil else { continue }
                 outcome.fail(
-                    session.sessionId, "\(describe(session)) settled \(settlement.summary)",
+                    session.sessionId, "\(describe(session)) settled \(settlement.summary)"
+                        + (savable.map {
+                            ", although the host ran with the server up for \(Int(graceSeconds)) s between t=\($0.from) and t=\($0.to) (the stale window): it could have kept the session alive or settled it"
+                        } ?? ""),
                     lines + [
                         run.firstHostLine("settle_requested", sessionId: session.sessionId),
                         settlement.serverSettled, settlement.ledger,
                     ])
             }
             return outcome
+        }
+
+        /// For a stale job's FAILURE of a session the user kept: the stretch of the stale window
+        /// before the decision (from the later of the session's start and the decision minus
+        /// `staleAfterSeconds`) in which the host had run `graceSeconds` with the server up — time
+        /// to beat or settle, so a process could have saved the pledge. Nil when there was none (the
+        /// seed's case: the host was not running; or the job decided as the server came back).
+        static func savableWindow(_ settlement: LedgerSettlement, for session: FocusSession, in run: FocusPledgeRun) -> (from: Double, to: Double)? {
+            // The device concluded it clean only if the host ran it: a start it refused (denied
+            // Screen Time access, lost with the host) is `start-enforced`'s to judge.
+            guard settlement.isStaleJobFailure, session.hostStarted != nil, session.maybeViolations.isEmpty, !session.wasStoppedByUser,
+                session.violationsLostByOS.isEmpty, !session.hasUnshieldedUse, let decided = settlement.deviceT,
+                let stale = run.runStarted?["staleAfterSeconds"].flatMap(Double.init)
+            else { return nil }
+            let from = max(session.startAction?.t ?? session.startT, decided - stale)
+            guard let by = run.hostWithServer.deadline(after: from, seconds: graceSeconds), by <= decided else { return nil }
+            return (from, by)
         }
 
         static func isAcceptable(_ settlement: LedgerSettlement, for session: FocusSession) -> Bool {
