@@ -124,6 +124,35 @@ import Testing
         #expect(report.violations.contains { $0.invariant == "shields-no-flap" }, "moved away from the formula with nothing changed")
     }
 
+    /// Judged from the user's tap, not the host's records: a grant the host took in and recorded
+    /// nothing for (killed between its App Group write and its trace) still owes the user the app
+    /// — unless the tap died with the host before anything came of it (then it is listed, not blamed).
+    @Test func aGrantTheUserMadeIsJudgedEvenWhenTheHostRecordedNone() throws {
+        func run(wrote: Bool) -> CheckReport {
+            var h = History()
+            h.line(0, "harness", "run_started", ["timeZone": "Europe/Berlin"])
+            h.line(1, "host", "selection_saved", ["apps": "a,b"])
+            h.line(2, "host", "mode_enabled", ["mode": "focus", "modes": Rules.json([Self.focus])])
+            h.shields(2, "a,b")
+            h.line(10, "harness", "user_action", ["action": "create_grant", "app": "a", "minutes": "5", "step": "s3"])
+            h.line(10, "host", "user_input", ["action": "create_grant", "app": "a", "minutes": "5", "seq": "3"])
+            if wrote { h.line(10, "host", "defaults_set", ["suite": "group.x", "keys": "unlock_grant_current"]) }
+            h.line(10, "host", "failpoint", ["label": "host:x#1", "action": "kill"])
+            h.line(10, "harness", "exit", ["target": "host", "childPid": "1", "status": "signal 9"])
+            h.line(10, "harness", "user_tap_lost", [
+                "target": "host", "action": "create_grant", "app": "a", "minutes": "5", "seq": "3", "how": "taken in, not finished",
+                "why": "the user does not tap again (user.retry: never)",
+            ])
+            return EnforcementChecker.check(h.finished(at: 600))
+        }
+        let v = try #require(run(wrote: true).violations.first { $0.invariant == "grant-app-usable" })
+        #expect(v.subject?.id == "a@t=\(Int(Self.t0 + 10))")
+        #expect(v.explanation.contains("the user's 5-minute grant of a") && v.explanation.contains("recorded no grant"), "\(v.explanation)")
+        let unseen = run(wrote: false)
+        #expect(!unseen.violations.contains { $0.invariant == "grant-app-usable" }, "\(unseen.violations.map(\.explanation))")
+        #expect(unseen.result("grant-app-usable")?.checkedCount == 1)
+    }
+
     @Test func shieldsThatDisagreeWithTheSettledFormulaAreAViolation() throws {
         var h = Self.base()
         h.shields(310, "a,b")

@@ -147,29 +147,71 @@ enum GrantEndRule {
 
 }
 
-/// `grant-app-usable`: from a minute after a grant was written to its end, the OS never shields its app.
+/// `grant-app-usable`, judged from the user's side: each grant the user made (`create_grant`)
+/// leaves its app unshielded from a minute after the host had it to its end (a later grant of the
+/// app replaces it). The host's grant (`grant_created`) dates it; a grant the host took in and
+/// recorded no grant for — killed between the App Group write and its trace, say — is judged from
+/// the tap: the user was not told it failed. Excused (listed by the core) when the tap died with
+/// the host before anything came of it; a tap that never reached the host is lost work
+/// (`EnforcementLostWork`). A grant the host made with no tap of the user's is judged as written.
 enum GrantUsableRule {
     static func judge(_ run: EnforcementRun) -> RuleOutcome {
         var outcome = RuleOutcome(EnforcementInvariant.grantAppUsable.rawValue, subjectKind: "grant")
         let all = GrantEndRule.grants(run)
-        for (g, written) in all {
-            let from = written.t + EnforcementRun.settleSeconds
+        let S = EnforcementRun.settleSeconds
+        var judged = Set<String>()
+        /// Whether `app` was shielded in `[from, until)` (the set in force at `from`, every change
+        /// after `after` up to `until`): the first shielding line.
+        func shielded(_ app: String, after: Int64, from: Double, until: Double) -> HistoryEvent? {
+            let inForce = run.shields.change(before: after + 1)
+            let lines = ([inForce].compactMap { $0 } + run.shields.changes.filter { $0.mono > after && $0.t < until })
+            let relevant = lines.filter { $0.t >= from } + [lines.last { $0.t < from }].compactMap { $0 }
+            return relevant.first { ($0["apps"] ?? "").split(separator: ",").contains(Substring(app)) }
+        }
+        func judgeWritten(_ g: Grant, _ written: HistoryEvent) {
+            let from = written.t + S
             // `unlock_grant_current` holds one grant per app: a later one for the app replaces it.
             let next = all.filter { $0.grant.app == g.app && $0.written.mono > written.mono }.map(\.written.t).min()
             let until = min(g.endsTs, next ?? g.endsTs)
-            guard from < until else { continue }
+            guard from < until else { return }
             outcome.checkedCount += 1
-            let inForce = run.shields.change(before: written.mono + 1)
-            let lines = ([inForce].compactMap { $0 } + run.shields.changes.filter { $0.mono > written.mono && $0.t < until })
-            // The set in force at `from` and every change up to the end.
-            let relevant = lines.filter { $0.t >= from } + [lines.last { $0.t < from }].compactMap { $0 }
-            if let bad = relevant.first(where: { ($0["apps"] ?? "").split(separator: ",").contains(Substring(g.app)) }) {
+            if let bad = shielded(g.app, after: written.mono, from: from, until: until) {
                 let shown = run.events.first { $0.isHarnessLine("shield_shown") && $0["app"] == g.app && $0.t >= from && $0.t < until }
                 outcome.fail(
                     g.id, "\(g.app) was shielded at t=\(max(bad.t, from)) inside its grant (written t=\(written.t), ends t=\(g.endsTs))",
                     [written, bad, shown])
             }
         }
+        let lostTaps = run.index.lostTaps
+        let taps = run.events.filter { $0.isUserAction(EnforcementKeys.createGrantAction) }
+        for (i, tap) in taps.enumerated() {
+            guard let app = tap["app"], let minutes = tap["minutes"].flatMap(Double.init) else { continue }
+            let nextTap = taps[(i + 1)...].first { $0["app"] == app }
+            let before = nextTap?.mono ?? .max
+            if let (g, written) = all.first(where: { $0.grant.app == app && $0.written.mono > tap.mono && $0.written.mono < before }) {
+                judged.insert(g.id)
+                judgeWritten(g, written)
+                continue
+            }
+            // No grant recorded for it: one the host never took in is lost work, listed apart.
+            guard let input = run.events.first(where: {
+                $0.isLine(of: EnforcementRoles.host, "user_input") && $0["action"] == EnforcementKeys.createGrantAction && $0["app"] == app
+                    && $0.mono > tap.mono && $0.mono < before
+            }) else { continue }
+            let from = input.t + S, until = min(tap.t + minutes * 60, nextTap?.t ?? .infinity)
+            guard from < until else { continue }
+            outcome.checkedCount += 1
+            if lostTaps.contains(where: {
+                $0.action == EnforcementKeys.createGrantAction && $0["app"] == app && $0.line.mono > tap.mono && $0.line.mono < before && $0.beforeAnyEffect
+            }) { continue }
+            if let bad = shielded(app, after: input.mono, from: from, until: until) {
+                outcome.fail(
+                    "\(app)@t=\(Int(tap.t))",
+                    "the user's \(Int(minutes))-minute grant of \(app) at t=\(tap.t): the host took it in (t=\(input.t)) and recorded no grant, and \(app) was shielded at t=\(max(bad.t, from))",
+                    [tap, input, lostTaps.first { $0.line.mono > tap.mono && $0.line.mono < before }?.line, bad])
+            }
+        }
+        for (g, written) in all where !judged.contains(g.id) { judgeWritten(g, written) }
         return outcome
     }
 }

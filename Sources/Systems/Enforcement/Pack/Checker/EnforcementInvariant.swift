@@ -42,7 +42,7 @@ public enum EnforcementInvariant: String, CaseIterable, Codable, Sendable {
                 source: "\"Blocked apps are from the effective mode (schedule + overrides + precedence)\"; \"When a mode becomes active (or overrides change), update ManagedSettingsStore.shield.applications with shieldedApps\"; the fallback \"app foreground, mode boundary triggers, next shield event\"")
         case .grantAppUsable:
             InvariantDescriptor(
-                name: rawValue, promise: "An app with an active grant is not shielded from a minute after the grant was created to its end.",
+                name: rawValue, promise: "An app the user granted time is not shielded from a minute after the host had the grant to its end — judged from the user's tap, whether or not the host recorded the grant.",
                 source: "\"When a grant is created for app X: remove X from shields (allow it)\"; checklist 5: \"Open blocked app → should open\"")
         case .noFlap:
             InvariantDescriptor(
