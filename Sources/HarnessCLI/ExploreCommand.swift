@@ -55,6 +55,11 @@ struct ExploreCommand: ParsableCommand {
         help: "Whether the user taps again when the app died in their tap: \(UserRetry.accepted) (default: the scenario's user.retry, else the system's). A point where the choice came into play is also tried the other way.")
     var userRetry: String?
 
+    @Option(
+        name: .customLong("check-killed"), parsing: .unconditional,
+        help: "After the points, run this many of them again both ways — stand-ins inside the harness and real processes — and compare their verdicts and normalized histories (a difference exits 2). Only when the points ran inside the harness; default 0.")
+    var checkKilled: String?
+
     static let maxJobs = 64
 
     /// ", ~12 min left" at `rate` points per minute (empty when done or unknown): an exhaustive
@@ -68,9 +73,17 @@ struct ExploreCommand: ParsableCommand {
     }
 
     static let maxPointsLimit = 1_000_000
+    static let maxKilledChecks = 1_000
 
     func run() throws {
         let retry = try RunCommand.userRetry(userRetry)
+        var killedChecks = 0
+        if let checkKilled {
+            guard let n = Int(checkKilled), (0...Self.maxKilledChecks).contains(n) else {
+                throw InputError("--check-killed \(String(reflecting: checkKilled)): use a whole number of points, 0...\(Self.maxKilledChecks)")
+            }
+            killedChecks = n
+        }
         let sc = try ScenarioParser.load(path: scenario, systems: HarnessCLI.catalog)
         let v = try sc.variant(named: variant)
         let cpu = try CPUPinning.fromEnvironment()
@@ -215,6 +228,22 @@ struct ExploreCommand: ParsableCommand {
             print("stopped at a violation (--fail-fast): \(result.chosen.count - result.findings.count) point(s) not explored; go on with --resume \(exploreDir) and the same options (without --fail-fast: every remaining point)")
         }
         for line in CrashPointExplorer.notHeld(result.findings, history: true) { print(line) }
+        var killedDiffer = false
+        if killedChecks > 0 && RunInterruption.signal == nil {
+            if result.pointsRanInside == .none {
+                print("--check-killed: the points ran with processes; nothing to compare")
+            } else {
+                var inside = options
+                inside.inProcess = result.pointsRanInside
+                let decided = result.findings.filter { $0.verdict != .undecided }.map(\.crashPoint)
+                err.write(Data("… --check-killed: \(min(killedChecks, decided.count)) killed point(s) again, inside the harness and with processes\n".utf8))
+                let checks = CrashPointExplorer.checkKilledPoints(decided, count: killedChecks, base: inside)
+                let differ = checks.filter { $0.difference != nil }
+                killedDiffer = !differ.isEmpty
+                print("killed points the same both ways (verdict and normalized history, inside the harness and with processes): \(checks.count - differ.count) of \(checks.count) -> \(exploreDir)/same-run")
+                for c in differ { print("── \(c.point): not the same run — \(c.difference ?? "")") }
+            }
+        }
         if let signal = RunInterruption.signal {
             // The point the signal cut short is undecided, and --resume explores it again (`Resume`).
             let left = result.chosen.count - result.findings.filter { $0.verdict != .undecided }.count
@@ -229,6 +258,8 @@ struct ExploreCommand: ParsableCommand {
             }
         }
         if let signal = RunInterruption.signal { throw ExitCode(RunInterruption.exitCode(for: signal)) }
+        // The fast path gave another run than real processes: no verdict of it can be trusted.
+        if killedDiffer { throw ExitCode(2) }
         if result.exitCode != 0 { throw ExitCode(result.exitCode) }
     }
 }

@@ -32,6 +32,14 @@ package enum CrashPointExplorer {
         /// The process died in a tap of the user's, and their retry choice decided what followed
         /// (`explore` then tries the point the other way).
         package var retryInPlay = false
+
+        package init(
+            crashPoint: String, verdict: CrashPointExplorer.Verdict, detail: [String], runDirectory: String, wallSeconds: Double, rerunCommand: String,
+            retryInPlay: Bool = false
+        ) {
+            (self.crashPoint, self.verdict, self.detail, self.runDirectory) = (crashPoint, verdict, detail, runDirectory)
+            (self.wallSeconds, self.rerunCommand, self.retryInPlay) = (wallSeconds, rerunCommand, retryInPlay)
+        }
     }
 
     package struct Result: Sendable {
@@ -57,6 +65,8 @@ package enum CrashPointExplorer {
         /// un-killed run having been the same run as with processes, or with processes because
         /// it was not (the first difference). Nil: with processes, as asked.
         package var inProcessCheck: String?
+        /// Where the points' stand-ins ran in the end (`.none`: with processes).
+        package var pointsRanInside: InProcessScope = .none
 
         /// Crash points explored per wall minute (by this exploration), the enumeration run's time included.
         package var pointsPerMinute: Double { wallSeconds > 0 ? Double(findings.count - resumed) * 60 / wallSeconds : 0 }
@@ -151,7 +161,54 @@ package enum CrashPointExplorer {
             resumed: findings.filter { earlier[$0.crashPoint] != nil }.count, stoppedAtViolation: work.stopped,
             stoppedByBudget: work.outOfTime)
         result.inProcessCheck = inProcessCheck
+        result.pointsRanInside = base.inProcess
         return result
+    }
+
+    /// The killed points of an exploration whose stand-ins ran inside the harness, run again both
+    /// ways — inside and with real processes — and compared: the same verdict and the same
+    /// normalized history (the `run_started` line aside). The same-run check before the points
+    /// guards only the un-killed run; a kill is where the two paths part (a real SIGKILL and exit
+    /// against a parked thread), so a sample of kills is checked too. `count` points, spread
+    /// evenly over `points`; each pair's runs are kept under `<out>/same-run/<k>-{inside,processes}`.
+    package struct KilledPointCheck: Sendable {
+        package var point: String
+        /// Nil: the same both ways; else the first difference, in a few words.
+        package var difference: String?
+    }
+
+    package static func checkKilledPoints(_ points: [String], count: Int, base: ScenarioRunner.Options) -> [KilledPointCheck] {
+        guard count > 0, !points.isEmpty, base.inProcess != .none else { return [] }
+        let n = min(count, points.count)
+        let picked = (0..<n).map { points[$0 * points.count / n] }
+        var out: [KilledPointCheck] = []
+        for (k, point) in picked.enumerated() {
+            if RunInterruption.signal != nil { break }
+            var inside = base, processes = base
+            inside.outputDirectory = base.outputDirectory + "/same-run/inside"
+            processes.outputDirectory = base.outputDirectory + "/same-run/processes"
+            processes.inProcess = .none
+            guard let a = explore(point: point, index: k, base: inside, keepPassingRuns: true, otherWay: false),
+                let b = explore(point: point, index: k, base: processes, keepPassingRuns: true, otherWay: false)
+            else { continue }
+            out.append(KilledPointCheck(point: point, difference: sameKilledRun(inside: a, processes: b)))
+        }
+        return out
+    }
+
+    /// Nil when a point's two runs agree (verdict, detail, normalized history but `run_started`).
+    package static func sameKilledRun(inside a: Finding, processes b: Finding) -> String? {
+        guard a.verdict == b.verdict, a.detail == b.detail else {
+            return "\(b.verdict.rawValue)\(b.detail.isEmpty ? "" : " (" + b.detail.joined(separator: ", ") + ")") with processes, "
+                + "\(a.verdict.rawValue)\(a.detail.isEmpty ? "" : " (" + a.detail.joined(separator: ", ") + ")") inside"
+        }
+        func history(_ f: Finding) -> [String]? {
+            (try? HistoryNormalizer.normalize(runDirectory: f.runDirectory))?.filter { !$0.contains("\"event\":\"run_started\"") }
+        }
+        guard let ha = history(b), let hb = history(a) else { return "a history could not be read" }
+        guard ha != hb else { return nil }
+        let i = ha.indices.first { $0 >= hb.count || ha[$0] != hb[$0] } ?? ha.count
+        return "history line \(i + 1) differs (\(b.runDirectory) against \(a.runDirectory))"
     }
 
     /// Nil when two runs of one scenario are the same run — the same exit code, crash points and

@@ -125,6 +125,7 @@ import Glibc
         row("run", ["run", "$D/s.yaml", "--shard", "5/4"], 2, "--shard 5/4: K is 5; it must be 1...4"),
         row("run", ["run", "$D/s.yaml", "--shard", "2"], 2, "--shard 2: use K/N with whole numbers"),
         row("explore", ["explore", "$D/s.yaml", "--shard", "0/2"], 2, "--shard 0/2: K is 0; it must be 1...2"),
+        row("explore", ["explore", "$D/s.yaml", "--check-killed", "-1"], 2, "--check-killed \"-1\": use a whole number of points, 0...1000"),
         row("explore", ["explore", "$D/s.yaml", "--user-retry", "often"], 2, "--user-retry \"often\": use always, never, or a probability between 0 and 1 exclusive (e.g. 0.5)"),
         row("merge", ["merge", "$D/nowhere"], 2, "$D/nowhere: not a directory (pass the output directories of the shards"),
         row("merge", ["merge", "$D/empty"], 2, "$D/empty: holds no run directory"),

@@ -1,5 +1,6 @@
 import Foundation
 import HarnessKit
+import History
 import Supervision
 import Testing
 
@@ -175,6 +176,28 @@ import Testing
         #expect(real.rows.count == 16)
         #expect(inProcess.rows == real.rows)
         #expect(inProcess.junit == real.junit)
+    }
+
+    /// The un-killed run is checked before the points; a kill is where the two paths part (a real
+    /// SIGKILL and exit against a parked thread). `explore --check-killed` runs killed points again
+    /// both ways: the same verdict and the same normalized history, in both packs whose stand-ins
+    /// run inside (FocusPledge, Exit; the others' refuse `--in-process` and explore with processes).
+    @Test(arguments: [Self.bundled, "Sources/Systems/Exit/scenarios/exit-midnight.yaml"])
+    func killedPointsAreTheSameRunInsideTheHarnessAndWithProcesses(scenario: String) throws {
+        let d = try Dir()
+        let f = try harness(["explore", scenario, "--variant", "hardened", "--max", "3", "--check-killed", "3", "--out", d.path + "/x"])
+        #expect(f.status == .exited(0), "\(f.stdout)\n\(f.stderr)")
+        #expect(f.stdout.contains("points run inside the harness"), "\(f.stdout)")
+        #expect(f.stdout.contains("killed points the same both ways (verdict and normalized history, inside the harness and with processes): 3 of 3"), "\(f.stdout)")
+        // Each pair really is both ways: its runs' rerun lines say where the stand-ins ran.
+        let explore = try #require(try FileManager.default.contentsOfDirectory(atPath: d.path + "/x").first { $0.hasPrefix("explore-") })
+        for (way, inside) in [("inside", true), ("processes", false)] {
+            let dir = d.path + "/x/\(explore)/same-run/\(way)/1"
+            let run = try #require(try FileManager.default.contentsOfDirectory(atPath: dir).first)
+            let history = HistoryEvent.parse(jsonl: try Data(contentsOf: URL(fileURLWithPath: "\(dir)/\(run)/history.jsonl"))).events
+            let command = history.first { $0.event == "run_started" }?["command"] ?? ""
+            #expect(command.contains("--in-process all") == inside, "\(way): \(command)")
+        }
     }
 
     @Test func whatCannotRunInProcessIsRefusedWithOneLine() throws {
