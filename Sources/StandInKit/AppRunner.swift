@@ -423,9 +423,14 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
             return
         }
         if inProcess != nil {
+            // The request leaves at once, as a process's worker sends it while the app goes on
+            // (a kill right after the send does not take it back: the server has it); the answer
+            // is read after the work at hand, as the process's loop takes it.
             httpInFlight[requestId] = (call.service, nil)
             httpLabels[requestId] = label
-            pendingHTTP.append((requestId, call))
+            let portFile = StandInContext.portFile(runDirectory: context.runDirectory, service: call.service)
+            let reply = LoopbackHTTPClient.perform(call, portFile: portFile, timeout: Self.httpSteppedWallCap, giveUp: { false })
+            enqueue(.httpReply(requestId: requestId, reply))
             return
         }
         cond.lock()
@@ -463,8 +468,6 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
 
     /// Set when the harness runs this app inside its own process (`InProcessStandIns`).
     var inProcess: InProcessStandIns.Current?
-    /// In-process: requests sent, performed in order once the app has nothing else to do.
-    var pendingHTTP: [(id: Int, call: HTTPCall)] = []
 
     /// The run loop of an app the harness runs inside its own process, a thread of its own that
     /// runs only while the harness lets it (`InProcessStandIns.Current.idle`). The same inputs in
@@ -472,7 +475,7 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
     /// timers that came due, the answer to a request after the work at hand (its own thread's
     /// answer, which the loop takes once it is done); no thread of its own watches anything — it
     /// looks at the generations of the names it observes whenever it runs. HTTP goes to the
-    /// server's port as from a process, synchronously.
+    /// server's port as from a process, synchronously, when it is sent (`send`).
     func runInProcess(_ p: InProcessStandIns.Current) -> Never {
         inProcess = p
         context.trace.log("launched", ["variant": context.variant])
@@ -514,13 +517,6 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
             let queued = !inputs.isEmpty
             cond.unlock()
             if queued { continue }
-            if !pendingHTTP.isEmpty {
-                let (id, call) = pendingHTTP.removeFirst()
-                let portFile = StandInContext.portFile(runDirectory: context.runDirectory, service: call.service)
-                let reply = LoopbackHTTPClient.perform(call, portFile: portFile, timeout: Self.httpSteppedWallCap, giveUp: { false })
-                enqueue(.httpReply(requestId: id, reply))
-                continue
-            }
             p.idle(InProcessStandIns.IdleReport(next: timers.values.map(\.next).min(), consumed: consumed))
         }
     }

@@ -157,6 +157,22 @@ import Testing
         #expect(!history.contains { $0.contains("lockTimeout") || $0.contains("store_error") })
     }
 
+    /// A request sent just before a kill: the host sends its settle and goes on to the next
+    /// session, killed there. With processes the server already has the request (the relaunched
+    /// host's retry is a `duplicate`); inside the harness it must leave when sent too, not wait in
+    /// a queue for the app to be idle and die with it (found by `explore --check-killed`).
+    @Test func aRequestSentBeforeAKillReachesTheServerInsideTheHarnessToo() throws {
+        let d = try Dir()
+        let point = ["--failpoint", "host-app:monitoring.start:focuspledge_s-1-5#1=kill", "--why-budget", "0"]
+        let real = try run(d, Self.bundled, "real", point)
+        let inProcess = try run(d, Self.bundled, "inproc", point + ["--in-process", "all"])
+        #expect(real.status == inProcess.status, "\(real.stdout)\n\(inProcess.stdout)")
+        let history = try normalized(d.path + "/real")
+        #expect(history.contains { $0.contains("\"event\":\"duplicate\"") && $0.contains("settle_s-1-4") }, "the server had the first settle")
+        let inside = try normalized(d.path + "/inproc")
+        #expect(inside == history, "\(Self.firstDifference(inside, history))")
+    }
+
     /// `explore` (by default with every stand-in inside the harness, each point a process of its
     /// own) decides every point as `explore --in-process none` does: the same rows, the same JUnit.
     @Test func anInProcessExplorationFindsWhatOneWithProcessesFinds() throws {
