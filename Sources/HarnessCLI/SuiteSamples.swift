@@ -60,7 +60,7 @@ enum SuiteSamples {
     /// A violated point's invariants beyond those the run without a kill violates: what the kill
     /// found (empty: the point only repeats the run's own violations).
     static func beyond(_ f: CrashPointExplorer.Finding, _ r: CrashPointExplorer.Result) -> [String] {
-        f.verdict == .violated ? f.detail.filter { !unkilled(r).contains($0) } : []
+        f.invariants.filter { !unkilled(r).contains($0) }
     }
 
     /// One line: what the sample explored and found.

@@ -33,6 +33,10 @@ package enum CrashPointExplorer {
         /// (`explore` then tries the point the other way).
         package var retryInPlay = false
 
+        /// The invariants a violated point broke: `detail` without its notes (in parentheses: the
+        /// point not reached, the other retry way).
+        package var invariants: [String] { verdict == .violated ? detail.filter { !$0.hasPrefix("(") } : [] }
+
         package init(
             crashPoint: String, verdict: CrashPointExplorer.Verdict, detail: [String], runDirectory: String, wallSeconds: Double, rerunCommand: String,
             retryInPlay: Bool = false

@@ -31,4 +31,14 @@ import Testing
         #expect(verdict == "held with processes, violated (a) inside")
         #expect(CrashPointExplorer.sameKilledRun(inside: Self.finding(root + "/missing"), processes: Self.finding(processes)) == "a history could not be read")
     }
+
+    /// A point's detail mixes the invariants it broke with notes; what it broke is the first
+    /// (the suite's samples count a point "beyond the run" by it).
+    @Test func aPointsInvariantsLeaveItsNotesOut() {
+        let f = CrashPointExplorer.Finding(
+            crashPoint: "p#1", verdict: .violated, detail: ["a", "b", "(only with --user-retry never; held with always)", "(the point was not reached)"],
+            runDirectory: "", wallSeconds: 0, rerunCommand: "")
+        #expect(f.invariants == ["a", "b"])
+        #expect(CrashPointExplorer.Finding(crashPoint: "p#1", verdict: .held, detail: ["(the same with --user-retry never)"], runDirectory: "", wallSeconds: 0, rerunCommand: "").invariants.isEmpty)
+    }
 }
