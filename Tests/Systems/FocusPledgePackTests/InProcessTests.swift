@@ -198,7 +198,9 @@ import Testing
     /// SIGKILL and exit against a parked thread). `explore --check-killed` runs killed points again
     /// both ways: the same verdict and the same normalized history, in both packs whose stand-ins
     /// run inside (FocusPledge, Exit; the others' refuse `--in-process` and explore with processes).
-    @Test(arguments: [Self.bundled, "Sources/Systems/Exit/scenarios/exit-midnight.yaml"])
+    /// (Not exit-midnight: its known TERM race at a relaunch flips one `os_input` line between runs
+    /// with processes too.)
+    @Test(arguments: [Self.bundled, "Sources/Systems/Exit/scenarios/exit.yaml"])
     func killedPointsAreTheSameRunInsideTheHarnessAndWithProcesses(scenario: String) throws {
         let d = try Dir()
         let f = try harness(["explore", scenario, "--variant", "hardened", "--max", "3", "--check-killed", "3", "--out", d.path + "/x"])
