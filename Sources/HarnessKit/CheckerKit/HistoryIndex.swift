@@ -38,7 +38,8 @@ public struct HistoryIndex: Sendable {
         var users: [HistoryEvent] = [], states: [HistoryEvent] = [], writes: [DefaultsWrite] = []
         var zones: [(mono: Int64, zone: TimeZone)] = []
         var lives: [String: [ProcessLifetime]] = [:]
-        for e in events {
+        var tapsLost: [Int] = []
+        for (i, e) in events.enumerated() {
             guard e.process == HistoryEvent.harnessProcessName else {
                 if e.event == "defaults_set" { writes.append(DefaultsWrite(e)) }
                 continue
@@ -53,6 +54,7 @@ public struct HistoryIndex: Sendable {
             case .quiesce?: if quiesce == nil { quiesce = e }
             case .userAction?: users.append(e)
             case .hostState?: states.append(e)
+            case .userTapLost?: tapsLost.append(i)
             case .timeZone?: if let z = e["timeZone"].flatMap(TimeZone.init(identifier:)) { zones.append((e.mono, z)) }
             case .spawn?, .exit?, .signal?:
                 guard let role = e["target"], let pid = e.childPid else { break }
@@ -71,6 +73,7 @@ public struct HistoryIndex: Sendable {
         (userActions, hostStates, defaultsWrites, timeZones, self.lives) = (users, states, writes, zones, lives)
         deliveries = CallbackDelivery.deliveries(in: events)
         shields = ShieldTimeline(events)
+        lostTaps = Self.lostTaps(at: tapsLost, in: events)
     }
 
     /// Device time at the end of the history: `run_finished`'s, else the last line's.
@@ -105,9 +108,14 @@ public struct HistoryIndex: Sendable {
 
     /// The user's taps the app died while handling and that were not made again (`user_tap_lost`:
     /// the user did not tap again, or could not), in order, each with what it may have caused.
-    public var lostTaps: [LostTap] {
-        events.enumerated().compactMap { i, lost -> LostTap? in
-            guard lost.isHarnessLine("user_tap_lost"), let role = lost["target"] else { return nil }
+    public let lostTaps: [LostTap]
+
+    /// Each lost tap (`lines`: its `user_tap_lost` positions in `events`) with the app's
+    /// `user_input` of it, the exit that lost it and what came of it meanwhile.
+    static func lostTaps(at lines: [Int], in events: [HistoryEvent]) -> [LostTap] {
+        lines.compactMap { i -> LostTap? in
+            let lost = events[i]
+            guard let role = lost["target"] else { return nil }
             let before = events[..<i]
             let input = before.last { $0.process == role && $0.event == "user_input" && $0["seq"] == lost["seq"] }
             let exit = before.last { $0.isHarnessLine("exit") && $0["target"] == role }

@@ -13,6 +13,10 @@ import SystemKit
 struct AppInboxes {
     var open: [String: AppInbox] = [:]
     var nextSeq = 1
+    /// Whether the user's retry choice (`user.retry`) decided the fate of a tap the app died in:
+    /// it tapped again, or it lost the tap for not tapping again (`harness explore` then tries
+    /// the other way).
+    var retryChoiceDecided = false
     /// The user's taps not yet known to be handled, by seq (InterruptedTaps.swift).
     var taps: [Int: SentTap] = [:]
     /// Per role's trace, how far it has been read for `user_input` / `user_input_done`.

@@ -206,13 +206,19 @@ package enum CrashPointExplorer {
             return "\(b.verdict.rawValue)\(b.detail.isEmpty ? "" : " (" + b.detail.joined(separator: ", ") + ")") with processes, "
                 + "\(a.verdict.rawValue)\(a.detail.isEmpty ? "" : " (" + a.detail.joined(separator: ", ") + ")") inside"
         }
-        func history(_ f: Finding) -> [String]? {
-            (try? HistoryNormalizer.normalize(runDirectory: f.runDirectory))?.filter { !$0.contains("\"event\":\"run_started\"") }
+        return historyDifference(b.runDirectory, a.runDirectory).map { "\($0) (\(b.runDirectory) against \(a.runDirectory))" }
+    }
+
+    /// Nil when two run directories hold the same normalized history (the `run_started` line,
+    /// which names the command, aside); else where they part, in a few words.
+    static func historyDifference(_ a: String, _ b: String) -> String? {
+        func history(_ dir: String) -> [String]? {
+            (try? HistoryNormalizer.normalize(runDirectory: dir))?.filter { !$0.contains("\"event\":\"run_started\"") }
         }
-        guard let ha = history(b), let hb = history(a) else { return "a history could not be read" }
+        guard let ha = history(a), let hb = history(b) else { return "a history could not be read" }
         guard ha != hb else { return nil }
         let i = ha.indices.first { $0 >= hb.count || ha[$0] != hb[$0] } ?? ha.count
-        return "history line \(i + 1) differs (\(b.runDirectory) against \(a.runDirectory))"
+        return "history line \(i + 1) differs"
     }
 
     /// Nil when two runs of one scenario are the same run — the same exit code, crash points and
@@ -223,15 +229,7 @@ package enum CrashPointExplorer {
             let i = a.crashPoints.indices.first { $0 >= b.crashPoints.count || a.crashPoints[$0] != b.crashPoints[$0] } ?? a.crashPoints.count
             return "crash point \(i + 1) differs"
         }
-        func history(_ o: ScenarioRunner.Outcome) -> [String]? {
-            (try? HistoryNormalizer.normalize(runDirectory: o.runDirectory))?.filter { !$0.contains("\"event\":\"run_started\"") }
-        }
-        guard let ha = history(a), let hb = history(b) else { return "a history could not be read" }
-        if ha != hb {
-            let i = ha.indices.first { $0 >= hb.count || ha[$0] != hb[$0] } ?? ha.count
-            return "history line \(i + 1) differs"
-        }
-        return nil
+        return historyDifference(a.runDirectory, b.runDirectory)
     }
 
     /// What `--resume` carries over from an earlier exploration of the same run: its crash points
@@ -358,7 +356,7 @@ package enum CrashPointExplorer {
     }
 
     /// One run killed at `point` with `options` (its failpoint armed), and whether the user's retry
-    /// choice came into play in it (a `user_retry`, or a tap lost because the user does not tap again).
+    /// choice came into play in it (`Outcome.retryChoiceDecided`).
     static func run(point: String, _ options: ScenarioRunner.Options, keepPassingRuns: Bool) -> Finding {
         var options = options
         // The page is written below, for a run that is kept.
@@ -377,17 +375,15 @@ package enum CrashPointExplorer {
             verdict = .undecided
             detail = [outcome.setupError ?? outcome.report?.undecidedReason ?? "undecided"]
         }
-        let history = FileManager.default.contents(atPath: outcome.runDirectory + "/history.jsonl") ?? Data()
-        let retryInPlay = history.range(of: Data(#""event":"user_retry""#.utf8)) != nil || history.range(of: Data(UserRetry.lostBecauseNoRetry.utf8)) != nil
         if verdict == .held && !keepPassingRuns {
             try? FileManager.default.removeItem(atPath: options.outputDirectory)
-        } else if options.pagesForKeptRuns, !history.isEmpty {
+        } else if options.pagesForKeptRuns, FileManager.default.fileExists(atPath: outcome.runDirectory + "/history.jsonl") {
             // A run that is kept (a finding, a point not reached, --keep-runs) gets its page: a person reads it.
             _ = try? RunReportPage.write(runDirectory: outcome.runDirectory)
         }
         return Finding(
             crashPoint: point, verdict: verdict, detail: detail, runDirectory: outcome.runDirectory, wallSeconds: outcome.wallSeconds,
-            rerunCommand: outcome.rerunCommand, retryInPlay: retryInPlay)
+            rerunCommand: outcome.rerunCommand, retryInPlay: outcome.retryChoiceDecided)
     }
 
     /// The points' indices handed out to the workers in `order`, and their findings gathered by index.

@@ -40,8 +40,9 @@ extension LiveRun {
                 continue
             }
             // The scenario's user (`user.retry`): a real user often does not tap again.
+            inboxes.retryChoiceDecided = true
             guard o.retry.retries(seed: o.seed, tap: seq) else {
-                fields["why"] = UserRetry.lostBecauseNoRetry + ": \(o.retry))"
+                fields["why"] = "the user does not tap again (user.retry: \(o.retry))"
                 rec.record(.userTapLost, fields)
                 continue
             }

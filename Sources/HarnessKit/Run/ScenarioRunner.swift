@@ -113,6 +113,8 @@ public final class ScenarioRunner {
         public var crashPoints: [String] = []
         /// The failpoints that fired (`failpoint` trace lines: label and action), in history order.
         public var failpointsFired: [(label: String, action: String)] = []
+        /// Whether the user's retry choice decided a tap the app died in (`user.retry`).
+        public var retryChoiceDecided = false
         /// 0 = every invariant held, 1 = a violation, 2 = could not decide.
         public var exitCode: Int32 {
             guard setupError == nil, let r = report, r.decided else { return 2 }
@@ -197,6 +199,7 @@ public final class ScenarioRunner {
         outcome.reportPage = page
         outcome.crashPoints = live?.crashPoints ?? []
         outcome.failpointsFired = fired
+        outcome.retryChoiceDecided = live?.inboxes.retryChoiceDecided ?? false
         return outcome
     }
 

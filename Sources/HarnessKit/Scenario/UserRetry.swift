@@ -34,9 +34,6 @@ public enum UserRetry: Sendable, Equatable, Codable, CustomStringConvertible {
         }
     }
 
-    /// The start of a `user_tap_lost` line's `why` when the user's choice lost the tap.
-    public static let lostBecauseNoRetry = "the user does not tap again (user.retry"
-
     /// What a scenario's `user.retry` or `--user-retry` may say.
     public static let accepted = "always, never, or a probability between 0 and 1 exclusive (e.g. 0.5)"
 
