@@ -102,11 +102,14 @@ release_build_command() {
     BUILD=(swift build -c release --static-swift-stdlib -Xlinker -no-pie -Xlinker --no-export-dynamic -Xlinker "-L$dir")
 }
 
-# A build, made once more if it failed only because swift-argument-parser imported this package's
-# own `os` module: its Mutex uses os_unfair_lock `#if canImport(os)`, so when it is compiled again
-# (a build with other flags into the same .build) after the emulated iOS's `os` module was built
-# there, it imports ours and fails with "missing required module 'CSystemShims'". A cold build
-# compiles it first and never sees ours. The stale modules are removed, and the build made again.
+# A build, made once more if it failed only because a dependency imported one of this package's
+# Apple-named modules: swift-argument-parser's Mutex uses os_unfair_lock `#if canImport(os)`,
+# swift-property-based (the tests') has UIColor generators `#if canImport(UIKit)`. When one is
+# compiled again (a build with other flags into the same .build: the tests after a plain build)
+# after the emulated iOS's modules were built there, it imports ours and fails with "missing
+# required module 'CSystemShims'". A cold build compiles them first and never sees ours. The
+# Apple-named modules are removed (built again from their sources), those dependencies built
+# first, on their own (as a cold build does), and then the build made again.
 swift_build() {
     local log
     log="$(mktemp "${TMPDIR:-/tmp}/sth-build.XXXXXX")"
@@ -115,8 +118,16 @@ swift_build() {
         rm -f "$log"
         local bin
         bin="$("$@" --show-bin-path)"
-        echo "note: a dependency compiled again imported this package's own os module (Modules/os.*, OSLog.*): removed from $bin; building again" >&2
-        rm -f "$bin"/Modules/os.* "$bin"/Modules/OSLog.*
+        local m apple=(os OSLog UIKit FamilyControls ManagedSettings ManagedSettingsUI DeviceActivity UserNotifications)
+        echo "note: a dependency compiled again imported one of this package's Apple-named modules (${apple[*]}): removed from $bin/Modules; building again" >&2
+        for m in "${apple[@]}"; do rm -f "$bin/Modules/$m".*; done
+        # The same build, for one target: without --build-tests and --product.
+        local a skip=0 alone=()
+        for a in "$@"; do
+            if ((skip)); then skip=0; continue; fi
+            case "$a" in --build-tests) ;; --product) skip=1 ;; --product=*) ;; *) alone+=("$a") ;; esac
+        done
+        for m in ArgumentParser PropertyBased; do "${alone[@]}" --target "$m" >/dev/null 2>&1 || true; done
         "$@"
         return
     fi

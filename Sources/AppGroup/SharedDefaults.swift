@@ -54,8 +54,12 @@ public final class SharedDefaults: @unchecked Sendable {
     /// The file whose presence means "locked, before first unlock", relative to the device root.
     public static let lockedMarker = "locked-before-first-unlock"
     /// Told of a fault of an instance with no `onFault` of its own (a seed's own
-    /// `UserDefaults(suiteName:)`); stand-ins trace it.
-    nonisolated(unsafe) public static var faultObserver: (@Sendable (String, [String: String]) -> Void)?
+    /// `UserDefaults(suiteName:)`); stand-ins trace it. Inside the harness, each launch's own.
+    public static var faultObserver: (@Sendable (String, [String: String]) -> Void)? {
+        get { faultObserverValue.value }
+        set { faultObserverValue.value = newValue }
+    }
+    private static let faultObserverValue = PerLaunch<(@Sendable (String, [String: String]) -> Void)?>(nil)
 
     private func fault(_ kind: String, _ fields: [String: String]) {
         if let onFault { onFault(kind, fields) } else { Self.faultObserver?(kind, fields) }
@@ -115,7 +119,12 @@ public final class SharedDefaults: @unchecked Sendable {
     /// Told of every write that landed through a suite app code opened with `init?(suiteName:)`
     /// (a seed's `UserDefaults(suiteName:)`): the suite and the keys it changed. A stand-in sets it
     /// once, before app code runs, when the harness asks for traced writes (PROTOCOL.md §3).
-    nonisolated(unsafe) public static var suiteWriteObserver: (@Sendable (String, [String: PropertyListValue?]) -> Void)?
+    /// Inside the harness, each launch's own (`PerLaunch`).
+    public static var suiteWriteObserver: (@Sendable (String, [String: PropertyListValue?]) -> Void)? {
+        get { suiteWriteObserverValue.value }
+        set { suiteWriteObserverValue.value = newValue }
+    }
+    private static let suiteWriteObserverValue = PerLaunch<(@Sendable (String, [String: PropertyListValue?]) -> Void)?>(nil)
 
     // MARK: Reading
 

@@ -100,19 +100,32 @@ public enum StandInEnvironment {
     /// One instance per in-process incarnation (`incarnation`), else nil: the caller keeps its
     /// process-wide one. Kept for the harness's life (a launch's worth of objects each).
     public static func perIncarnation<T: AnyObject>(_ make: () -> T) -> T? {
+        perIncarnation(key: "\(T.self)", make)
+    }
+
+    /// `perIncarnation` for several instances of one type, told apart by `key` (a suite's name);
+    /// `make` may fail (nil: nothing is kept, and nil is returned).
+    public static func perIncarnation<T: AnyObject>(key: String, _ make: () -> T?) -> T? {
         guard let id = incarnation else { return nil }
+        let key = "\(T.self)/\(key)#\(id.hashValue)"
+        instancesLock.lock()
+        let kept = instances[key]?.instance as? T
+        instancesLock.unlock()
+        if let kept { return kept }
+        // Made outside the lock: making it may ask for another (a store reads its launch's hooks).
+        guard let o = make() else { return nil }
         instancesLock.lock()
         defer { instancesLock.unlock() }
-        let key = "\(T.self)#\(id.hashValue)"
-        if let o = instances[key]?.instance as? T { return o }
-        let o = make()
+        // Made meanwhile by another thread of the launch: the first one is the launch's.
+        if let first = instances[key]?.instance as? T { return first }
         // The incarnation is kept with it: its address never names a later one.
         instances[key] = (incarnationObject, o)
         return o
     }
 
-    /// The incarnation object itself (kept alive with what was made for it).
-    private static var incarnationObject: AnyObject? { slot(create: false)?.incarnation ?? turnHolder?.incarnation }
+    /// The incarnation object itself (kept alive with what was made for it): what `incarnation`
+    /// names, for a caller that keeps it (so that its identity is never a later one's).
+    public static var incarnationObject: AnyObject? { slot(create: false)?.incarnation ?? turnHolder?.incarnation }
 
     nonisolated(unsafe) private static var instances: [String: (incarnation: AnyObject?, instance: AnyObject)] = [:]
     private static let instancesLock = NSLock()
@@ -135,4 +148,62 @@ public enum StandInEnvironment {
     public static var threadObject: AnyObject? { slot(create: false)?.other }
 
     public static func setThreadObject(_ o: AnyObject?) { slot(create: true)?.other = o }
+}
+
+/// A process-wide value — a hook a stand-in sets once, before app code runs (where its trace
+/// goes) — that inside the harness is each launch's own, as it would be in a process of its own:
+/// stand-ins run as threads of the harness there, and one launch's setting must not become
+/// another's (the host's log lines written to an extension's trace).
+public final class PerLaunch<Value>: @unchecked Sendable {
+    private final class Box { var value: Value; init(_ v: Value) { value = v } }
+    private let initial: Value
+    private var processValue: Value
+    private let lock = NSLock()
+    /// What tells this value apart from the others a launch keeps.
+    private let key: String
+
+    public init(_ initial: Value) {
+        self.initial = initial
+        processValue = initial
+        key = "PerLaunch \(PerLaunchCount.next())"
+    }
+
+    /// The calling launch's value inside the harness (its own thread's or the turn holder's),
+    /// else the process's.
+    public var value: Value {
+        get {
+            if let box = launchBox { return box.value }
+            lock.lock()
+            defer { lock.unlock() }
+            return processValue
+        }
+        set {
+            if let box = launchBox {
+                box.value = newValue
+                return
+            }
+            lock.lock()
+            processValue = newValue
+            lock.unlock()
+        }
+    }
+
+    private var launchBox: Box? {
+        guard StandInEnvironment.incarnation != nil else { return nil }
+        let initial = self.initial
+        return StandInEnvironment.perIncarnation(key: key) { Box(initial) }
+    }
+}
+
+/// How many `PerLaunch` values were made (a generic class has no static stored property).
+private enum PerLaunchCount {
+    nonisolated(unsafe) static var made = 0
+    static let lock = NSLock()
+
+    static func next() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        made += 1
+        return made
+    }
 }

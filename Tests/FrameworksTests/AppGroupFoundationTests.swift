@@ -93,6 +93,34 @@ import Testing
             ["fault", "com.example.app", "legacy", "started monitor with 3"],
         ])
     }
+
+    /// Inside the harness, stand-ins are threads of one process; where a launch's log lines and
+    /// traced writes go is set by each launch before its code runs, and one launch setting its
+    /// own must not send another's lines to it (the host's `Logger` lines into an extension's trace).
+    @Test func whereLogLinesGoIsEachLaunchsOwnInsideTheHarness() {
+        final class Launch: Sendable {}
+        let host = Launch(), ext = Launch()
+        let lines = LockedBox<[String]>([])
+        func onThread(of launch: Launch, _ body: @escaping @Sendable () -> Void) {
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                StandInEnvironment.setIncarnationForThisThread(launch)
+                body()
+                StandInEnvironment.setIncarnationForThisThread(nil)
+                done.signal()
+            }.start()
+            done.wait()
+        }
+        let process = OSLogSink.handler
+        onThread(of: host) { OSLogSink.handler = { _, _, _, m in lines.value.append("host: " + m) } }
+        // The extension launches after the host and sets its own.
+        onThread(of: ext) { OSLogSink.handler = { _, _, _, m in lines.value.append("ext: " + m) } }
+        onThread(of: host) { Logger(subsystem: "s", category: "c").info("from the host") }
+        onThread(of: ext) { Logger(subsystem: "s", category: "c").info("from the extension") }
+        #expect(lines.value == ["host: from the host", "ext: from the extension"])
+        // The process's own (a stand-in in a process of its own) was not touched by either.
+        #expect((OSLogSink.handler == nil) == (process == nil))
+    }
 }
 
 /// A value shared with a test's thread.

@@ -232,6 +232,75 @@ extension CrashPointsTests {
         #expect(lines.filter { $0.hasPrefix("b:") } == ["b:step:x#1", "b:step:x#2"])
     }
 
+    /// Inside the harness a stand-in's launch is a thread, and an object its code keeps in a
+    /// `static` (a seed's `AppGroupStorage.shared` and its `UserDefaults`) outlives the launch. A
+    /// launch killed by a failpoint in the middle of a write leaves the store's lock held (its
+    /// thread is parked where it stood); the next launch, through the same kept object, must write
+    /// as a new process would — on its own store of the suite — not wait for the dead launch.
+    @Test func aSuiteKeptAcrossLaunchesInsideTheHarnessIsEachLaunchsOwn() throws {
+        final class Launch: Sendable {}
+        let device = try TestDevice()
+        let env = [
+            DeviceRoot.environmentVariable: device.path, "SCREENTIME_PROCESS": "ext", Entitlements.environmentVariable: "group.x",
+            CrashPoints.directoryVariable: device.path + "/crashpoints", CrashPoints.seedVariable: "1",
+            CrashPoints.failpointsVariable: "ext:defaults:group.x/failed#1=kill",
+        ]
+        let kept = LockedBox<AppGroupFoundation.UserDefaults?>(nil)
+        let firstStore = LockedBox<SharedDefaults?>(nil)
+        let killed = DispatchSemaphore(value: 0)
+        let first = Launch(), second = Launch()
+        let states = LockedBox<[CrashPoints.State]>([])
+        func launch(_ incarnation: Launch, _ body: @escaping @Sendable () -> Void) {
+            let state = LockedBox<CrashPoints.State?>(nil)
+            let s = CrashPoints.State(onKill: {
+                // As a kill inside the harness: its flocks released, its thread never runs again.
+                state.value?.releaseFlocks()
+                killed.signal()
+                let never = DispatchSemaphore(value: 0)
+                while true { never.wait() }
+            })
+            state.value = s
+            states.value.append(s)
+            Thread {
+                StandInEnvironment.setForThisThread(env)
+                StandInEnvironment.setIncarnationForThisThread(incarnation)
+                CrashPoints.installOnThisThread(s)
+                try? CrashPoints.configure(process: "ext", environment: env)
+                body()
+                CrashPoints.installOnThisThread(nil)
+                StandInEnvironment.setIncarnationForThisThread(nil)
+                StandInEnvironment.setForThisThread(nil)
+            }.start()
+        }
+        defer { for s in states.value { s.close() } }
+        launch(first) {
+            kept.value = AppGroupFoundation.UserDefaults(suiteName: "group.x")
+            firstStore.value = kept.value?.store
+            kept.value?.set(true, forKey: "failed")
+        }
+        #expect(killed.wait(timeout: .now() + 10) == .success)
+        let read = LockedBox<Bool?>(nil)
+        let ownStore = LockedBox<Bool?>(nil)
+        launch(second) {
+            guard let d = kept.value else { return }
+            d.set(true, forKey: "failed")
+            ownStore.value = d.store !== firstStore.value && d.store === d.store
+            read.value = d.bool(forKey: "failed")
+        }
+        #expect(eventually(10) { read.value != nil }, "the second launch waited for the lock its killed predecessor held")
+        #expect(read.value == true)
+        #expect(ownStore.value == true)
+        // Asked from the launch that opened it, it is the store it opened.
+        let same = LockedBox<Bool?>(nil)
+        Thread {
+            StandInEnvironment.setIncarnationForThisThread(first)
+            same.value = kept.value?.store === firstStore.value
+            StandInEnvironment.setIncarnationForThisThread(nil)
+        }.start()
+        #expect(eventually(10) { same.value != nil })
+        #expect(same.value == true)
+    }
+
     @Test func aThreadWithoutItsOwnEnvironmentReadsTheTurnHolders() {
         final class Incarnation {}
         let one = Incarnation(), two = Incarnation()

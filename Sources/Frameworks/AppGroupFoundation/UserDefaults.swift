@@ -23,11 +23,29 @@ import AppGroup
 /// - `UserDefaults.standard` (and `UserDefaults()`, and any other suite name) is the process's own
 ///   store in its sandbox (`sandboxes/<process>/Library/Preferences/`), which no other process opens;
 /// - `init?(suiteName:)` returns nil for the names iOS refuses (`NSGlobalDomain`, empty).
+///
+/// Inside the harness (stand-ins run as threads of it) an object app code keeps in a `static` —
+/// a seed's `AppGroupStorage.shared` holding its `UserDefaults` — outlives the launch that made it,
+/// as it never does on iOS, where a relaunch is a new process with new memory. So the store it
+/// speaks to is the current launch's: opened afresh, once per launch and suite. The store's
+/// in-memory state (its lock, its cache) is then the launch's own — a launch killed in the middle
+/// of a write leaves its lock held, and a later launch must not wait for it.
 open class UserDefaults: @unchecked Sendable {
-    /// The store behind this object.
-    public let store: SharedDefaults
+    /// The store this object opened.
+    private let opened: SharedDefaults
+    /// Inside the harness: the launch that opened it (kept, so that its identity is never a later
+    /// launch's), and how another launch opens the same suite.
+    private let openedBy: AnyObject?
+    private let reopen: (@Sendable () -> SharedDefaults?)?
     /// The suite, or nil for `.standard`.
     public let suiteName: String?
+
+    /// The store behind this object: the one it opened, or inside the harness, when another launch
+    /// than the one that made it asks, that launch's own store of the same suite.
+    public var store: SharedDefaults {
+        guard let openedBy, let reopen, let now = StandInEnvironment.incarnation, now != ObjectIdentifier(openedBy) else { return opened }
+        return StandInEnvironment.perIncarnation(key: "UserDefaults " + (suiteName ?? Self.standardSuiteName), reopen) ?? opened
+    }
 
     /// The suite that holds `standard`: `sandboxes/<process>/Library/Preferences/standard.plist`.
     public static let standardSuiteName = "standard"
@@ -44,15 +62,19 @@ open class UserDefaults: @unchecked Sendable {
     public init?(suiteName: String?) {
         guard let suiteName, !suiteName.isEmpty else {
             guard let s = Self.privateStore(Self.standardSuiteName) else { return nil }
-            store = s
+            opened = s
             self.suiteName = nil
+            (openedBy, reopen) = Self.launch { Self.privateStore(Self.standardSuiteName) }
             return
         }
         if suiteName == "NSGlobalDomain" { return nil }
-        let opened = suiteName.hasPrefix("group.") ? SharedDefaults(suiteName: suiteName) : Self.privateStore(suiteName)
-        guard let opened else { return nil }
-        store = opened
+        let open: @Sendable () -> SharedDefaults? = {
+            suiteName.hasPrefix("group.") ? SharedDefaults(suiteName: suiteName) : Self.privateStore(suiteName)
+        }
+        guard let s = open() else { return nil }
+        opened = s
         self.suiteName = suiteName
+        (openedBy, reopen) = Self.launch(open)
     }
 
     /// `UserDefaults()`: the standard store.
@@ -60,20 +82,39 @@ open class UserDefaults: @unchecked Sendable {
         guard let s = Self.privateStore(Self.standardSuiteName) else {
             Self.unavailable("UserDefaults()")
         }
-        self.init(store: s, suiteName: nil)
+        self.init(opened: s, suiteName: nil, reopen: { Self.privateStore(Self.standardSuiteName) })
     }
 
-    /// A store opened by other means (a stand-in's own suite, tests).
+    /// A store opened by other means (a stand-in's own suite, tests): always this one.
     public init(store: SharedDefaults, suiteName: String?) {
-        self.store = store
+        opened = store
         self.suiteName = suiteName
+        openedBy = nil
+        reopen = nil
+    }
+
+    private init(opened: SharedDefaults, suiteName: String?, reopen: @escaping @Sendable () -> SharedDefaults?) {
+        self.opened = opened
+        self.suiteName = suiteName
+        (openedBy, self.reopen) = Self.launch(reopen)
+    }
+
+    /// Inside the harness, the launch asking and how another launch opens the store; else nils.
+    private static func launch(_ reopen: @escaping @Sendable () -> SharedDefaults?) -> (AnyObject?, (@Sendable () -> SharedDefaults?)?) {
+        guard let launch = StandInEnvironment.incarnationObject else { return (nil, nil) }
+        return (launch, reopen)
     }
 
     nonisolated(unsafe) private static var standardInstance: UserDefaults?
     private static let standardLock = NSLock()
 
-    /// The process's own store, made on first use.
+    /// The process's own store, made on first use (inside the harness: once per launch, each in its
+    /// own role's sandbox).
     open class var standard: UserDefaults {
+        if let mine = StandInEnvironment.perIncarnation(key: "standard", {
+            // Kept in a global (`let fallback = UserDefaults.standard`), it is a later launch's own.
+            privateStore(standardSuiteName).map { UserDefaults(opened: $0, suiteName: nil, reopen: { privateStore(standardSuiteName) }) }
+        }) { return mine }
         standardLock.lock()
         defer { standardLock.unlock() }
         if let s = standardInstance { return s }

@@ -4,6 +4,7 @@
 // shows in the run's history and on the process's lane of report.html. A process the harness did
 // not start (no sink installed) prints them to stderr.
 @_exported import AppGroupFoundation
+import AppGroup
 
 /// Apple's `OSLogType`.
 public struct OSLogType: RawRepresentable, Hashable, Sendable {
@@ -102,8 +103,13 @@ public struct OSLogMessage: ExpressibleByStringInterpolation, ExpressibleByStrin
 /// Where log lines go: the stand-in runtime installs the process's trace here (the frameworks
 /// sit below it and know no trace).
 public enum OSLogSink {
-    /// Told of every line: level, subsystem, category, message.
-    nonisolated(unsafe) public static var handler: (@Sendable (_ level: String, _ subsystem: String, _ category: String, _ message: String) -> Void)?
+    /// Told of every line: level, subsystem, category, message. Inside the harness, each stand-in
+    /// launch's own (its trace).
+    public static var handler: (@Sendable (_ level: String, _ subsystem: String, _ category: String, _ message: String) -> Void)? {
+        get { handlerValue.value }
+        set { handlerValue.value = newValue }
+    }
+    private static let handlerValue = PerLaunch<(@Sendable (_ level: String, _ subsystem: String, _ category: String, _ message: String) -> Void)?>(nil)
 
     static func emit(_ type: OSLogType, _ subsystem: String, _ category: String, _ message: String) {
         if let handler {

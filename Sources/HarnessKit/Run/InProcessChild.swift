@@ -247,8 +247,10 @@ final class InProcessChild: RunChild, @unchecked Sendable {
 
     /// On the stand-in's thread: it ends here (a kill, its exit); it never runs again.
     private func endHere(_ s: ChildProcess.ExitStatus) -> Never {
-        // A process that ends, however, gives up its flocks (a server's journal, a suite's lock).
+        // A process that ends, however, gives up its flocks (a server's journal, a suite's lock)
+        // and its open files (the crash-point log).
         crashPoints.releaseFlocks()
+        crashPoints.close()
         finish(s)
         holds(false)
         back.signal()
@@ -286,8 +288,10 @@ final class InProcessChild: RunChild, @unchecked Sendable {
         case .notStarted, .idle:
             if sig == SIGKILL {
                 state = .ended(.signalled(SIGKILL))
-                // The kernel releases a killed process's flocks (a server's journal, a suite's lock).
+                // The kernel releases a killed process's flocks (a server's journal, a suite's lock)
+                // and closes its files (the crash-point log).
                 crashPoints.releaseFlocks()
+                crashPoints.close()
                 return true
             }
             if sig == SIGTERM { terminate = true }
