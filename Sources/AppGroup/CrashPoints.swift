@@ -349,13 +349,7 @@ public enum CrashPoints {
         switch action.action {
         case .off: return
         case .kill:
-            if let onKill {
-                // What the kernel does for a killed process: its flocks are released.
-                st.releaseFlocks()
-                onKill()
-            }
-            kill(getpid(), SIGKILL)
-            while true { pause() }
+            killSelf(st)
         case .term:
             // An in-process stand-in is never signalled (the harness refuses these there).
             if onKill == nil { kill(getpid(), SIGTERM) }
@@ -367,6 +361,20 @@ public enum CrashPoints {
         case .error:
             throw InjectedError(label: full)
         }
+    }
+
+    /// The calling stand-in dies where it stands (a kill failpoint, a torn write): a process of its
+    /// own by SIGKILL; inside the harness its launch ends here — its flocks released, as the kernel
+    /// releases a killed process's, and its thread never runs again.
+    public static func killSelf() -> Never { killSelf(current) }
+
+    private static func killSelf(_ st: State) -> Never {
+        if let onKill = st.onKill {
+            st.releaseFlocks()
+            onKill()
+        }
+        kill(getpid(), SIGKILL)
+        while true { pause() }
     }
 
     /// Freezes the whole process for `milliseconds` of wall time: a forked waker (which only

@@ -88,15 +88,28 @@ public struct DefaultsFaults: Sendable, Equatable {
         return out
     }
 
-    /// This process's faults, from its environment (read once).
-    public static let current: DefaultsFaults? = {
+    /// This process's faults, from its environment (read once); inside the harness, the stand-in
+    /// launch's own (read once per launch).
+    public static var current: DefaultsFaults? {
+        guard StandInEnvironment.incarnation != nil else { return ofTheProcess }
+        return StandInEnvironment.perIncarnation(key: environmentVariable) { Launch(fromEnvironment()) }?.faults
+    }
+
+    private final class Launch {
+        let faults: DefaultsFaults?
+        init(_ f: DefaultsFaults?) { faults = f }
+    }
+
+    private static let ofTheProcess: DefaultsFaults? = fromEnvironment()
+
+    private static func fromEnvironment() -> DefaultsFaults? {
         guard let text = StandInEnvironment.current[environmentVariable], !text.isEmpty else { return nil }
         guard let f = parse(text) else {
             FileHandle.standardError.write(Data("screentime: ignoring malformed \(environmentVariable)='\(text)'\n".utf8))
             return nil
         }
         return f.isEmpty ? nil : f
-    }()
+    }
 
     /// Claims one of the rule's `maxCount` tears for this process (O_EXCL: exactly one claimant
     /// per slot across processes); false when all are used.

@@ -44,13 +44,17 @@ public final class SharedDefaults: @unchecked Sendable {
     private var staleSince: Double?
     /// Data protection (PROTOCOL.md §3 "Before first unlock"): on when the harness locks the device
     /// after a reboot (`dataProtectionVariable` = 1). Off, nothing is looked at.
-    public var dataProtection: Bool = SharedDefaults.dataProtectionFromEnvironment
+    public var dataProtection: Bool = SharedDefaults.dataProtectionFromEnvironment()
     /// This process read the suite while the device was locked before its first unlock: it saw
     /// the suite empty and keeps that view (and its own writes) for its life.
     private var pinnedByLock = false
 
     public static let dataProtectionVariable = "SCREENTIME_DATA_PROTECTION"
-    static let dataProtectionFromEnvironment = ProcessInfo.processInfo.environment[dataProtectionVariable] == "1"
+    /// This process's setting (read once), or inside the harness the launch's own environment's.
+    static func dataProtectionFromEnvironment() -> Bool {
+        StandInEnvironment.isThreadOwn ? StandInEnvironment.current[dataProtectionVariable] == "1" : dataProtectionOfTheProcess
+    }
+    private static let dataProtectionOfTheProcess = ProcessInfo.processInfo.environment[dataProtectionVariable] == "1"
     /// The file whose presence means "locked, before first unlock", relative to the device root.
     public static let lockedMarker = "locked-before-first-unlock"
     /// Told of a fault of an instance with no `onFault` of its own (a seed's own
@@ -236,7 +240,7 @@ public final class SharedDefaults: @unchecked Sendable {
         partial[changed[0]] = next[changed[0]]
         try writePlist(PropertyListCodec.encode(partial))
         onFault?("torn_write", ["suite": suiteName, "landed": changed[0], "lost": changed.dropFirst().joined(separator: ",")])
-        kill(getpid(), SIGKILL)
+        CrashPoints.killSelf()
     }
 
     // MARK: Which plist the writers put in place (PROTOCOL.md §3: the lock file's words 1 and 2)

@@ -301,6 +301,30 @@ extension CrashPointsTests {
         #expect(same.value == true)
     }
 
+    /// A torn write (an App Group field fault: the first key lands, then the writer dies) ends
+    /// the writer as a kill failpoint does: a process by SIGKILL; a stand-in inside the harness
+    /// by its launch's own end — never the harness's process.
+    @Test func aTornWriteInsideTheHarnessEndsTheLaunchNotTheProcess() throws {
+        let s = try Setup()
+        let d = try s.defaults()
+        d.faults = try #require(DefaultsFaults.parse("torn - - t 1"))
+        let ended = DispatchSemaphore(value: 0)
+        let state = CrashPoints.State(onKill: {
+            ended.signal()
+            let never = DispatchSemaphore(value: 0)
+            while true { never.wait() }
+        })
+        defer { state.close() }
+        Thread {
+            CrashPoints.installOnThisThread(state)
+            try? d.setValues(["a": 1, "b": 2])
+        }.start()
+        #expect(ended.wait(timeout: .now() + 10) == .success, "the launch did not end at its torn write")
+        // The first key landed, the second did not: a fresh reader sees the tear.
+        let after = try s.defaults().snapshot()
+        #expect(after["a"] == .integer(1) && after["b"] == nil, "\(after)")
+    }
+
     @Test func aThreadWithoutItsOwnEnvironmentReadsTheTurnHolders() {
         final class Incarnation {}
         let one = Incarnation(), two = Incarnation()

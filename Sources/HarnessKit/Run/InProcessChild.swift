@@ -406,8 +406,8 @@ extension InProcessScope {
     }
 
     /// Why a run of `scenario` cannot carry its roles in the harness as this scope asks (nil: it
-    /// can). What a stand-in reads once per process (App Group faults, data protection) cannot
-    /// differ per thread, and a stand-in in the harness must never signal it (`term`, `stop`).
+    /// can): a stand-in in the harness must never signal it (`term`, `stop`). What a stand-in
+    /// reads once per process (App Group faults, data protection) is read once per launch there.
     public func refusal(scenario: Scenario, failpoints: [Failpoint]) -> String? {
         guard self != .none else { return nil }
         let pack = scenario.system
@@ -417,12 +417,6 @@ extension InProcessScope {
         }
         if scenario.clock.mode != .virtual {
             return "--in-process needs virtual time (clock.mode: virtual, the default); \(scenario.name) runs at a fixed rate"
-        }
-        if scenario.os.faults.contains(where: { if case .staleDefaults = $0.kind { true } else if case .tornWrite = $0.kind { true } else { false } }) {
-            return "--in-process: \(scenario.name)'s os.faults act on the App Group (stale_defaults, torn_write), which only a process of its own can have; run without --in-process"
-        }
-        if scenario.os.lockedAfterReboot != nil {
-            return "--in-process: \(scenario.name)'s os.lockedAfterReboot (data protection) needs processes of their own; run without --in-process"
         }
         if let f = (scenario.failpoints + failpoints).first(where: { $0.terms.contains { $0.action == .term || $0.action == .stop } }) {
             return "--in-process: failpoint \(f) signals its process (term, stop), which a stand-in inside the harness cannot; run without --in-process"

@@ -234,8 +234,27 @@ import Testing
         let f = try harness(["run", fixed, "--in-process", "all", "--out", d.path + "/o"])
         #expect(f.status == .exited(2))
         #expect(f.stderr.contains("needs virtual time"), "\(f.stderr)")
-        let field = try harness(["run", "Sources/Systems/FocusPledge/scenarios/focuspledge-field.yaml", "--in-process", "device", "--out", d.path + "/o"])
-        #expect(field.status == .exited(2))
-        #expect(field.stderr.contains("act on the App Group (stale_defaults, torn_write)"), "\(field.stderr)")
+    }
+
+    /// What a stand-in reads once per process — the App Group's field faults (a stale reader) and
+    /// data protection (a store read before the first
+    /// unlock keeps its empty view for the process's life) — is read once per launch inside the
+    /// harness: the same run as with processes.
+    @Test(arguments: [("Sources/Systems/FocusPledge/scenarios/focuspledge-field.yaml", "hardened"),
+        ("Sources/Systems/FocusPledge/scenarios/focuspledge-field.yaml", "as-written"), ("locked", "hardened")])
+    func appGroupFaultsAndDataProtectionInsideTheHarnessAreTheSameRun(scenario: String, variant: String) throws {
+        let d = try Dir()
+        let file = scenario == "locked" ? try d.write("locked.yaml", DataProtectionProcessTests.scenario) : scenario
+        let real = try run(d, file, "real", variant: variant, ["--crash-points"])
+        let inProcess = try run(d, file, "inproc", variant: variant, ["--crash-points", "--in-process", "all"])
+        #expect(real.status == inProcess.status, "\(real.stdout)\n\(inProcess.stdout)")
+        let history = try normalized(d.path + "/real")
+        // FocusPledge writes one key at a time, so its runs have no torn write (CrashPointsTests
+        // tears one inside the harness).
+        let faults = scenario == "locked" ? ["locked_read"] : ["stale_read"]
+        for kind in faults { #expect(history.contains { $0.contains("\"kind\":\"\(kind)\"") }, "no \(kind) in the run") }
+        #expect(try crashPoints(d.path + "/inproc") == crashPoints(d.path + "/real"))
+        let inproc = try normalized(d.path + "/inproc")
+        #expect(inproc == history, "\(Self.firstDifference(inproc, history))")
     }
 }
