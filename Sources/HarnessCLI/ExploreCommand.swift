@@ -196,7 +196,7 @@ struct ExploreCommand: ParsableCommand {
                 let explored = i - decidedBefore
                 let elapsed = Date().timeIntervalSince(t0)
                 let rate = elapsed > 0 ? Double(max(explored, 0)) * 60 / elapsed : 0
-                err.write(Data("  [\(i)/\(total)] \(f.crashPoint): \(f.verdict.rawValue)\(f.detail.isEmpty ? "" : " (\(f.detail.joined(separator: ", ")))") — \(String(format: "%.0f", rate)) points/min\(Self.timeLeft(rate: rate, left: total - i))\n".utf8))
+                err.write(Data("  [\(i)/\(total)] \(f.crashPoint): \(f.verdict.rawValue)\(f.detail.isEmpty ? "" : " " + f.detailText) — \(String(format: "%.0f", rate)) points/min\(Self.timeLeft(rate: rate, left: total - i))\n".utf8))
             })
         if let mismatch = result.mismatch { throw InputError("--resume \(exploreDir): \(mismatch)") }
         // What `harness merge` puts shards together from (the points that held left no run

@@ -37,6 +37,14 @@ package enum CrashPointExplorer {
         /// point not reached, the other retry way).
         package var invariants: [String] { verdict == .violated ? detail.filter { !$0.hasPrefix("(") } : [] }
 
+        /// `detail` as one line after the verdict: what it names in parentheses, then each note as
+        /// it is (it has its own) — "violated (a, b) (the same with --user-retry never)"; empty
+        /// when there is none.
+        package var detailText: String {
+            let named = detail.filter { !$0.hasPrefix("(") }, notes = detail.filter { $0.hasPrefix("(") }
+            return ((named.isEmpty ? [] : ["(" + named.joined(separator: ", ") + ")"]) + notes).joined(separator: " ")
+        }
+
         package init(
             crashPoint: String, verdict: CrashPointExplorer.Verdict, detail: [String], runDirectory: String, wallSeconds: Double, rerunCommand: String,
             retryInPlay: Bool = false
@@ -203,8 +211,8 @@ package enum CrashPointExplorer {
     /// Nil when a point's two runs agree (verdict, detail, normalized history but `run_started`).
     package static func sameKilledRun(inside a: Finding, processes b: Finding) -> String? {
         guard a.verdict == b.verdict, a.detail == b.detail else {
-            return "\(b.verdict.rawValue)\(b.detail.isEmpty ? "" : " (" + b.detail.joined(separator: ", ") + ")") with processes, "
-                + "\(a.verdict.rawValue)\(a.detail.isEmpty ? "" : " (" + a.detail.joined(separator: ", ") + ")") inside"
+            return "\(b.verdict.rawValue)\(b.detail.isEmpty ? "" : " " + b.detailText) with processes, "
+                + "\(a.verdict.rawValue)\(a.detail.isEmpty ? "" : " " + a.detailText) inside"
         }
         return historyDifference(b.runDirectory, a.runDirectory).map { "\($0) (\(b.runDirectory) against \(a.runDirectory))" }
     }

@@ -39,6 +39,10 @@ import Testing
             crashPoint: "p#1", verdict: .violated, detail: ["a", "b", "(only with --user-retry never; held with always)", "(the point was not reached)"],
             runDirectory: "", wallSeconds: 0, rerunCommand: "")
         #expect(f.invariants == ["a", "b"])
-        #expect(CrashPointExplorer.Finding(crashPoint: "p#1", verdict: .held, detail: ["(the same with --user-retry never)"], runDirectory: "", wallSeconds: 0, rerunCommand: "").invariants.isEmpty)
+        let held = CrashPointExplorer.Finding(crashPoint: "p#1", verdict: .held, detail: ["(the same with --user-retry never)"], runDirectory: "", wallSeconds: 0, rerunCommand: "")
+        #expect(held.invariants.isEmpty)
+        // As a line: the invariants in parentheses, each note as it is ("held ((the same…))" before).
+        #expect(f.detailText == "(a, b) (only with --user-retry never; held with always) (the point was not reached)")
+        #expect(held.detailText == "(the same with --user-retry never)")
     }
 }
