@@ -240,8 +240,7 @@ import Testing
     /// data protection (a store read before the first
     /// unlock keeps its empty view for the process's life) — is read once per launch inside the
     /// harness: the same run as with processes.
-    @Test(arguments: [("Sources/Systems/FocusPledge/scenarios/focuspledge-field.yaml", "hardened"),
-        ("Sources/Systems/FocusPledge/scenarios/focuspledge-field.yaml", "as-written"), ("locked", "hardened")])
+    @Test(arguments: [("Sources/Systems/FocusPledge/scenarios/focuspledge-field.yaml", "hardened"), ("locked", "hardened")])
     func appGroupFaultsAndDataProtectionInsideTheHarnessAreTheSameRun(scenario: String, variant: String) throws {
         let d = try Dir()
         let file = scenario == "locked" ? try d.write("locked.yaml", DataProtectionProcessTests.scenario) : scenario
