@@ -67,6 +67,13 @@ public enum CrashPoints {
             for fd in held { flock(fd, LOCK_UN) }
         }
 
+        /// An in-process stand-in ended (killed, or its thread returned): what the kernel does for
+        /// a process that ends — its flocks released, its files (the log) closed.
+        public func processEnded() {
+            releaseFlocks()
+            close()
+        }
+
         /// Closes the log (an in-process stand-in that ended; `shared` lives as long as the process).
         public func close() {
             lock.lock()

@@ -35,15 +35,21 @@ package enum CrashPointExplorer {
 
         /// The invariants a violated point broke: `detail` without its notes (in parentheses: the
         /// point not reached, the other retry way).
-        package var invariants: [String] { verdict == .violated ? detail.filter { !$0.hasPrefix("(") } : [] }
+        package var invariants: [String] { verdict == .violated ? named : [] }
 
         /// `detail` as one line after the verdict: what it names in parentheses, then each note as
         /// it is (it has its own) — "violated (a, b) (the same with --user-retry never)"; empty
         /// when there is none.
         package var detailText: String {
-            let named = detail.filter { !$0.hasPrefix("(") }, notes = detail.filter { $0.hasPrefix("(") }
+            let notes = detail.filter(Self.isNote)
             return ((named.isEmpty ? [] : ["(" + named.joined(separator: ", ") + ")"]) + notes).joined(separator: " ")
         }
+
+        /// What `detail` names (invariants, or why undecided), its notes aside.
+        private var named: [String] { detail.filter { !Self.isNote($0) } }
+
+        /// A note of `detail` is written in parentheses.
+        private static func isNote(_ d: String) -> Bool { d.hasPrefix("(") }
 
         package init(
             crashPoint: String, verdict: CrashPointExplorer.Verdict, detail: [String], runDirectory: String, wallSeconds: Double, rerunCommand: String,

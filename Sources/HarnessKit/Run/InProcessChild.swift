@@ -198,8 +198,7 @@ final class InProcessChild: RunChild, @unchecked Sendable {
                 box.log("\(box.role): \(error)")
                 s = .exited(1)
             }
-            crashPoints.releaseFlocks()
-            crashPoints.close()
+            crashPoints.processEnded()
             InProcessStandIns.setCurrent(nil)
             StandInEnvironment.setForThisThread(nil)
             StandInEnvironment.setWaitForPost(nil)
@@ -249,8 +248,7 @@ final class InProcessChild: RunChild, @unchecked Sendable {
     private func endHere(_ s: ChildProcess.ExitStatus) -> Never {
         // A process that ends, however, gives up its flocks (a server's journal, a suite's lock)
         // and its open files (the crash-point log).
-        crashPoints.releaseFlocks()
-        crashPoints.close()
+        crashPoints.processEnded()
         finish(s)
         holds(false)
         back.signal()
@@ -290,8 +288,7 @@ final class InProcessChild: RunChild, @unchecked Sendable {
                 state = .ended(.signalled(SIGKILL))
                 // The kernel releases a killed process's flocks (a server's journal, a suite's lock)
                 // and closes its files (the crash-point log).
-                crashPoints.releaseFlocks()
-                crashPoints.close()
+                crashPoints.processEnded()
                 return true
             }
             if sig == SIGTERM { terminate = true }
