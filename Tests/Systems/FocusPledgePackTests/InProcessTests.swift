@@ -179,7 +179,7 @@ import Testing
         let d = try Dir()
         func explore(_ name: String, _ extra: [String]) throws -> (rows: [String], junit: [String]) {
             let f = try harness(
-                ["explore", Self.bundled, "--variant", "as-written", "--max", "16", "--jobs", "2", "--out", d.path + "/" + name, "--junit", d.path + "/\(name).xml"]
+                ["explore", Self.bundled, "--variant", "as-written", "--max", "8", "--jobs", "2", "--out", d.path + "/" + name, "--junit", d.path + "/\(name).xml"]
                     + extra)
             #expect(f.status == .exited(1), "\(f.stdout)\n\(f.stderr)")  // as-written's own run violates
             let rows = f.stdout.split(separator: "\n").map(String.init).filter { $0.first?.isNumber == true && $0.contains(":") && !$0.contains("crash points") }
@@ -189,7 +189,7 @@ import Testing
         }
         let real = try explore("real", ["--in-process", "none"])
         let inProcess = try explore("inproc", [])  // auto: inside, the un-killed run checked first
-        #expect(real.rows.count == 16)
+        #expect(real.rows.count == 8)
         #expect(inProcess.rows == real.rows)
         #expect(inProcess.junit == real.junit)
     }
