@@ -7,22 +7,26 @@ import PackageDescription
 // Core
 //   CSystemShims                 C seams onto the kernel (inotify, openat, pipe2, prctl, fork+exec)
 //   CInotifyTools, TreeWatch     libinotifytools: a whole tree watched recursively (harness watch, tamper)
-//   AppGroup                     on-disk protocol + App Group primitives (defaults, notify, heartbeats, clock)
+//   PropertyList                 pure leaf: the values a suite holds
+//   DeviceProtocol               the device root's on-disk protocol: safe files, clock, scheduler wire, notify names, heartbeat records
+//   FaultInjection               crash points, failpoints, defaults faults
+//   AppGroup                     the iOS-shaped App Group (suites, Darwin notifications, heartbeats); re-exports the three above
 //   History                      trace lines (the one trace writer) and the merged history
-//   SystemKit                    what every pack's pure machines speak: Effect, the interpreter, extension calls
-//   ScreenTimeShims              the app inbox; the runner's readers of system/ (through ScreenTimeOS)
+//   SystemKit                    pure: what every pack's machines speak (Effect, extension calls, an in-memory device);
+//                                a pack's model imports only it, PropertyList and ScreenTimeModel (LayeringTests)
+//   StandInRuntime               effects carried out on a device (the interpreter), the in-process registry
 //   StandInKit                   the stand-in shells: app run loop, extension runner, live device
 //   Supervision                  children that die with us
 //   RunReport                    report.html and the suite index (history.jsonl -> Mustache -> HTML + SVG)
 //   HarnessKit                   SystemPack, scenarios, runner (OS, process table, merge), checker kit, reports
 //   harness                      the CLI
 // Emulated iOS (docs/EMULATED-IOS.md: what app code calls, and the OS's side of system/)
-//   ScreenTimeModel              pure: system/ record types, opaque tokens, Apple's schedule rules
-//   SystemFiles                  the one reader/writer of system/ files (bounded, atomic, posts)
+//   ScreenTimeModel              pure: system/ record types (the app inbox's messages too), opaque tokens, Apple's schedule rules
+//   SystemFiles                  the one reader/writer of system/ files (bounded, atomic, posts), the app inbox
 //   Frameworks/*                 app-facing, Apple-named: FamilyControls, ManagedSettings,
 //                                ManagedSettingsUI, DeviceActivity, UserNotifications (+ UIKit's
 //                                colors and images, CoreFoundation's Darwin notify center)
-//   ScreenTimeOS                 harness side of system/: read registrations and stores, answer prompts
+//   ScreenTimeOS                 harness side of system/: read registrations and stores (the shields as bundle ids), answer prompts
 // Systems (Sources/Systems/<Name>/, one folder per seed system)
 //   FocusPledge                  seed 000: Model (machines, keys, wire), Server, StandIns, Pack, executables
 //   Pushin                       seed 002: Model (host and shield machines), StandIns (+ the seed's Swift), Pack
@@ -37,9 +41,9 @@ let package = Package(
             targets: ["FamilyControls", "ManagedSettings", "ManagedSettingsUI", "DeviceActivity", "UserNotifications", "UIKit", "OSLog", "os", "AppGroupFoundation", "CFDarwinNotify"]),
         // A team's own harness executable: `HarnessCLI.main(systems:)` and its packs (the pack API:
         // SystemPack, roles, invariants, the checker kit, scenario sections).
-        .library(name: "ScreenTimeHarness", targets: ["HarnessCLI", "HarnessKit", "SystemKit", "History", "ScreenTimeShims"]),
+        .library(name: "ScreenTimeHarness", targets: ["HarnessCLI", "HarnessKit", "SystemKit", "History", "ScreenTimeModel"]),
         // A team's stand-in executables: the app run loop, extensions in one call.
-        .library(name: "ScreenTimeStandIns", targets: ["StandInKit", "SystemKit", "AppGroup"]),
+        .library(name: "ScreenTimeStandIns", targets: ["StandInKit", "StandInRuntime", "SystemKit", "AppGroup"]),
         .executable(name: "harness", targets: ["harness"]),
     ],
     // Every dependency pinned to one exact version (a determinism tool builds the same code every
@@ -78,21 +82,28 @@ let package = Package(
         // code must read device time as in its own process; on every other thread of the harness it
         // passes the call through (a thread-local depth, 0 outside app code).
         .target(name: "CDeviceTime", path: "Sources/CDeviceTime", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("m")]),
-        .target(name: "AppGroup", dependencies: ["CSystemShims"], path: "Sources/AppGroup"),
+        // A pure leaf: the values a property list (and so a suite) holds; pack models read no more of the App Group.
+        .target(name: "PropertyList", path: "Sources/PropertyList"),
+        // The device root's on-disk protocol: safe files, the clock, the scheduler wire, notify names, heartbeat records.
+        .target(name: "DeviceProtocol", dependencies: ["CSystemShims", "PropertyList"], path: "Sources/DeviceProtocol"),
+        // What the harness injects into a stand-in: crash points, failpoints, defaults faults.
+        .target(name: "FaultInjection", dependencies: ["DeviceProtocol"], path: "Sources/FaultInjection"),
+        // The iOS-shaped App Group (containers, suites, Darwin notifications, heartbeats), re-exporting the three below.
+        .target(name: "AppGroup", dependencies: ["CSystemShims", "DeviceProtocol", "FaultInjection", "PropertyList"], path: "Sources/AppGroup"),
         .target(name: "History", path: "Sources/History"),
         // report.html and the suite index, from history.jsonl (+ report.json's verdicts): no system named.
         .target(
             name: "RunReport", dependencies: ["AppGroup", "History", .product(name: "Mustache", package: "swift-mustache")],
             path: "Sources/RunReport"),
-        .target(name: "SystemKit", dependencies: ["AppGroup", "ScreenTimeModel"], path: "Sources/SystemKit"),
-        .target(
-            name: "ScreenTimeShims", dependencies: ["AppGroup", "History", "ScreenTimeModel", "ScreenTimeOS", "SystemFiles"],
-            path: "Sources/ScreenTimeShims"),
+        // Pure: what a pack's machines speak (effects, extension calls, the wire's values, an in-memory device).
+        .target(name: "SystemKit", dependencies: ["PropertyList", "ScreenTimeModel"], path: "Sources/SystemKit"),
+        // What runs a machine's effects in a stand-in: the interpreter, the in-process registry, the command line.
+        .target(name: "StandInRuntime", dependencies: ["AppGroup", "ScreenTimeModel", "SystemKit"], path: "Sources/StandInRuntime"),
         .target(name: "Supervision", dependencies: ["CSystemShims"], path: "Sources/Supervision"),
         .target(
             name: "StandInKit",
             dependencies: [
-                "AppGroup", "History", "ScreenTimeModel", "ScreenTimeShims", "SystemKit", "CSystemShims", "CDeviceTime",
+                "AppGroup", "History", "ScreenTimeModel", "StandInRuntime", "SystemKit", "CSystemShims", "CDeviceTime",
                 "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "OSLog", "SystemFiles", "UserNotifications",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -102,7 +113,7 @@ let package = Package(
         .target(
             name: "HarnessKit",
             dependencies: [
-                "AppGroup", "Supervision", "CSystemShims", "History", "ScreenTimeShims", "SystemKit",
+                "AppGroup", "Supervision", "CSystemShims", "History", "StandInRuntime", "SystemKit",
                 "ScreenTimeModel", "ScreenTimeOS", "SystemFiles", "RunReport", "TreeWatch",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -129,7 +140,7 @@ let package = Package(
         .executableTarget(
             name: "sth-test-helper",
             dependencies: [
-                "AppGroup", "Supervision", "ScreenTimeShims", "StandInKit", "SystemKit", "DeviceActivity", "FamilyControls", "ManagedSettings",
+                "AppGroup", "Supervision", "ScreenTimeModel", "StandInKit", "SystemKit", "DeviceActivity", "FamilyControls", "ManagedSettings",
                 "ManagedSettingsUI", "UIKit", "UserNotifications",
             ],
             path: "Sources/sth-test-helper"),
@@ -164,11 +175,11 @@ let package = Package(
         .target(name: "ScreenTimeOS", dependencies: ["AppGroup", "ScreenTimeModel", "SystemFiles"], path: "Sources/ScreenTimeOS"),
 
         // MARK: Systems — FocusPledge (seed 000); its as-written extensions and authorization run the seed's Swift (Seed000)
-        .target(name: "FocusPledge", dependencies: ["AppGroup", "SystemKit"], path: "Sources/Systems/FocusPledge/Model"),
+        .target(name: "FocusPledge", dependencies: ["PropertyList", "SystemKit"], path: "Sources/Systems/FocusPledge/Model"),
         .target(
             name: "FocusPledgeServer",
             dependencies: [
-                "FocusPledge", "History", "AppGroup", "SystemKit", .product(name: "Hummingbird", package: "hummingbird"),
+                "FocusPledge", "History", "AppGroup", "StandInRuntime", "SystemKit", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -185,7 +196,7 @@ let package = Package(
         ),
         .target(
             name: "FocusPledgePack",
-            dependencies: ["FocusPledge", "HarnessKit", "History", "ScreenTimeShims", "SystemKit"],
+            dependencies: ["FocusPledge", "HarnessKit", "History", "ScreenTimeModel", "SystemKit"],
             path: "Sources/Systems/FocusPledge/Pack"
         ),
         .executableTarget(
@@ -203,16 +214,16 @@ let package = Package(
         ),
 
         // MARK: Systems — Rally (the example pack; docs/ADDING-A-SYSTEM.md)
-        .target(name: "Rally", dependencies: ["AppGroup", "SystemKit"], path: "Sources/Systems/Rally/Model"),
+        .target(name: "Rally", dependencies: ["PropertyList", "SystemKit"], path: "Sources/Systems/Rally/Model"),
         .target(
             name: "RallyStandIns",
             dependencies: ["Rally", "StandInKit", "SystemKit", "AppGroup", "ManagedSettings", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/Systems/Rally/StandIns"),
-        .target(name: "RallyPack", dependencies: ["Rally", "HarnessKit", "History", "ScreenTimeShims", "SystemKit"], path: "Sources/Systems/Rally/Pack"),
+        .target(name: "RallyPack", dependencies: ["Rally", "HarnessKit", "History", "ScreenTimeModel", "SystemKit"], path: "Sources/Systems/Rally/Pack"),
         .executableTarget(name: "sth-rally", dependencies: ["RallyStandIns"], path: "Sources/Systems/Rally/Executables/sth-rally"),
 
         // MARK: Systems — Until (seed 003): as-written runs the seed's own Swift (module Seed003)
-        .target(name: "Until", dependencies: ["AppGroup", "ScreenTimeModel", "SystemKit"], path: "Sources/Systems/Until/Model"),
+        .target(name: "Until", dependencies: ["PropertyList", "ScreenTimeModel", "SystemKit"], path: "Sources/Systems/Until/Model"),
         .target(
             name: "UntilStandIns",
             dependencies: [
@@ -220,11 +231,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/Systems/Until/StandIns"),
-        .target(name: "UntilPack", dependencies: ["Until", "HarnessKit", "History", "ScreenTimeShims", "SystemKit"], path: "Sources/Systems/Until/Pack"),
+        .target(name: "UntilPack", dependencies: ["Until", "HarnessKit", "History", "ScreenTimeModel", "SystemKit"], path: "Sources/Systems/Until/Pack"),
         .executableTarget(name: "sth-until", dependencies: ["UntilStandIns"], path: "Sources/Systems/Until/Executables/sth-until"),
 
         // MARK: Systems — Exit (seed 004); its as-written extensions run the seed's Swift (Seed004)
-        .target(name: "Exit", dependencies: ["AppGroup", "SystemKit"], path: "Sources/Systems/Exit/Model"),
+        .target(name: "Exit", dependencies: ["PropertyList", "SystemKit"], path: "Sources/Systems/Exit/Model"),
         .target(
             name: "ExitStandIns",
             dependencies: [
@@ -232,11 +243,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/Systems/Exit/StandIns"),
-        .target(name: "ExitPack", dependencies: ["Exit", "HarnessKit", "History", "ScreenTimeShims", "SystemKit"], path: "Sources/Systems/Exit/Pack"),
+        .target(name: "ExitPack", dependencies: ["Exit", "HarnessKit", "History", "ScreenTimeModel", "SystemKit"], path: "Sources/Systems/Exit/Pack"),
         .executableTarget(name: "sth-exit", dependencies: ["ExitStandIns"], path: "Sources/Systems/Exit/Executables/sth-exit"),
 
         // MARK: Systems — Pushin (seed 002); its as-written shield extension runs the seed's Swift (Seed002)
-        .target(name: "Pushin", dependencies: ["AppGroup", "SystemKit", "ScreenTimeModel"], path: "Sources/Systems/Pushin/Model"),
+        .target(name: "Pushin", dependencies: ["PropertyList", "SystemKit", "ScreenTimeModel"], path: "Sources/Systems/Pushin/Model"),
         .target(
             name: "PushinStandIns",
             dependencies: [
@@ -244,11 +255,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/Systems/Pushin/StandIns"),
-        .target(name: "PushinPack", dependencies: ["Pushin", "HarnessKit", "History", "ScreenTimeShims", "SystemKit"], path: "Sources/Systems/Pushin/Pack"),
+        .target(name: "PushinPack", dependencies: ["Pushin", "HarnessKit", "History", "ScreenTimeModel", "SystemKit"], path: "Sources/Systems/Pushin/Pack"),
         .executableTarget(name: "sth-pushin", dependencies: ["PushinStandIns"], path: "Sources/Systems/Pushin/Executables/sth-pushin"),
 
         // MARK: Systems — Enforcement (seed 001: modes, unlock grants, re-shield at expiry; no seed code)
-        .target(name: "Enforcement", dependencies: ["AppGroup", "SystemKit"], path: "Sources/Systems/Enforcement/Model"),
+        .target(name: "Enforcement", dependencies: ["PropertyList", "SystemKit"], path: "Sources/Systems/Enforcement/Model"),
         .target(name: "EnforcementStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], path: "Sources/Systems/Enforcement/Store"),
         .target(
             name: "EnforcementStandIns",
@@ -258,13 +269,13 @@ let package = Package(
             ],
             path: "Sources/Systems/Enforcement/StandIns"),
         .target(
-            name: "EnforcementPack", dependencies: ["Enforcement", "EnforcementStore", "AppGroup", "HarnessKit", "History", "ScreenTimeShims", "SystemKit"],
+            name: "EnforcementPack", dependencies: ["Enforcement", "EnforcementStore", "AppGroup", "HarnessKit", "History", "ScreenTimeModel", "SystemKit"],
             path: "Sources/Systems/Enforcement/Pack"),
         .executableTarget(name: "sth-enforcement", dependencies: ["EnforcementStandIns"], path: "Sources/Systems/Enforcement/Executables/sth-enforcement"),
 
         // MARK: Systems — the registry
         .target(
-            name: "SystemRegistry", dependencies: ["HarnessKit", "StandInKit", "SystemKit", "FocusPledgePack", "FocusPledgeStandIns", "FocusPledgeServer", "ExitStandIns", "RallyPack", "UntilPack", "ExitPack", "PushinPack", "EnforcementPack"],
+            name: "SystemRegistry", dependencies: ["HarnessKit", "StandInKit", "StandInRuntime", "SystemKit", "FocusPledgePack", "FocusPledgeStandIns", "FocusPledgeServer", "ExitStandIns", "RallyPack", "UntilPack", "ExitPack", "PushinPack", "EnforcementPack"],
             path: "Sources/Systems/Registry"),
 
         // MARK: Seed code — the seeds' Swift blocks compiled against the frameworks (Sources/SeedCode, EDITS.md)
@@ -306,7 +317,7 @@ let package = Package(
         .testTarget(
             name: "FrameworksTests",
             dependencies: [
-                "AppGroup", "ScreenTimeModel", "SystemFiles", "ScreenTimeOS", "ScreenTimeShims", "StandInKit", "SystemKit",
+                "AppGroup", "ScreenTimeModel", "SystemFiles", "ScreenTimeOS", "StandInRuntime", "StandInKit", "SystemKit",
                 "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "DeviceActivity", "UserNotifications", "CFDarwinNotify",
                 "AppGroupFoundation", "OSLog",
             ],
@@ -319,13 +330,13 @@ let package = Package(
         ),
         .testTarget(
             name: "HarnessKitTests",
-            dependencies: ["HarnessKit", "History", "Supervision", "SystemKit", "ScreenTimeShims", "AppGroup", "RunReport", "TreeWatch", "sth-test-helper"],
+            dependencies: ["HarnessKit", "History", "Supervision", "SystemKit", "ScreenTimeModel", "AppGroup", "RunReport", "TreeWatch", "sth-test-helper"],
             path: "Tests/HarnessKitTests"
         ),
         .testTarget(
             name: "FocusPledgeTests",
             dependencies: [
-                "FocusPledge", "FocusPledgeServer", "FocusPledgeStandIns", "StandInKit", "SystemKit", "AppGroup",
+                "FocusPledge", "FocusPledgeServer", "FocusPledgeStandIns", "StandInKit", "StandInRuntime", "SystemKit", "AppGroup",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tests/Systems/FocusPledgeTests"

@@ -1,3 +1,5 @@
+import DeviceProtocol
+import FaultInjection
 import Foundation
 
 #if canImport(Glibc)
@@ -349,7 +351,7 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
 
     // MARK: DirectoryEventSink (watcher thread)
 
-    func fileMovedIn(name: String, from: String?) {
+    package func fileMovedIn(name: String, from: String?) {
         mutex.lock()
         let observed = observers[name] != nil
         mutex.unlock()
@@ -367,7 +369,7 @@ public final class DarwinNotificationCenter: DirectoryEventSink, @unchecked Send
         return UInt64(tag.dropFirst())
     }
 
-    func rescan() {
+    package func rescan() {
         mutex.lock()
         let names = Array(observers.keys)
         mutex.unlock()

@@ -1,3 +1,5 @@
+import DeviceProtocol
+import FaultInjection
 import Foundation
 
 #if canImport(Glibc)

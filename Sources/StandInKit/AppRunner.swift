@@ -3,7 +3,8 @@ import CSystemShims
 import Foundation
 import History
 import ScreenTimeModel
-import ScreenTimeShims
+import StandInRuntime
+import SystemFiles
 import SystemKit
 
 #if canImport(Glibc)
@@ -152,7 +153,7 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
             waiter.start()
         }
         context.trace.log("launched", ["variant": context.variant])
-        let inboxName = EmulatedOSPaths.inboxPosted(context.process)
+        let inboxName = SystemPaths.inboxPosted(context.process)
         do {
             try observe(inboxName) { [weak self] in self?.takeInbox() ?? [] }
             for name in adapter.observedNotifications {
@@ -479,7 +480,7 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
     func runInProcess(_ p: InProcessStandIns.Current) -> Never {
         inProcess = p
         context.trace.log("launched", ["variant": context.variant])
-        let inboxName = EmulatedOSPaths.inboxPosted(context.process)
+        let inboxName = SystemPaths.inboxPosted(context.process)
         observedNames = [inboxName] + adapter.observedNotifications
         let atLaunch = context.center.generationSnapshot()
         for name in observedNames { consumed[name] = atLaunch(name) }

@@ -1,6 +1,7 @@
 import AppGroup
 import Foundation
 import ManagedSettings
+import StandInRuntime
 import SystemKit
 
 /// What an extension's principal object (the app's `DeviceActivityMonitor`,

@@ -4,6 +4,7 @@ import ArgumentParser
 import Foundation
 @_spi(ScreenTimeHarness) import ManagedSettings
 import ManagedSettingsUI
+import StandInRuntime
 import SystemKit
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import Foundation
+import StandInRuntime
 import SystemKit
 
 #if canImport(Glibc)

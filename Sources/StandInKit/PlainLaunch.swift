@@ -1,3 +1,4 @@
+import StandInRuntime
 import SystemKit
 import ArgumentParser
 

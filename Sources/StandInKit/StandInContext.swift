@@ -2,7 +2,7 @@ import AppGroup
 import Foundation
 import History
 import Logging
-import ScreenTimeShims
+import StandInRuntime
 import SystemKit
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import AppGroup
 import Foundation
 import ScreenTimeModel
+import SystemKit
 
 /// The one place effects are carried out, in order.
 public enum EffectInterpreter {

@@ -1,5 +1,6 @@
 import AppGroup
 import Foundation
+import SystemKit
 
 #if canImport(Glibc)
 import Glibc

@@ -1,39 +1,9 @@
 import AppGroup
 import Foundation
+import ScreenTimeModel
 
-/// What the user did inside a running app (tapped "start", picked apps, created a grant, …), as
-/// the emulated OS hands it over: numbered JSON files in `system/inbox/<process>/`, then a post of
-/// `system.inbox.<process>` (EMULATED-IOS.md §7). The meaning of `action` and its `fields` is the
-/// pack's; the core only carries them.
-///
-///     {"action": "start_session", "fields": {"durationMinutes": "30", "sessionId": "s-1-2"}, "list": [], "seq": 3}
-public struct AppMessage: Codable, Equatable, Sendable {
-    public var seq: Int
-    public var action: String
-    public var fields: [String: String]
-    /// A list argument (e.g. the apps picked in FamilyActivityPicker); empty when the action has none.
-    public var list: [String]
-
-    public init(seq: Int = 0, action: String, fields: [String: String] = [:], list: [String] = []) {
-        self.seq = seq
-        self.action = action
-        self.fields = fields
-        self.list = list
-    }
-
-    public subscript(_ key: String) -> String? { fields[key] }
-
-    enum CodingKeys: String, CodingKey { case seq, action, fields, list }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        seq = try c.decode(Int.self, forKey: .seq)
-        action = try c.decode(String.self, forKey: .action)
-        fields = try c.decodeIfPresent([String: String].self, forKey: .fields) ?? [:]
-        list = try c.decodeIfPresent([String].self, forKey: .list) ?? []
-    }
-}
-
+/// A process's inbox of `AppMessage`s (ScreenTimeModel): written by the emulated OS, taken by the
+/// app's run loop.
 public final class AppInbox: @unchecked Sendable {
     public let process: String
     let directory: SafeDirectory
@@ -45,7 +15,7 @@ public final class AppInbox: @unchecked Sendable {
 
     public init(process: String, deviceRoot: DeviceRoot, center: DarwinNotificationCenter) throws {
         self.process = process
-        self.directory = try deviceRoot.subdirectory(EmulatedOSPaths.inbox(process))
+        self.directory = try deviceRoot.subdirectory(SystemPaths.inbox(process))
         self.center = center
     }
 
@@ -56,7 +26,7 @@ public final class AppInbox: @unchecked Sendable {
         let enc = JSONEncoder()
         enc.outputFormatting = [.sortedKeys]
         try directory.writeAtomically(Self.fileName(m.seq), bytes: Array(try enc.encode(m)), fsync: false)
-        try center.post(EmulatedOSPaths.inboxPosted(process))
+        try center.post(SystemPaths.inboxPosted(process))
     }
 
     /// Harness side: whether message `seq` is still in the inbox (the app has not taken it yet).

@@ -18,7 +18,7 @@ import AppGroup
 import Foundation
 @_spi(ScreenTimeHarness) import ManagedSettings
 import ManagedSettingsUI
-import ScreenTimeShims
+import ScreenTimeModel
 import StandInKit
 import SystemKit
 import UIKit

@@ -1,4 +1,6 @@
 @testable import AppGroup
+@testable import DeviceProtocol
+@testable import FaultInjection
 import Testing
 
 /// The temp-name format is written by `SafeDirectory.tempName` and read back by observers

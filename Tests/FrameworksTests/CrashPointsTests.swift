@@ -1,6 +1,7 @@
 import AppGroup
 import Foundation
 @_spi(ScreenTimeHarness) import ManagedSettings
+import StandInRuntime
 import SystemKit
 import Testing
 

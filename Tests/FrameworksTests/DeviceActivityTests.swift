@@ -3,7 +3,6 @@ import Foundation
 @_spi(ScreenTimeHarness) import ManagedSettings
 import ScreenTimeModel
 import ScreenTimeOS
-import ScreenTimeShims
 import SystemFiles
 import Testing
 

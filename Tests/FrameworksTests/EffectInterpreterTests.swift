@@ -1,5 +1,6 @@
 import AppGroup
 import Foundation
+import StandInRuntime
 import SystemKit
 import Testing
 

@@ -2,8 +2,8 @@ import AppGroup
 import Foundation
 import ScreenTimeModel
 import ScreenTimeOS
-import ScreenTimeShims
 import StandInKit
+import StandInRuntime
 import SystemFiles
 import SystemKit
 import Testing

@@ -3,6 +3,7 @@ import Foundation
 import ManagedSettings
 import ManagedSettingsUI
 import StandInKit
+import StandInRuntime
 import SystemKit
 import Testing
 import ScreenTimeModel

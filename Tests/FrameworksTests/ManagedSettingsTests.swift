@@ -2,7 +2,6 @@ import Foundation
 @_spi(ScreenTimeHarness) import ManagedSettings
 import ScreenTimeModel
 import ScreenTimeOS
-import ScreenTimeShims
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct ManagedSettingsTests {
@@ -13,8 +12,8 @@ import Testing
         let (union, errors) = ManagedSettingsReader.shieldUnion(on: t.device)
         #expect(errors.isEmpty)
         #expect(union.applications == ["com.social.feed", "com.video"])
-        // The runner's reader (ScreenTimeShims) sees the same.
-        #expect(ScreenTimeShims.ManagedSettingsStore.shieldedApplications(deviceRoot: t.device.root) == ["com.social.feed", "com.video"])
+        // The runner's reader (ScreenTimeOS) sees the same.
+        #expect(ScreenTimeOS.ManagedSettingsReader.shieldedApplications(deviceRoot: t.device.root) == ["com.social.feed", "com.video"])
         // Tokens are opaque on disk.
         let file = try #require(t.file("system/managedsettings/default.json"))
         #expect(!file.contains("com.social.feed"))

@@ -3,6 +3,7 @@ import Foundation
 import ScreenTimeModel
 import ScreenTimeOS
 import StandInKit
+import StandInRuntime
 import SystemKit
 import Testing
 

@@ -1,4 +1,6 @@
 @testable import AppGroup
+@testable import DeviceProtocol
+@testable import FaultInjection
 import Foundation
 import Synchronization
 import HarnessKit

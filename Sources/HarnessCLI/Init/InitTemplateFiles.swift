@@ -134,7 +134,7 @@ public final class Player {
         ("Sources/__name__-harness/__Name__System.swift", #"""
 import HarnessKit
 import History
-import ScreenTimeShims
+import ScreenTimeModel
 import SystemKit
 
 /// __Name__ as the harness sees it: its processes, what a scenario configures, what the user

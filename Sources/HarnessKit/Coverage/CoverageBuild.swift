@@ -58,8 +58,9 @@ package struct AppCodeFilter: Sendable {
 
     /// The core's source directories, for a harness whose source tree is not on this machine.
     static let knownCore = [
-        "AppGroup", "CDeviceTime", "CInotifyTools", "CSystemShims", "Frameworks", "HarnessCLI", "HarnessKit", "History", "RunReport",
-        "ScreenTimeModel", "ScreenTimeOS", "ScreenTimeShims", "StandInKit", "Supervision", "SystemFiles", "SystemKit", "TreeWatch",
+        "AppGroup", "CDeviceTime", "CInotifyTools", "CSystemShims", "DeviceProtocol", "FaultInjection", "Frameworks", "HarnessCLI", "HarnessKit",
+        "History", "PropertyList", "RunReport", "ScreenTimeModel", "ScreenTimeOS", "StandInKit", "StandInRuntime", "Supervision", "SystemFiles",
+        "SystemKit", "TreeWatch",
     ]
 
     package func isAppCode(_ path: String) -> Bool {

@@ -3,7 +3,6 @@ import Foundation
 import History
 import ScreenTimeModel
 import ScreenTimeOS
-import ScreenTimeShims
 import Supervision
 import SystemFiles
 import SystemKit
@@ -119,7 +118,7 @@ extension LiveRun: UserScreen {
         }
     }
 
-    var shieldedApplications: Set<String> { ManagedSettingsStore.shieldedApplications(deviceRoot: root) }
+    var shieldedApplications: Set<String> { ManagedSettingsReader.shieldedApplications(deviceRoot: root) }
 
     func isMonitored(_ activity: String) -> Bool { emulated.os.isMonitored(activity) }
 

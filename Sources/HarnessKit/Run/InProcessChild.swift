@@ -1,6 +1,7 @@
 import AppGroup
 import Foundation
 import History
+import StandInRuntime
 import Supervision
 import SystemKit
 

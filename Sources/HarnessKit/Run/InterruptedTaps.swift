@@ -1,7 +1,6 @@
 import AppGroup
 import Foundation
 import History
-import ScreenTimeShims
 
 /// A tap the app died while handling (EMULATED-IOS.md §7.7): the app takes a tap out of its inbox
 /// before it acts on it, so a process killed inside the handler — at a crash point before its

@@ -3,7 +3,6 @@ import Foundation
 import History
 import ScreenTimeModel
 import ScreenTimeOS
-import ScreenTimeShims
 import Supervision
 import SystemFiles
 import SystemKit
@@ -118,8 +117,8 @@ final class LiveRun {
         self.center = center
         let osDirty = Flag()
         self.osDirty = osDirty
-        try center.addObserver(EmulatedOSPaths.deviceActivityChanged) { _ in osDirty.set() }
-        try center.addObserver(EmulatedOSPaths.managedSettingsChanged) { _ in osDirty.set() }
+        try center.addObserver(SystemPaths.deviceActivityChanged) { _ in osDirty.set() }
+        try center.addObserver(SystemPaths.managedSettingsChanged) { _ in osDirty.set() }
         device = EmulatedDevice(root: root, center: center, process: "harness")
         emulated = EmulatedOS(setup, start: start)
         // A prompt ends the wait for quiet at once (`answerPrompts`): the app that filed it waits

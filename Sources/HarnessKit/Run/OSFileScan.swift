@@ -3,7 +3,6 @@ import Foundation
 import History
 import ScreenTimeModel
 import ScreenTimeOS
-import ScreenTimeShims
 import Supervision
 import SystemFiles
 import SystemKit
@@ -90,7 +89,7 @@ extension LiveRun {
     @discardableResult
     func scanEmulatedOSIfNeeded() -> Bool {
         let generation = center.generationSnapshot()
-        let gens = [EmulatedOSPaths.deviceActivityChanged, EmulatedOSPaths.managedSettingsChanged, SystemPaths.notificationsChanged]
+        let gens = [SystemPaths.deviceActivityChanged, SystemPaths.managedSettingsChanged, SystemPaths.notificationsChanged]
             .map(generation)
         let due = emulated.deadline.map { $0 <= virtualTime.now } ?? false
         guard gens != emulated.files.generations || due else { return false }

@@ -3,7 +3,6 @@ import Foundation
 import History
 import ScreenTimeModel
 import ScreenTimeOS
-import ScreenTimeShims
 import Supervision
 import SystemFiles
 import SystemKit

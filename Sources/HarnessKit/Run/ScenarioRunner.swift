@@ -4,7 +4,6 @@ import History
 import RunReport
 import ScreenTimeModel
 import ScreenTimeOS
-import ScreenTimeShims
 import Supervision
 import SystemFiles
 import SystemKit

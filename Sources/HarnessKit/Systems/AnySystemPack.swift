@@ -1,6 +1,6 @@
 import Foundation
 import History
-import ScreenTimeShims
+import ScreenTimeModel
 
 /// A `SystemPack` with its associated types erased, so the core can hold packs of every system
 /// in one list and scenarios can carry their pack's configuration.

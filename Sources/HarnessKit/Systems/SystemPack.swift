@@ -1,6 +1,6 @@
 import Foundation
 import History
-import ScreenTimeShims
+import ScreenTimeModel
 import SystemKit
 
 /// A seed system, plugged into the harness: its processes, how a scenario configures it, what

@@ -1,5 +1,4 @@
 import ScreenTimeModel
-import ScreenTimeShims
 import SystemKit
 
 /// One gesture of the user on the phone. A pack says which (`SystemPack.move(_:seeing:)`); the

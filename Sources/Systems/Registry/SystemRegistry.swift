@@ -6,6 +6,7 @@ import FocusPledgeServer
 import FocusPledgeStandIns
 import HarnessKit
 import StandInKit
+import StandInRuntime
 import SystemKit
 import PushinPack
 import RallyPack

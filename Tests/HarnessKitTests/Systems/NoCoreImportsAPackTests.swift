@@ -21,8 +21,8 @@ import Testing
         let packs = try Self.packModules()
         #expect(packs.contains("FocusPledge") && packs.contains("FocusPledgePack") && packs.contains("SystemRegistry"))
         let core = [
-            "AppGroup", "History", "SystemKit", "ScreenTimeShims", "StandInKit", "Supervision", "HarnessKit", "CSystemShims",
-            "ScreenTimeModel", "SystemFiles", "ScreenTimeOS", "Frameworks",
+            "PropertyList", "DeviceProtocol", "FaultInjection", "AppGroup", "History", "SystemKit", "StandInRuntime", "StandInKit",
+            "Supervision", "HarnessKit", "CSystemShims", "ScreenTimeModel", "SystemFiles", "ScreenTimeOS", "Frameworks",
         ]
         var offenders: [String] = []
         var scanned = 0

@@ -1,7 +1,7 @@
 import Foundation
 import HarnessKit
 import History
-import ScreenTimeShims
+import ScreenTimeModel
 import SystemKit
 
 /// A second system, defined entirely in the test target: two processes that return balls through

@@ -2,6 +2,7 @@ import AppGroup
 import FocusPledge
 import FocusPledgeServer
 import Foundation
+import StandInRuntime
 import SystemKit
 
 typealias Snapshot = [String: PropertyListValue]

@@ -1,4 +1,4 @@
-import AppGroup
+import PropertyList
 import Foundation
 
 /// The pack's variants: `as-written` (seed 001's text, literally) comes first.

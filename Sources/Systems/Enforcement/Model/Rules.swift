@@ -1,4 +1,4 @@
-import AppGroup
+import PropertyList
 import Foundation
 
 /// A mode with a daily schedule: "Blocked apps are from the effective mode (schedule + overrides +

@@ -4,7 +4,7 @@ import EnforcementStore
 import Foundation
 import HarnessKit
 import History
-import ScreenTimeShims
+import ScreenTimeModel
 import SystemKit
 
 /// Seed 001, the v1.1 iOS enforcement spec: a local-first rules engine (modes, unlock grants)

@@ -1,4 +1,4 @@
-import AppGroup
+import PropertyList
 
 /// The pack's variants: `as-written` (seed 004 literally) comes first.
 public enum ExitVariant: String, CaseIterable, Sendable {

@@ -2,7 +2,7 @@ import Exit
 import Foundation
 import HarnessKit
 import History
-import ScreenTimeShims
+import ScreenTimeModel
 import SystemKit
 
 /// Seed 004, Exit ("API Specifications — Main App ↔ Extensions"): a React Native host app and

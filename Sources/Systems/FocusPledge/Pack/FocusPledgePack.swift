@@ -2,7 +2,7 @@ import FocusPledge
 import Foundation
 import HarnessKit
 import History
-import ScreenTimeShims
+import ScreenTimeModel
 import SystemKit
 
 /// Seed 000, FocusPledge ("iOS Native Bridge Specification — Flutter ↔ Screen Time Integration"):

@@ -1,6 +1,7 @@
 import AppGroup
 import FocusPledge
 import Foundation
+import StandInRuntime
 import SystemKit
 
 /// `sth-focuspledge-server` as the harness runs it inside its own process (`harness run

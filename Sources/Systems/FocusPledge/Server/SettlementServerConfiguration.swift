@@ -1,4 +1,5 @@
 import Foundation
+import StandInRuntime
 import SystemKit
 
 /// Everything `SettlementHTTPServer.run` needs besides the clock.

@@ -1,4 +1,4 @@
-import AppGroup
+import PropertyList
 import Foundation
 import SystemKit
 

@@ -1,4 +1,4 @@
-import AppGroup
+import PropertyList
 import SystemKit
 
 /// Pushin's shield-action extension as a pure machine, one call per process. The as-written

@@ -2,7 +2,7 @@ import Foundation
 import HarnessKit
 import History
 import Pushin
-import ScreenTimeShims
+import ScreenTimeModel
 import SystemKit
 
 /// Pushin (seed 002) plugged into the harness: its two processes, its scenario keys, what the

@@ -1,4 +1,4 @@
-import AppGroup
+import PropertyList
 import SystemKit
 
 // Rally: the example pack (docs/ADDING-A-SYSTEM.md walks through it). Its "seed" is the

@@ -2,7 +2,7 @@ import Foundation
 import HarnessKit
 import History
 import Rally
-import ScreenTimeShims
+import ScreenTimeModel
 import SystemKit
 
 /// Rally plugged into the harness: its processes, its scenario keys, what the user does, and the

@@ -1,7 +1,7 @@
 import Foundation
 import HarnessKit
 import History
-import ScreenTimeShims
+import ScreenTimeModel
 import SystemKit
 import Until
 

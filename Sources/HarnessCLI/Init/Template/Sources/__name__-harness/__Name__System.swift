@@ -1,6 +1,6 @@
 import HarnessKit
 import History
-import ScreenTimeShims
+import ScreenTimeModel
 import SystemKit
 
 /// __Name__ as the harness sees it: its processes, what a scenario configures, what the user

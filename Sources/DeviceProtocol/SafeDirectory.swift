@@ -49,7 +49,7 @@ public final class SafeDirectory: @unchecked Sendable {
         }
     }
 
-    func child(_ name: String) -> String { path.hasSuffix("/") ? path + name : path + "/" + name }
+    package func child(_ name: String) -> String { path.hasSuffix("/") ? path + name : path + "/" + name }
 
     /// Classifies an `openat` failure: a symlink in the way is a clear error of its own.
     func openError(_ op: String, _ name: String, _ e: Int32) -> AppGroupError {

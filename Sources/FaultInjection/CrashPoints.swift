@@ -1,3 +1,4 @@
+import DeviceProtocol
 import Foundation
 
 #if canImport(Glibc)

@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// Receives events for one watched directory, on the watcher thread.
-protocol DirectoryEventSink: AnyObject, Sendable {
+package protocol DirectoryEventSink: AnyObject, Sendable {
     /// A complete file arrived under `name` (IN_MOVED_TO: only a rename means "complete").
     /// `from` is the temp name it was renamed from, when the paired IN_MOVED_FROM was seen.
     func fileMovedIn(name: String, from: String?)
@@ -20,8 +20,8 @@ protocol DirectoryEventSink: AnyObject, Sendable {
 /// Other threads talk to it through a command queue and wake it by writing a byte to a pipe that
 /// the thread itself watches through `/proc/self/fd/<w>` (IN_MODIFY) — so `stop()` and new
 /// watches take effect at once, and the thread waits in one blocking `read` of its inotify fd.
-final class InotifyWatcher: @unchecked Sendable {
-    static let shared = InotifyWatcher()
+package final class InotifyWatcher: @unchecked Sendable {
+    package static let shared = InotifyWatcher()
 
     /// Bound on waiting for the watcher thread to carry out a command.
     static let commandTimeout: Duration = .seconds(5)
@@ -111,11 +111,11 @@ final class InotifyWatcher: @unchecked Sendable {
         if let e = c.error { throw e }
     }
 
-    func watch(directory path: String, sink: DirectoryEventSink) throws {
+    package func watch(directory path: String, sink: DirectoryEventSink) throws {
         try submit { .watch(path: path, sink: sink, done: $0) }
     }
 
-    func unwatch(directory path: String, sink: DirectoryEventSink) throws {
+    package func unwatch(directory path: String, sink: DirectoryEventSink) throws {
         mutex.lock()
         let isRunning = running
         mutex.unlock()
@@ -125,7 +125,7 @@ final class InotifyWatcher: @unchecked Sendable {
 
     /// Stops the thread promptly (wakes it; no timeout wait) and closes its inotify fd.
     /// Returns after the thread has exited, or after `commandTimeout`.
-    func stop() {
+    package func stop() {
         mutex.lock()
         guard running, let done = stopped else {
             mutex.unlock()

@@ -3,7 +3,7 @@ import Foundation
 /// A thread that runs `body` every `intervalSeconds` of device time until stopped. Shared by the
 /// heartbeat writer and monitor. A stopped process or a clock jump makes it resume from now
 /// instead of firing a burst of missed ticks; `stop()` returns within ~20 ms.
-final class PeriodicThread: @unchecked Sendable {
+package final class PeriodicThread: @unchecked Sendable {
     private let mutex = NSLock()
     private var stopRequested = false
     private var started = false
@@ -11,7 +11,9 @@ final class PeriodicThread: @unchecked Sendable {
     /// Bound on how long `stop()` waits for the body to return.
     static let stopTimeout: DispatchTimeInterval = .seconds(2)
 
-    func start(name: String, clock: DeviceClock, intervalSeconds: Double, body: @escaping @Sendable () -> Void) {
+    package init() {}
+
+    package func start(name: String, clock: DeviceClock, intervalSeconds: Double, body: @escaping @Sendable () -> Void) {
         mutex.lock()
         defer { mutex.unlock() }
         guard !started else { return }
@@ -37,7 +39,7 @@ final class PeriodicThread: @unchecked Sendable {
         return stopRequested
     }
 
-    func stop() {
+    package func stop() {
         mutex.lock()
         let running = started && !stopRequested
         stopRequested = true

@@ -1,3 +1,4 @@
+import DeviceProtocol
 import Foundation
 
 #if canImport(Glibc)
@@ -56,9 +57,9 @@ public struct DefaultsFaults: Sendable, Equatable {
     static func inWindow(_ t: Double, _ from: Double?, _ to: Double?) -> Bool { (from.map { t >= $0 } ?? true) && (to.map { t <= $0 } ?? true) }
 
     /// How long a reader's cache stays stale at device time `t`, if a stale rule is on then.
-    func staleSeconds(at t: Double) -> Double? { stale.first { Self.inWindow(t, $0.from, $0.to) }?.seconds }
+    package func staleSeconds(at t: Double) -> Double? { stale.first { Self.inWindow(t, $0.from, $0.to) }?.seconds }
 
-    func tornRule(at t: Double) -> Torn? { torn.first { Self.inWindow(t, $0.from, $0.to) } }
+    package func tornRule(at t: Double) -> Torn? { torn.first { Self.inWindow(t, $0.from, $0.to) } }
 
     public func encoded() -> String {
         func n(_ v: Double?) -> String { v.map { String(format: "%.3f", $0) } ?? "-" }
@@ -113,7 +114,7 @@ public struct DefaultsFaults: Sendable, Equatable {
 
     /// Claims one of the rule's `maxCount` tears for this process (O_EXCL: exactly one claimant
     /// per slot across processes); false when all are used.
-    static func claimTear(_ rule: Torn, root: DeviceRoot) -> Bool {
+    package static func claimTear(_ rule: Torn, root: DeviceRoot) -> Bool {
         let dir = root.path + "/system/faults"
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         for i in 0..<rule.maxCount {

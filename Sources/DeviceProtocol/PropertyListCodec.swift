@@ -1,4 +1,5 @@
 import Foundation
+import PropertyList
 
 /// XML property-list encoding (Apple's `PropertyList-1.0` DTD) for suite files.
 ///
@@ -10,6 +11,7 @@ public enum PropertyListCodec {
     public struct Malformed: Error, CustomStringConvertible {
         public let reason: String
         public var description: String { reason }
+        package init(reason: String) { self.reason = reason }
     }
 
     // MARK: Encoding
