@@ -55,6 +55,9 @@ public enum CrashPoints {
         /// The flocks this stand-in holds (`FileLock`), which its kill releases as the kernel
         /// releases a killed process's (only kept for an in-process stand-in's state).
         var heldFlocks: [Int32] = []
+        /// What closes the files this stand-in opened (its trace), run when it ends, as the kernel
+        /// closes a process's files (only kept for an in-process stand-in's state).
+        var closeAtEnd: [@Sendable () -> Void] = []
         let lock = NSLock()
 
         public init(onKill: (@Sendable () -> Never)? = nil) { self.onKill = onKill }
@@ -69,10 +72,15 @@ public enum CrashPoints {
         }
 
         /// An in-process stand-in ended (killed, or its thread returned): what the kernel does for
-        /// a process that ends — its flocks released, its files (the log) closed.
+        /// a process that ends — its flocks released, its files (the log, its trace) closed.
         public func processEnded() {
             releaseFlocks()
             close()
+            lock.lock()
+            let closers = closeAtEnd
+            closeAtEnd = []
+            lock.unlock()
+            for c in closers { c() }
         }
 
         /// Closes the log (an in-process stand-in that ended; `shared` lives as long as the process).
@@ -140,6 +148,16 @@ public enum CrashPoints {
         guard let st = threadState else { return }
         st.lock.lock()
         st.heldFlocks.append(fd)
+        st.lock.unlock()
+    }
+
+    /// A file the calling stand-in opened, which its end closes (`State.processEnded`) as the
+    /// kernel closes a process's: kept only on an in-process stand-in's thread (a process of its
+    /// own has the kernel).
+    public static func closeAtProcessEnd(_ close: @escaping @Sendable () -> Void) {
+        guard let st = threadState else { return }
+        st.lock.lock()
+        st.closeAtEnd.append(close)
         st.lock.unlock()
     }
 

@@ -14,7 +14,8 @@ import Glibc
 public final class TraceLog: @unchecked Sendable {
     public let process: String
     public let path: String
-    private let fd: Int32
+    /// -1 once closed (`close`): a line written after is dropped.
+    private var fd: Int32
     private let lock = NSLock()
     private let deviceTime: @Sendable () -> Double
 
@@ -49,7 +50,17 @@ public final class TraceLog: @unchecked Sendable {
         if fd < 0 { throw TraceError(path: path, errno: errno, operation: "open") }
     }
 
-    deinit { close(fd) }
+    deinit { if fd >= 0 { Glibc.close(fd) } }
+
+    /// Closes the trace: every line written after is dropped (`log`) or throws (`append`). For a
+    /// stand-in the harness runs inside itself whose launch ended: a process that ended writes no
+    /// more lines, whatever threads its code had started.
+    public func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
 
     public struct TraceError: Error, CustomStringConvertible {
         public let path: String
@@ -93,6 +104,7 @@ public final class TraceLog: @unchecked Sendable {
         let bytes = Array(line.utf8)
         lock.lock()
         defer { lock.unlock() }
+        guard fd >= 0 else { throw TraceError(path: path, errno: EBADF, operation: "write") }
         for _ in 0..<Self.maxWriteAttempts {
             let wrote = bytes.withUnsafeBufferPointer { Glibc.write(fd, $0.baseAddress!, $0.count) }
             if wrote == bytes.count { return }

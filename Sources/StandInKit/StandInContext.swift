@@ -57,6 +57,9 @@ public final class StandInContext: @unchecked Sendable {
         defaults = try SharedDefaults(container: container, suiteName: suite ?? appGroup)
         let trace = try TraceLog(runDirectory: run, process: process, deviceTime: { clock.nowUnixSeconds() })
         self.trace = trace
+        // Inside the harness, a launch that ends (killed, or its code returned) closes its trace:
+        // threads its code started write nothing after, as of a process that is gone.
+        CrashPoints.closeAtProcessEnd { trace.close() }
         OSLogTrace.install(trace)
         // A harness-armed defaults fault (PROTOCOL.md §3, EMULATED-IOS.md §10.5) shows in the history where it acted.
         defaults.onFault = { kind, fields in trace.log("defaults_fault", fields.merging(["kind": kind]) { a, _ in a }) }

@@ -1,6 +1,7 @@
 import AppGroup
 import Foundation
 @_spi(ScreenTimeHarness) import ManagedSettings
+import StandInKit
 import StandInRuntime
 import SystemKit
 import Testing
@@ -305,6 +306,42 @@ extension CrashPointsTests {
     /// A torn write (an App Group field fault: the first key lands, then the writer dies) ends
     /// the writer as a kill failpoint does: a process by SIGKILL; a stand-in inside the harness
     /// by its launch's own end — never the harness's process.
+    /// A launch inside the harness that ends closes its trace, as the kernel closes a process's
+    /// files: its descriptor goes, and a thread its code started writes no line after the end.
+    @Test func aLaunchInsideTheHarnessThatEndsClosesItsTrace() throws {
+        let device = try TestDevice()
+        let run = device.path + "/run"
+        try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true)
+        let env = [
+            DeviceRoot.environmentVariable: device.path, StandInContext.runDirectoryVariable: run,
+            StandInContext.variantVariable: "hardened", Entitlements.environmentVariable: "group.test",
+        ]
+        let state = CrashPoints.State()
+        defer { state.close() }
+        let context = LockedBox<StandInContext?>(nil)
+        let launched = DispatchSemaphore(value: 0)
+        Thread {
+            CrashPoints.installOnThisThread(state)
+            context.value = try? StandInContext(process: "app", appGroup: "group.test", environment: env)
+            context.value?.trace.log("before_the_end")
+            CrashPoints.installOnThisThread(nil)
+            launched.signal()
+        }.start()
+        #expect(launched.wait(timeout: .now() + 10) == .success)
+        let trace = try #require(context.value?.trace)
+        let real = URL(fileURLWithPath: trace.path).resolvingSymlinksInPath().path
+        func descriptors() -> Int {
+            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            return fds.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == real }.count
+        }
+        #expect(descriptors() == 1, "the trace is not open once: \(real)")
+        state.processEnded()  // what the harness does when the launch is killed or returns
+        #expect(descriptors() == 0, "the ended launch's trace is still open")
+        trace.log("after_the_end")  // a thread its code started, after the end
+        let lines = try String(contentsOfFile: trace.path, encoding: .utf8)
+        #expect(lines.contains("before_the_end") && !lines.contains("after_the_end"), "\(lines)")
+    }
+
     @Test func aTornWriteInsideTheHarnessEndsTheLaunchNotTheProcess() throws {
         let s = try Setup()
         let d = try s.defaults()
