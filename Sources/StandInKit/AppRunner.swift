@@ -49,6 +49,8 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
     let heartbeat: HeartbeatWriter?
 
     private let cond = NSCondition()
+    /// Held while the inbox is taken: by the notify thread, at launch, and by the loop at TERM.
+    private let inboxTaking = NSLock()
     /// An input, or only a marker that a notification generation has been taken in.
     private struct Queued {
         var input: AppInput?
@@ -217,6 +219,13 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
             }
             cond.unlock()
         }
+        // The taps the OS put in the inbox before the TERM are lost with the process, never left
+        // for the next launch: taken here, as the notify thread — woken by the same post, or by
+        // the CONT after a stop — may have taken them already (then there is nothing left to
+        // take). Which thread looked first decided whether the next launch read them, so two
+        // runs of one seed differed (exit-midnight hardened seed 1); the in-process loop takes
+        // them at its TERM the same way.
+        _ = takeInbox()
         context.trace.log("terminated", ["signal": "TERM"])
         exit(0)
     }
@@ -269,7 +278,9 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
 
     /// Takes the inbox's messages as inputs (on the notify thread, or at launch).
     func takeInbox() -> [AppInput] {
-        inbox.take(onMalformed: { [context] in context.trace.log("inbox_malformed", ["file": $0]) }).map { .user($0) }
+        inboxTaking.lock()
+        defer { inboxTaking.unlock() }
+        return inbox.take(onMalformed: { [context] in context.trace.log("inbox_malformed", ["file": $0]) }).map { .user($0) }
     }
 
     func receive(_ input: AppInput) {
@@ -487,9 +498,8 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
         launch()
         while true {
             if p.terminateRequested() {
-                // A process continued with its TERM pending has its watcher thread take the inbox
-                // that was posted to meanwhile before its loop sees the TERM: those taps are lost
-                // with it, not read by the next launch.
+                // The taps posted before the TERM are lost with it, not read by the next launch,
+                // as a process's loop takes them at its TERM (`run`).
                 if context.center.generationSnapshot()(inboxName) > (consumed[inboxName] ?? 0) { _ = takeInbox() }
                 context.trace.log("terminated", ["signal": "TERM"])
                 p.end(0)

@@ -123,18 +123,10 @@ import Testing
         #expect(real.status == inProcess.status, "\(real.stdout)\n\(inProcess.stdout)")
         #expect(try crashPoints(d.path + "/inproc") == crashPoints(d.path + "/real"))
         let (inproc, processes) = (try normalized(d.path + "/inproc"), try normalized(d.path + "/real"))
-        guard scenario.hasSuffix("exit-midnight.yaml") else {
-            #expect(inproc == processes, "\(Self.firstDifference(inproc, processes))")
-            return
-        }
-        // A known race of the *process* run, not of the fast path: the host TERMed after a stop
-        // with an iOS message (significant_time_change) in its inbox takes it on its way out only
-        // when its watcher thread runs before its TERM handler exits; on a loaded machine it does
-        // not, and the relaunched host reads it instead (seen in CI: one os_input line more in the
-        // process run). Recorded as a known, intermittent issue until the harness orders the two.
-        withKnownIssue("a TERMed host's watcher may or may not take its inbox on its way out (process runs)", isIntermittent: true) {
-            #expect(inproc == processes, "\(Self.firstDifference(inproc, processes))")
-        }
+        // exit-midnight's host is TERMed after a stop with an iOS message (significant_time_change)
+        // in its inbox: a process's loop takes it at its TERM, as the in-process loop does (it was
+        // a race between the process's two threads: AppTermTests).
+        #expect(inproc == processes, "\(Self.firstDifference(inproc, processes))")
     }
 
     /// Killed where it holds a lock — an extension inside the suite's flock, the host between the
@@ -198,8 +190,7 @@ import Testing
     /// SIGKILL and exit against a parked thread). `explore --check-killed` runs killed points again
     /// both ways: the same verdict and the same normalized history, in both packs whose stand-ins
     /// run inside (FocusPledge, Exit; the others' refuse `--in-process` and explore with processes).
-    /// (Not exit-midnight: its known TERM race at a relaunch flips one `os_input` line between runs
-    /// with processes too.)
+    /// (exit-midnight's un-killed run is compared both ways by `exitInsideTheHarnessIsTheSameRun`.)
     @Test(arguments: [Self.bundled, "Sources/Systems/Exit/scenarios/exit.yaml"])
     func killedPointsAreTheSameRunInsideTheHarnessAndWithProcesses(scenario: String) throws {
         let d = try Dir()
