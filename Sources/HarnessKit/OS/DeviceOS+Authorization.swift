@@ -12,8 +12,8 @@ extension DeviceOS {
     mutating func boot(_ out: inout [OSEffect]) {
         guard configuration.familyControls != nil, familyControlsStatus == nil else { return }
         familyControlsStatus = "notDetermined"
-        out.append(.setAuthorization(.familyControls, status: "notDetermined", answering: nil))
         out.append(.record(.authorization, ["kind": "familyControls", "status": "notDetermined"]))
+        out.append(.setAuthorization(.familyControls, status: "notDetermined", answering: nil))
     }
 
     /// The user answers an open prompt. iOS prompts for FamilyControls until approved, and for
@@ -30,8 +30,11 @@ extension DeviceOS {
             status = configuration.notifications ?? "authorized"
             notificationStatus = status
         }
-        out.append(.setAuthorization(kind, status: status, answering: requestId))
+        // Recorded before it is written: the app reads the answer as soon as it is there, and its
+        // lines about it must come after the OS's (they raced: a checker reading "the OS's last
+        // answer before the app's refusal" found the earlier one when the app was faster).
         out.append(.record(.authorization, ["kind": kind.rawValue, "status": status, "request": requestId]))
+        out.append(.setAuthorization(kind, status: status, answering: requestId))
     }
 
     /// Whether ManagedSettings written now are refused: the OS models FamilyControls and the app
@@ -64,8 +67,8 @@ extension DeviceOS {
     /// entitled to run.
     mutating func revoke(_ out: inout [OSEffect]) {
         familyControlsStatus = "denied"
-        out.append(.setAuthorization(.familyControls, status: "denied", answering: nil))
         out.append(.record(.authorization, ["kind": "familyControls", "status": "denied", "why": "revoked"]))
+        out.append(.setAuthorization(.familyControls, status: "denied", answering: nil))
         for name in activities.keys.sorted() {
             activities.removeValue(forKey: name)
             out.append(.record(.monitoringRemoved, ["activity": name, "why": "authorization revoked"]))

@@ -62,8 +62,9 @@ extension DeviceOS {
             }
             if Self.grantedNotificationStatuses.contains(notificationStatus) {
                 deliveredNotifications.insert(id)
-                out.append(.deliverNotification(p.record))
+                // Recorded before it is delivered: the app hears of it at once.
                 out.append(.record(.notificationDelivered, ["identifier": id]))
+                out.append(.deliverNotification(p.record))
             } else {
                 if !repeats { out.append(.discardNotification(identifier: id)) }
                 out.append(.record(.notificationNotShown, ["identifier": id, "why": "notifications are \(notificationStatus)"]))

@@ -132,6 +132,34 @@ import Testing
         #expect(d.contains(.discardNotification(identifier: "n1")) && Self.has(d, "notification_not_shown", ["identifier": "n1"]))
     }
 
+    /// What the OS tells the app — a prompt's answer, a notification shown — is recorded before it
+    /// is written: the app reads it at once, and its own lines about it must not come first (a
+    /// checker looking for "the OS's last answer before the app's refusal" found the earlier
+    /// answer in about half the runs of focuspledge-denied).
+    @Test func whatTheAppReadsIsRecordedBeforeItIsWritten() {
+        func order(_ effects: [OSEffect], record event: String, before written: (OSEffect) -> Bool) -> Bool {
+            guard let r = effects.firstIndex(where: { if case .record(let n, _) = $0 { n.rawValue == event } else { false } }),
+                let w = effects.firstIndex(where: written)
+            else { return false }
+            return r < w
+        }
+        var os = Self.os(familyControls: "denied", notifications: "authorized")
+        #expect(order(os.apply(.boot), record: "authorization") { if case .setAuthorization = $0 { true } else { false } })
+        #expect(order(os.apply(.authorizationRequested(.familyControls, requestId: "r1")), record: "authorization") {
+            $0 == .setAuthorization(.familyControls, status: "denied", answering: "r1")
+        })
+        #expect(order(os.apply(.authorizationRequested(.notifications, requestId: "r2")), record: "authorization") {
+            $0 == .setAuthorization(.notifications, status: "authorized", answering: "r2")
+        })
+        _ = os.apply(.notificationRequests([Self.request("n1", after: 60)]))
+        #expect(order(DeviceOSTests.run(&os, until: Self.t0 + 120), record: "notification_delivered") {
+            if case .deliverNotification = $0 { true } else { false }
+        })
+        var approved = Self.os(familyControls: "approved")
+        _ = approved.apply(.authorizationRequested(.familyControls, requestId: "r3"))
+        #expect(order(approved.apply(.revokeAuthorization), record: "authorization") { if case .setAuthorization = $0 { true } else { false } })
+    }
+
     @Test func aTapForegroundsTheHostOrRunsItInTheBackground() {
         var os = Self.os(notifications: "authorized")
         _ = os.apply(.authorizationRequested(.notifications, requestId: "r"))
