@@ -147,6 +147,10 @@ final class LiveRun {
         environment[Entitlements.environmentVariable] = pack.descriptor.appGroups.joined(separator: ",")
         environment["SCREENTIME_RUN_DIR"] = runDir
         environment["SCREENTIME_VARIANT"] = o.variant.rawValue
+        // App code that iterates a Dictionary or Set (a seed serializing its event with
+        // JSONSerialization) sees one order in every run, so a seed's run replays exactly; Swift
+        // seeds its hashing per process otherwise (EMULATED-IOS.md §7.8).
+        environment["SWIFT_DETERMINISTIC_HASHING"] = "1"
         if let page = clock.page { environment[ClockPage.environmentVariable] = String(page.fd) }
         if o.scenario.os.lockedAfterReboot != nil {
             // PROTOCOL.md §3 "Before first unlock": the stores look at the device's lock.

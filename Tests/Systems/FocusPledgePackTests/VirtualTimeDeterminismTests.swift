@@ -45,6 +45,26 @@ import Glibc
         return (out + "/" + run, code)
     }
 
+    /// App code that serializes a dictionary writes the same bytes in every run: Until's seed
+    /// stores its event with `JSONSerialization` of a `[String: Any]`, whose key order followed
+    /// each process's random hashing seed, so no two runs of a seed agreed (every run of the
+    /// four Until scenarios as-written). The stand-ins hash deterministically (EMULATED-IOS.md §7.8).
+    @Test func aSeedThatSerializesADictionaryGivesTheSameHistoryEveryRun() throws {
+        let dir = NSTemporaryDirectory() + "sth-determinism-\(getpid())-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let scenario = "Sources/Systems/Until/scenarios/until.yaml"
+        let (a, codeA) = try run(dir, scenario, variant: "as-written", seed: 1)
+        let (b, codeB) = try run(dir, scenario, variant: "as-written", seed: 1)
+        #expect(codeA == codeB && codeA != nil && codeA != 2)
+        let historyA = try HistoryNormalizer.normalize(runDirectory: a)
+        let historyB = try HistoryNormalizer.normalize(runDirectory: b)
+        #expect(historyA.contains { $0.contains("\"v.lastAppOpenedEvent\"") }, "the seed wrote its event")
+        let i = (0..<min(historyA.count, historyB.count)).first { historyA[$0] != historyB[$0] } ?? min(historyA.count, historyB.count)
+        #expect(historyA.count == historyB.count && i == historyA.count,
+            "the runs differ at line \(i + 1): \(i < historyA.count ? historyA[i] : "(end)") / \(i < historyB.count ? historyB[i] : "(end)")")
+    }
+
     @Test(arguments: [("hardened", 3), ("as-written", 3), ("hardened", 8), ("as-written", 8)])
     func twoRunsGiveTheSameNormalizedHistory(variant: String, seed: Int) throws {
         let dir = NSTemporaryDirectory() + "sth-determinism-\(getpid())-\(UUID().uuidString.prefix(8))"
