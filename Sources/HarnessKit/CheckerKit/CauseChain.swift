@@ -67,8 +67,15 @@ public enum CauseChain {
     /// lines is found there.
     /// The processes the steps are about: a process's own lines, a harness line's `target`, and
     /// the host (`hostRole`) for the harness's lines about the app without one (`host_state`, a tap).
-    public static func chain(of violation: InvariantViolation, in events: [HistoryEvent], index: [Key: Int], hostRole: String?) -> [ChainLine]? {
-        let steps = violation.relevantEvents.compactMap { e in index[Key(e)].map { ($0, e) } }.sorted { $0.0 < $1.0 }
+    ///
+    /// "Before" and the chain's order are the normalized history's (`rank`: device time, then
+    /// process, then each process's own order), not the merge's wall-clock order: two processes'
+    /// lines at one device instant came in either order from run to run, and so did the chain
+    /// (which of two callbacks at one instant was listed, which disturbance made the cut).
+    public static func chain(
+        of violation: InvariantViolation, in events: [HistoryEvent], index: [Key: Int], rank: [Int], hostRole: String?
+    ) -> [ChainLine]? {
+        let steps = violation.relevantEvents.compactMap { e in index[Key(e)].map { ($0, e) } }.sorted { rank[$0.0] < rank[$1.0] }
         // Causes come before the last line the rule judged — not before the run's end, which a
         // rule names for "(to the run's end)": disturbances after the broken promise caused nothing.
         guard let last = (steps.last { !$0.1.isHarnessLine("run_finished") } ?? steps.last)?.0 else { return nil }
@@ -86,14 +93,15 @@ public enum CauseChain {
         let want = max(minCauses, maxLines - steps.count)
         // A failpoint the user armed is named however long before it fired (at most two); then
         // the most recent other disturbances.
-        var before = (0..<last).reversed().filter { !stepLines.contains($0) && isDisturbance(events[$0], of: roles) }
+        var before = events.indices.filter { rank[$0] < rank[last] && !stepLines.contains($0) && isDisturbance(events[$0], of: roles) }
+            .sorted { rank[$0] > rank[$1] }
         // An exit after the signal that caused it says the same thing twice.
         let signalled = Set(before.filter { events[$0].isHarnessLine("signal") }.compactMap { events[$0]["childPid"] })
         before.removeAll { events[$0].isHarnessLine("exit") && signalled.contains(events[$0]["childPid"] ?? "") }
         var causes = Array(before.filter { events[$0].event == "failpoint" }.prefix(minCauses))
         for i in before where causes.count < want && !causes.contains(i) { causes.append(i) }
         let lines = causes.map { ($0, ChainLine.Role.cause) } + steps.map { ($0.0, ChainLine.Role.step) }
-        return lines.sorted { $0.0 < $1.0 }.map { ChainLine(line: $0.0 + 1, role: $0.1, text: short(events[$0.0])) }
+        return lines.sorted { rank[$0.0] < rank[$1.0] }.map { ChainLine(line: $0.0 + 1, role: $0.1, text: short(events[$0.0])) }
     }
 
     /// Sets `chain` on every violation of `report` from `events` (the judged history).
@@ -101,9 +109,19 @@ public enum CauseChain {
         guard !report.violations.isEmpty else { return }
         var index: [Key: Int] = [:]
         for (i, e) in events.enumerated() where index[Key(e)] == nil { index[Key(e)] = i }
+        let rank = normalizedRank(events)
         for v in report.violations.indices {
-            report.violations[v].chain = chain(of: report.violations[v], in: events, index: index, hostRole: hostRole)
+            report.violations[v].chain = chain(of: report.violations[v], in: events, index: index, rank: rank, hostRole: hostRole)
         }
+    }
+
+    /// Each line's place in the normalized history's order (`HistoryNormalizer`: device time, then
+    /// process, then the merge's order within a process, which is the process's own).
+    static func normalizedRank(_ events: [HistoryEvent]) -> [Int] {
+        let order = events.indices.sorted { (events[$0].t, events[$0].process, $0) < (events[$1].t, events[$1].process, $1) }
+        var rank = [Int](repeating: 0, count: events.count)
+        for (r, i) in order.enumerated() { rank[i] = r }
+        return rank
     }
 
     /// A history line found again by what identifies it.

@@ -43,6 +43,34 @@ import Testing
         #expect(summary.contains("      #29  t=128.000 harness host_state state=foreground"))
     }
 
+    /// Two processes' lines at one device instant stand in either order in history.jsonl (merged
+    /// by wall clock, which differs from run to run); the chain is the same either way: the
+    /// normalized history's order, and the same disturbances within the cut.
+    @Test func theChainIsTheSameWhicheverOrderLinesOfOneInstantWereMerged() throws {
+        func chain(hostFirst: Bool) throws -> [String] {
+            var events: [HistoryEvent] = []
+            func add(_ t: Double, _ process: String, _ event: String, _ fields: [String: String] = [:]) {
+                events.append(HistoryEvent(
+                    mono: Int64(events.count + 1) * 1_000, t: t, process: process, pid: process == "harness" ? 1 : 7, event: event, fields: fields))
+            }
+            for i in 0..<14 { add(Double(10 + i), "harness", "signal", ["target": "host", "by": "nemesis", "signal": "KILL", "childPid": "\(i)"]) }
+            let atOnce: [(String, String, [String: String])] = [
+                ("harness", "signal", ["target": "host", "by": "nemesis", "signal": "STOP", "childPid": "20"]), ("host", "store_error", ["op": "write"]),
+            ]
+            for (process, event, fields) in hostFirst ? atOnce.reversed() : atOnce { add(50, process, event, fields) }
+            add(60, "host", "reminder")
+            var report = CheckReport(checker: "x", decided: true, results: [], violations: [
+                InvariantViolation(invariant: "i", subject: nil, explanation: "e", relevantEvents: [events.last!]),
+            ], latencies: [])
+            CauseChain.attach(to: &report, events: events, hostRole: "host")
+            return try #require(report.violations.first?.chain).map { "\($0.role) \($0.text)" }
+        }
+        let one = try chain(hostFirst: false), other = try chain(hostFirst: true)
+        #expect(one.count == CauseChain.maxLines)
+        #expect(one == other, "\(one)\n\(other)")
+        #expect(one.suffix(3).map { $0.split(separator: " ")[3] } == ["signal", "store_error", "reminder"], "device time, then process: \(one)")
+    }
+
     @Test func atMostTwelveLinesAndNoChainForLinesNotInTheHistory() throws {
         var h = H()
         _ = h.add("host", "failpoint", ["action": "kill", "label": "host:x#1"])

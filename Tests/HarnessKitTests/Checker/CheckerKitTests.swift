@@ -149,4 +149,17 @@ import Testing
         #expect(picked.last == many.last, "and the last line (settlements are written last)")
         #expect(picked.map(\.mono) == picked.map(\.mono).sorted())
     }
+
+    /// Two processes' lines at one device instant are merged by wall clock, in either order from
+    /// run to run; a violation lists them in one order: device time, then process.
+    @Test func aViolationsLinesAtOneInstantAreListedInOneOrderWhicheverWasMergedFirst() {
+        let at = 1_771_315_200.0
+        let host = HistoryEvent(mono: 10, t: at, process: "host-app", pid: 7, event: "reminder")
+        let os = HistoryEvent(mono: 20, t: at, process: HistoryEvent.harnessProcessName, pid: 1, event: "callback_delivered")
+        let hostLater = HistoryEvent(mono: 10, t: at, process: "host-app", pid: 7, event: "reminder")
+        let osEarlier = HistoryEvent(mono: 5, t: at, process: HistoryEvent.harnessProcessName, pid: 1, event: "callback_delivered")
+        let before = HistoryEvent(mono: 30, t: at - 1, process: "host-app", pid: 7, event: "launched")
+        #expect(RelevantEvents.pick([host, os, before]).map(\.event) == ["launched", "callback_delivered", "reminder"])
+        #expect(RelevantEvents.pick([hostLater, osEarlier, before]).map(\.event) == ["launched", "callback_delivered", "reminder"])
+    }
 }
