@@ -1,5 +1,4 @@
 import DeviceProtocol
-import FaultInjection
 import Foundation
 
 /// The app groups a process may use. On iOS these come from the signed entitlements; here the

@@ -1,5 +1,3 @@
-import DeviceProtocol
-import FaultInjection
 import Foundation
 
 extension FileManager {

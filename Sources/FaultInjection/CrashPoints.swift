@@ -50,7 +50,8 @@ public enum CrashPoints {
         /// Called before an action is carried out (the stand-in traces it; for `kill` it is the last line).
         var onFire: (@Sendable (_ label: String, _ term: Failpoint.Term) -> Void)?
         /// What `kill` does instead of SIGKILL to the process: an in-process stand-in ends only
-        /// its own thread (it never returns).
+        /// its own launch, as the kernel ends a killed process (`processEnded`: its flocks and
+        /// files), and its thread never returns.
         var onKill: (@Sendable () -> Never)?
         /// The flocks this stand-in holds (`FileLock`), which its kill releases as the kernel
         /// releases a killed process's (only kept for an in-process stand-in's state).
@@ -62,8 +63,8 @@ public enum CrashPoints {
 
         public init(onKill: (@Sendable () -> Never)? = nil) { self.onKill = onKill }
 
-        /// Releases every flock this stand-in holds: it was killed (and will never run again).
-        public func releaseFlocks() {
+        /// Releases every flock this stand-in holds: it ended (and will never run again).
+        private func releaseFlocks() {
             lock.lock()
             let held = heldFlocks
             heldFlocks = []
@@ -390,15 +391,12 @@ public enum CrashPoints {
     }
 
     /// The calling stand-in dies where it stands (a kill failpoint, a torn write): a process of its
-    /// own by SIGKILL; inside the harness its launch ends here — its flocks released, as the kernel
-    /// releases a killed process's, and its thread never runs again.
+    /// own by SIGKILL; inside the harness its launch ends here (`onKill`: as the kernel ends a
+    /// killed process) and its thread never runs again.
     public static func killSelf() -> Never { killSelf(current) }
 
     private static func killSelf(_ st: State) -> Never {
-        if let onKill = st.onKill {
-            st.releaseFlocks()
-            onKill()
-        }
+        if let onKill = st.onKill { onKill() }
         kill(getpid(), SIGKILL)
         while true { pause() }
     }

@@ -255,8 +255,9 @@ extension CrashPointsTests {
         func launch(_ incarnation: Launch, _ body: @escaping @Sendable () -> Void) {
             let state = LockedBox<CrashPoints.State?>(nil)
             let s = CrashPoints.State(onKill: {
-                // As a kill inside the harness: its flocks released, its thread never runs again.
-                state.value?.releaseFlocks()
+                // As a kill inside the harness: the launch ends as a process does (its flocks
+                // released), its thread never runs again.
+                state.value?.processEnded()
                 killed.signal()
                 let never = DispatchSemaphore(value: 0)
                 while true { never.wait() }
@@ -303,9 +304,6 @@ extension CrashPointsTests {
         #expect(same.value == true)
     }
 
-    /// A torn write (an App Group field fault: the first key lands, then the writer dies) ends
-    /// the writer as a kill failpoint does: a process by SIGKILL; a stand-in inside the harness
-    /// by its launch's own end — never the harness's process.
     /// A launch inside the harness that ends closes its trace, as the kernel closes a process's
     /// files: its descriptor goes, and a thread its code started writes no line after the end.
     @Test func aLaunchInsideTheHarnessThatEndsClosesItsTrace() throws {
@@ -342,16 +340,24 @@ extension CrashPointsTests {
         #expect(lines.contains("before_the_end") && !lines.contains("after_the_end"), "\(lines)")
     }
 
+    /// A torn write (an App Group field fault: the first key lands, then the writer dies) ends
+    /// the writer as a kill failpoint does: a process by SIGKILL; a stand-in inside the harness
+    /// by its launch's own end — never the harness's process.
     @Test func aTornWriteInsideTheHarnessEndsTheLaunchNotTheProcess() throws {
         let s = try Setup()
         let d = try s.defaults()
         d.faults = try #require(DefaultsFaults.parse("torn - - t 1"))
         let ended = DispatchSemaphore(value: 0)
+        let box = LockedBox<CrashPoints.State?>(nil)
         let state = CrashPoints.State(onKill: {
+            // As a kill inside the harness (InProcessChild): the launch ends as a process does —
+            // its flocks released — and its thread never runs again.
+            box.value?.processEnded()
             ended.signal()
             let never = DispatchSemaphore(value: 0)
             while true { never.wait() }
         })
+        box.value = state
         defer { state.close() }
         Thread {
             CrashPoints.installOnThisThread(state)

@@ -1,5 +1,4 @@
 import DeviceProtocol
-import FaultInjection
 import Foundation
 
 /// Reads every writer's heartbeat file in a container and classifies it (alive / late / dead /

@@ -68,8 +68,8 @@ public enum CauseChain {
     /// The processes the steps are about: a process's own lines, a harness line's `target`, and
     /// the host (`hostRole`) for the harness's lines about the app without one (`host_state`, a tap).
     ///
-    /// "Before" and the chain's order are the normalized history's (`rank`: device time, then
-    /// process, then each process's own order), not the merge's wall-clock order: two processes'
+    /// "Before" and the chain's order are the normalized history's (`rank`: each line's place in
+    /// `HistoryNormalizer.order`), not the merge's wall-clock order: two processes'
     /// lines at one device instant came in either order from run to run, and so did the chain
     /// (which of two callbacks at one instant was listed, which disturbance made the cut).
     public static func chain(
@@ -109,19 +109,11 @@ public enum CauseChain {
         guard !report.violations.isEmpty else { return }
         var index: [Key: Int] = [:]
         for (i, e) in events.enumerated() where index[Key(e)] == nil { index[Key(e)] = i }
-        let rank = normalizedRank(events)
+        var rank = [Int](repeating: 0, count: events.count)
+        for (r, i) in HistoryNormalizer.order(events).enumerated() { rank[i] = r }
         for v in report.violations.indices {
             report.violations[v].chain = chain(of: report.violations[v], in: events, index: index, rank: rank, hostRole: hostRole)
         }
-    }
-
-    /// Each line's place in the normalized history's order (`HistoryNormalizer`: device time, then
-    /// process, then the merge's order within a process, which is the process's own).
-    static func normalizedRank(_ events: [HistoryEvent]) -> [Int] {
-        let order = events.indices.sorted { (events[$0].t, events[$0].process, $0) < (events[$1].t, events[$1].process, $1) }
-        var rank = [Int](repeating: 0, count: events.count)
-        for (r, i) in order.enumerated() { rank[i] = r }
-        return rank
     }
 
     /// A history line found again by what identifies it.

@@ -17,13 +17,17 @@ public enum HistoryNormalizer {
     /// (`tamper_scan`, after an inotify queue overflow) depend on the machine's speed.
     public static let droppedEvents: Set<String> = ["tamper_scan"]
 
+    /// The indices of `events` (a merged history) in the normalized order: device time, then
+    /// process, then the merge's order within one (t, process) — each process's own. A violation's
+    /// chain is ordered by it too (`CauseChain`), so it reads the same in every run.
+    public static func order(_ events: [HistoryEvent]) -> [Int] {
+        events.indices.sorted { (events[$0].t, events[$0].process, $0) < (events[$1].t, events[$1].process, $1) }
+    }
+
     public static func normalize(_ events: [HistoryEvent], runDirectory: String?, deviceRoot: String?) -> [String] {
-        // Stable: within one (t, process) the merge order (each process's own order) stands.
-        let ordered = events.filter { !droppedEvents.contains($0.event) }.enumerated().sorted {
-            ($0.element.t, $0.element.process, $0.offset) < ($1.element.t, $1.element.process, $1.offset)
-        }
+        let kept = events.filter { !droppedEvents.contains($0.event) }
         var uuids = UUIDNumbering()
-        return ordered.map { _, e in
+        return order(kept).map { kept[$0] }.map { e in
             var fields = e.fields
             for k in droppedFields { fields[k] = nil }
             for (k, v) in fields {
