@@ -32,6 +32,42 @@ struct InvariantRuleTests {
         #expect(report.violations.first?.explanation.contains("FAILURE reason=app_opened") == true)
     }
 
+    /// iOS held session s1's shield call and delivered it inside s2 (the history tags it `sid=s1`):
+    /// the call carries no time of the user's act, so the app cannot tell it from an open in s2 —
+    /// s2's FAILURE is not blamed, and the pledge the user lost is listed in `lostByOS`. The same
+    /// call tagged with s2 itself is s2's own violation (nothing listed); and without any call, the
+    /// FAILURE of the kept pledge is a violation (`cleanSessionSettledFailureAppOpenedFires`).
+    @Test func anEarlierSessionsCallDeliveredLateIsListedNotBlamed() throws {
+        func run(tag: String) -> CheckReport {
+            var b = HistoryBuilder()
+            let host = b.spawnHost()
+            b.startSession("s1", host: host, minutes: 30)
+            b.wait(deviceMinutes: 10)
+            if tag == "s1" {
+                _ = b.harness("callback_held", ["callback": "shieldConfiguration", "app": "com.example.game", "sid": "s1", "fault": "delay", "rule": "os.faults[0]"])
+            }
+            b.wait(deviceMinutes: 21)
+            b.hostSettles("s1", "SUCCESS", host: host)
+            b.wait(deviceMinutes: 2)
+            b.startSession("s2", host: host, minutes: 30)
+            b.wait(deviceMinutes: 5)
+            b.violation(tag, callback: "shieldConfiguration", write: .record)
+            b.hostSettles("s2", "FAILURE", host: host, reason: "app_opened")
+            b.wait(deviceMinutes: 2)
+            return FocusPledgeChecker.check(b.finish())
+        }
+        let late = run(tag: "s1")
+        #expect(late.passed, "\(late.humanSummary())")
+        let listed = try #require(late.lostByOS?.first { $0.invariant == "violation-delivered-late-by-ios" })
+        #expect(listed.subject == .init(kind: "session", id: "s2"))
+        #expect(listed.explanation.contains("of session s1 inside it"))
+        #expect(listed.explanation.contains("28 min before it was delivered"))
+        #expect(listed.relevantEvents.contains { $0.event == "callback_held" })
+        let own = run(tag: "s2")
+        #expect(own.passed, "\(own.humanSummary())")
+        #expect(own.lostByOS?.contains { $0.invariant == "violation-delivered-late-by-ios" } != true)
+    }
+
     @Test func staleJobFailureOnCleanSessionIsAccepted() {
         let report = FocusPledgeChecker.check(CheckerFixture.cleanSession { b, _ in
             b.settle("s1", "FAILURE", reason: "no_heartbeat", origin: "staleJob")

@@ -8,7 +8,9 @@ extension FocusPledgeChecker {
     /// process could have kept the session alive or settled it: the host never ran with the server
     /// up for `graceSeconds` in the stale window before the job decided. Judged from the user's
     /// side: a FAILURE loses a pledge they kept. With only maybe-violations (extension killed
-    /// mid-callback) or a manual stop, any resolution is right, but it must be settled.
+    /// mid-callback), a manual stop, or an earlier session's violation call that iOS delivered late
+    /// inside this one (the app cannot tell it from an open now; listed in `lostByOS`), any
+    /// resolution is right, but it must be settled.
     enum CleanSessionSettlesSuccessRule {
         /// Host running time, with the server up, in which a host beats (every poll, 5 s) or settles.
         static let graceSeconds = 60.0
@@ -19,7 +21,7 @@ extension FocusPledgeChecker {
                 guard let endT = session.activeEndT, endT < run.lastT else { continue }
                 outcome.checkedCount += 1
                 let lines = session.startEvents + [session.stopAction]
-                    + session.maybeViolations.prefix(2).flatMap { [$0.delivered, $0.outcomeEvent] }
+                    + (session.maybeViolations + session.callsOfOtherSessions).prefix(2).flatMap { [$0.delivered, $0.outcomeEvent] }
                 guard let settlement = session.settlements.first else {
                     outcome.fail(session.sessionId, "\(describe(session)) ended at t=\(endT), never settled", lines)
                     continue
@@ -47,7 +49,8 @@ extension FocusPledgeChecker {
         static func savableWindow(_ settlement: LedgerSettlement, for session: FocusSession, in run: FocusPledgeRun) -> (from: Double, to: Double)? {
             // The device concluded it clean only if the host ran it: a start it refused (denied
             // Screen Time access, lost with the host) is `start-enforced`'s to judge.
-            guard settlement.isStaleJobFailure, session.hostStarted != nil, session.maybeViolations.isEmpty, !session.wasStoppedByUser,
+            guard settlement.isStaleJobFailure, session.hostStarted != nil, session.maybeViolations.isEmpty,
+                session.callsOfOtherSessions.isEmpty, !session.wasStoppedByUser,
                 session.violationsLostByOS.isEmpty, !session.hasUnshieldedUse, let decided = settlement.deviceT,
                 let stale = run.runStarted?["staleAfterSeconds"].flatMap(Double.init)
             else { return nil }
@@ -58,7 +61,7 @@ extension FocusPledgeChecker {
 
         static func isAcceptable(_ settlement: LedgerSettlement, for session: FocusSession) -> Bool {
             if !session.maybeViolations.isEmpty || session.wasStoppedByUser || !session.violationsLostByOS.isEmpty
-                || session.hasUnshieldedUse
+                || session.hasUnshieldedUse || !session.callsOfOtherSessions.isEmpty
             {
                 return settlement.isSuccess || settlement.isFailure
             }
@@ -70,6 +73,9 @@ extension FocusPledgeChecker {
             if !session.maybeViolations.isEmpty { return "session with only maybe-violations" }
             if !session.violationsLostByOS.isEmpty { return "session whose violations iOS lost" }
             if session.hasUnshieldedUse { return "session in which a blocked app was used unshielded" }
+            if let late = session.callsOfOtherSessions.first {
+                return "session into which iOS delivered session \(late.sessionId ?? "?")'s \(late.callback ?? "?") call late"
+            }
             return "clean session (no violation)"
         }
     }

@@ -28,7 +28,8 @@ public enum FocusPledgeChecker {
     /// the system's fault — reported beside the verdict, so losing work is never silent.
     ///
     /// Also every start the host refused because the user denied Screen Time access
-    /// (`UnauthorizedStart`): iOS would let no app enforce it.
+    /// (`UnauthorizedStart`): iOS would let no app enforce it; and every kept pledge that settled
+    /// FAILURE because iOS delivered an earlier session's call late inside it.
     static func lostByOS(_ run: FocusPledgeRun) -> [InvariantViolation] {
         var out: [InvariantViolation] = UnauthorizedStart.all(in: run).map(\.listed)
         for session in run.sessions {
@@ -51,7 +52,31 @@ public enum FocusPledgeChecker {
                     + "\(calls.filter { $0.event == "callback_dropped" }.count) dropped)",
                 relevantEvents: RelevantEvents.pick([first.action, first.response] + calls.prefix(4).map { Optional($0) })))
         }
+        out += lateCallsThatFailedAKeptPledge(run)
         return out
+    }
+
+    /// A session the user kept that settled FAILURE only because iOS delivered an earlier
+    /// session's violation call late, inside it (a held call): Apple's call carries no time of the
+    /// user's act, so the app cannot tell it from an open now — the user's loss is iOS's, listed.
+    static func lateCallsThatFailedAKeptPledge(_ run: FocusPledgeRun) -> [InvariantViolation] {
+        run.sessions.compactMap { session in
+            guard let late = session.callsOfOtherSessions.first, let settlement = session.settlements.first, settlement.isFailure,
+                session.violations.isEmpty, session.maybeViolations.isEmpty, !session.hasUnshieldedUse, !session.wasStoppedByUser
+            else { return nil }
+            let held = run.events.last {
+                $0.process == "harness" && $0.event == "callback_held" && $0.t <= late.delivered.t
+                    && $0["callback"] == late.callback && $0["app"] == late.delivered["app"] && $0.sessionIdField == late.sessionId
+            }
+            let made = held.map { "made at t=\($0.t), \(Int((late.delivered.t - $0.t) / 60)) min before it was delivered at t=\(late.delivered.t) (\($0["rule"] ?? "held"))" }
+                ?? "delivered at t=\(late.delivered.t)"
+            return InvariantViolation(
+                invariant: "violation-delivered-late-by-ios", subject: .init(kind: "session", id: session.sessionId),
+                explanation: "settled \(settlement.summary) after iOS delivered \(session.callsOfOtherSessions.count) violation call(s) of session "
+                    + "\(late.sessionId ?? "?") inside it, first \(late.callback ?? "?") for \(late.delivered["app"] ?? "?") \(made): "
+                    + "the call carries no time of the user's act, so the app cannot tell it from a violation of this session",
+                relevantEvents: RelevantEvents.pick([held, late.delivered, late.outcomeEvent, settlement.ledger]))
+        }
     }
 
     /// One per `FocusPledgeInvariant`, in that order (then the core's).

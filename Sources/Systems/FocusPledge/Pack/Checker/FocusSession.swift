@@ -17,6 +17,11 @@ extension FocusPledgeChecker {
         var violations: [CallbackDelivery] = []
         /// Violation callbacks whose extension died mid-callback (or outlived the history).
         var maybeViolations: [CallbackDelivery] = []
+        /// Violation calls the history tags with another session (the one the user meant) that iOS
+        /// delivered inside this one's active interval, before its first settlement — late (a held
+        /// call, `os.faults`). The app cannot tell them from a violation of this session: Apple's
+        /// calls carry the application or the activity, never when the user acted.
+        var callsOfOtherSessions: [CallbackDelivery] = []
         var settlements: [LedgerSettlement] = []
         /// The user's violating actions inside the active interval, before the first settlement.
         var userViolations: [UserViolation] = []

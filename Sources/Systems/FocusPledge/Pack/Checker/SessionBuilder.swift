@@ -63,9 +63,11 @@ extension FocusPledgeChecker {
         }
 
         private static func attachViolations(_ deliveries: [CallbackDelivery], to session: inout FocusSession) {
-            for delivery in deliveries where delivery.isViolationCallback && delivery.sessionId == session.sessionId {
-                guard session.isInsideActiveInterval(delivery) else { continue }
-                if delivery.isCompleted {
+            for delivery in deliveries where delivery.isViolationCallback {
+                guard session.isInsideActiveInterval(delivery), let sid = delivery.sessionId else { continue }
+                if sid != session.sessionId {
+                    session.callsOfOtherSessions.append(delivery)
+                } else if delivery.isCompleted {
                     session.violations.append(delivery)
                 } else {
                     session.maybeViolations.append(delivery)
