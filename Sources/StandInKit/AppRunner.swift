@@ -157,7 +157,10 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
         context.trace.log("launched", ["variant": context.variant])
         let inboxName = SystemPaths.inboxPosted(context.process)
         do {
-            try observe(inboxName) { [weak self] in self?.takeInbox() ?? [] }
+            try observe(inboxName) { [weak self] in
+                self?.queueInbox()
+                return []
+            }
             for name in adapter.observedNotifications {
                 try observe(name) { [.notification(name)] }
             }
@@ -181,10 +184,7 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
         var heldSince: UInt64?
         while !Self.terminationPending() {
             let pending = takeQueued()
-            for q in pending {
-                if let input = q.input { receive(input) }
-                if let (name, gen) = q.consumed { consumed[name] = max(consumed[name] ?? 0, gen) }
-            }
+            for q in pending { handle(q) }
             // Stepped: notifications posted before now are handled before timers that came due.
             // A process continued after a stop finds both waiting — a tap the OS put in its inbox
             // while it was stopped, and its poll timer, due since the clock moved — and which of
@@ -239,7 +239,19 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
             startTimer(Self.heartbeatTimer, .every(seconds: heartbeat.intervalSeconds))
         }
         feed(.launched)
-        for m in takeInbox() { receive(m) }  // taps that arrived while we were not running
+        // The taps that arrived while we were not running, or while we launched — behind any the
+        // notify thread has queued meanwhile, so they are handled in the order they were put in
+        // the inbox. Taken straight into `receive`, a tap the notify thread had just queued waited
+        // for the loop while a later one was handled first (a start before its pick: a fixed-rate
+        // run's host, both taps made while it launched).
+        queueInbox()
+        for q in takeQueued() { handle(q) }
+    }
+
+    /// One queued input: handled, and the generation it was called for taken in.
+    private func handle(_ q: Queued) {
+        if let input = q.input { receive(input) }
+        if let (name, gen) = q.consumed { consumed[name] = max(consumed[name] ?? 0, gen) }
     }
 
     /// The inputs queued so far (taken out of the queue).
@@ -276,11 +288,20 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
         scheduler.reportIdle(nextUnixSeconds: next, http: services, consumed: consumed)
     }
 
-    /// Takes the inbox's messages as inputs (on the notify thread, or at launch).
+    /// Takes the inbox's messages (at a TERM: lost with the process).
     func takeInbox() -> [AppInput] {
         inboxTaking.lock()
         defer { inboxTaking.unlock() }
         return inbox.take(onMalformed: { [context] in context.trace.log("inbox_malformed", ["file": $0]) }).map { .user($0) }
+    }
+
+    /// Takes the inbox's messages into the input queue (on the notify thread, or at launch), in
+    /// one step under the inbox lock: a tap one thread took is queued before another thread can
+    /// take — and queue — a later one.
+    func queueInbox() {
+        inboxTaking.lock()
+        defer { inboxTaking.unlock() }
+        for m in inbox.take(onMalformed: { [context] in context.trace.log("inbox_malformed", ["file": $0]) }) { enqueue(.user(m)) }
     }
 
     func receive(_ input: AppInput) {
@@ -513,15 +534,13 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
                 consumed[name] = g
                 notified = true
                 if name == inboxName {
-                    for i in takeInbox() { enqueue(i) }
+                    queueInbox()
                 } else {
                     enqueue(.notification(name))
                 }
             }
             let pending = takeQueued()
-            for q in pending {
-                if let input = q.input { receive(input) }
-            }
+            for q in pending { handle(q) }
             if notified || !pending.isEmpty { continue }
             fireDueTimers()
             cond.lock()

@@ -1,6 +1,8 @@
 import AppGroup
 import Foundation
 @testable import StandInKit
+import ScreenTimeModel
+import SystemFiles
 import SystemKit
 import Testing
 
@@ -34,6 +36,26 @@ import Testing
 
     static let epoch = 1_772_438_400.0
     static func at(_ offset: Double) -> TimerFire { .at(Date(timeIntervalSince1970: epoch + offset)) }
+
+    /// Two taps put in the inbox while the app launches: the notify thread took the first into the
+    /// queue, `launch` takes the second. They are handled in the order they were put in the inbox —
+    /// a start is never handled before the pick it follows (a fixed-rate run did that: the second
+    /// tap went straight to `receive` while the first waited in the queue for the loop).
+    @Test func tapsTakenAtLaunchComeAfterThoseTheNotifyThreadQueued() throws {
+        let t = try TestDevice()
+        let adapter = ScriptedAdapter()
+        let runner = try Self.runner(t, adapter)
+        let sender = try AppInbox(process: "timer-app", deviceRoot: runner.context.root, center: runner.context.center)
+        try sender.send(AppMessage(action: "select_apps"))
+        runner.queueInbox()  // the notify thread, woken by the first tap's post
+        try sender.send(AppMessage(action: "start_session"))
+        runner.launch()
+        let actions = adapter.inputs.compactMap { input -> String? in
+            if case .user(let m) = input { return m.action } else { return nil }
+        }
+        #expect(adapter.inputs.first == .launched)
+        #expect(actions == ["select_apps", "start_session"], "\(adapter.inputs)")
+    }
 
     /// The missed bug: in one batch of due timers, the first one's handler cancels the
     /// second and replaces the third. The cancelled one must not fire, and the replacements —
