@@ -32,6 +32,30 @@ struct InvariantRuleTests {
         #expect(report.violations.first?.explanation.contains("FAILURE reason=app_opened") == true)
     }
 
+    /// The user taps Start again on the pledge that is running: the host rightly ignores it, and
+    /// the first start's shields and registration enforce it — not a `start-enforced` violation.
+    /// A second Start after the pledge's monitoring was removed is judged as any start.
+    @Test func aSecondStartOfTheRunningPledgeIsEnforcedByTheFirst() throws {
+        func run(removedBetween: Bool) -> CheckReport {
+            var b = HistoryBuilder()
+            let host = b.spawnHost()
+            b.startSession("s1", host: host, minutes: 30)
+            b.wait(deviceMinutes: 1)
+            if removedBetween { b.harness("monitoring_removed", ["activity": "focuspledge_s1"]) }
+            b.harness("user_action", ["action": "start_session", "sid": "s1", "durationMinutes": "30"])
+            b.line("host-app", pid: host, "start_ignored", ["sessionId": "s1", "reason": "already_running"])
+            b.wait(deviceMinutes: 30)
+            b.hostSettles("s1", "SUCCESS", host: host)
+            b.wait(deviceMinutes: 2)
+            return FocusPledgeChecker.check(b.finish())
+        }
+        let again = run(removedBetween: false)
+        #expect(!again.failedInvariants.contains(I.startEnforced.rawValue), "\(again.violations.map(\.explanation))")
+        #expect(again.checked(.startEnforced) == 2)
+        let removed = run(removedBetween: true)
+        #expect(removed.violations(of: I.startEnforced.rawValue).first?.explanation.contains("focuspledge_s1 not monitored") == true)
+    }
+
     /// iOS held session s1's shield call and delivered it inside s2 (the history tags it `sid=s1`):
     /// the call carries no time of the user's act, so the app cannot tell it from an open in s2 —
     /// s2's FAILURE is not blamed, and the pledge the user lost is listed in `lostByOS`. The same

@@ -53,7 +53,10 @@ extension FocusPledgeChecker {
                     }
                 let best = states.min { run.selectedApps.subtracting($0).count < run.selectedApps.subtracting($1).count } ?? []
                 let missing = run.selectedApps.subtracting(best)
+                // Registered in [start, deadline], or already in force at the tap: a second Start of
+                // a running pledge (which the host rightly ignores) is enforced by the first's.
                 let registered = run.registration(activity, from: start.t, through: deadline)
+                    ?? (run.isRegistered(activity, atT: start.t) ? start : nil)
                 var problems: [String] = []
                 if !missing.isEmpty { problems.append("\(missing.sorted().joined(separator: ",")) not shielded") }
                 if registered == nil { problems.append("\(activity) not monitored") }
