@@ -126,6 +126,25 @@ import Testing
         #expect(v.last?.explanation.contains("60.0 s after") == true)
     }
 
+    /// The user turns Screen Time access off: iOS lifts every shield at once. Not an unlock by the
+    /// app, and judged again from the next shield on; the same lift without the revocation is.
+    @Test func shieldsIOSLiftsAtARevocationAreNotAnUnlock() throws {
+        var base = History.started()
+        base.harness(1_000, "user_action", ["action": "select_apps", "apps": "a"])
+        base.harness(1_001, "shields", ["apps": "a"])
+        var revoked = base
+        revoked.harness(1_300, "authorization", ["kind": "familyControls", "status": "denied", "why": "revoked"])
+        revoked.harness(1_300, "shields", ["apps": ""])
+        #expect(Self.violations(revoked.finished(at: 2_000), .unlockInWindow).isEmpty)
+        // Access given back, shielded again, then lifted by the app with no unlock: judged.
+        revoked.harness(1_400, "shields", ["apps": "a"])
+        revoked.harness(1_500, "shields", ["apps": ""])
+        #expect(Self.violations(revoked.finished(at: 2_000), .unlockInWindow).map(\.subject?.id) == ["a@t=1500"])
+        var lifted = base
+        lifted.harness(1_300, "shields", ["apps": ""])
+        #expect(Self.violations(lifted.finished(at: 2_000), .unlockInWindow).map(\.subject?.id) == ["a@t=1300"])
+    }
+
     @Test func anAppUnshieldedPastTheWindowIsAViolationUnlessIOSKilledEveryChanceToReshield() throws {
         var base = History.started()
         base.harness(1_000, "user_action", ["action": "select_apps", "apps": "a"])

@@ -6,7 +6,8 @@ import History
 /// §3.3 `if now - unlockTime < 60 { let remaining = Int(60 - (now - unlockTime))`: access — a
 /// shield saying "Access Granted", or a monitored app left unshielded — only inside the 60 s after
 /// the host's latest unlock (to the whole second: Apple's schedules end on one; `tolerance`) — or,
-/// when iOS killed the calls that would have put the shield back, until the app's first chance.
+/// when iOS killed the calls that would have put the shield back, until the app's first chance. Not
+/// judged: the shields iOS lifts when the user revokes Screen Time access, until the next shield.
 enum UnlockWindowRule {
     static let toleranceSeconds = 1.0
 
@@ -32,6 +33,11 @@ enum UnlockWindowRule {
         }
         // iOS's ground truth: which monitored apps were shielded (`shields` lines).
         let shieldLines = run.events.filter { $0.isHarnessLine("shields") }
+        // The user turning Screen Time access off lifts every shield at once (EMULATED-IOS.md
+        // §10.3): iOS's doing, not an unlock by the app, and no app can shield again until access is
+        // given back — judged from the next shield on.
+        let revocations = run.events.filter { $0.isHarnessLine("authorization") && $0["kind"] == "familyControls" && $0["why"] == "revoked" }
+        func liftedByRevocation(_ line: HistoryEvent) -> Bool { revocations.contains { $0.t == line.t && $0.mono < line.mono } }
         for app in run.monitoredApps {
             var wasShielded = false
             var openedAt: HistoryEvent?
@@ -62,7 +68,7 @@ enum UnlockWindowRule {
                     wasShielded = true
                     close(line, endT: line.t)
                 } else if wasShielded, openedAt == nil {
-                    openedAt = line
+                    if liftedByRevocation(line) { wasShielded = false } else { openedAt = line }
                 }
             }
             close(run.finished, endT: run.endT)
