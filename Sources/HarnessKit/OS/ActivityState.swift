@@ -22,6 +22,9 @@ struct ActivityState: Sendable, Equatable {
     let missesStartAtRegistration: Bool
 
     var inInterval: Bool { interval != nil }
+    /// `repeats: false` after its one interval ended: no callback comes from it again, not even
+    /// when a time zone change moves its local times to an interval still to come.
+    var ended = false
 
     /// How far ahead a deadline is looked for (a schedule's interval is at most a week).
     static let horizonSeconds: Double = 8 * 24 * 3600
@@ -83,6 +86,7 @@ struct ActivityState: Sendable, Equatable {
     /// out with the calendar is the costliest part of a virtual-time step). The cache is a pure
     /// function of the record and the time zone, so it never changes an answer.
     mutating func cachedBoundaries(after: Double, through: Double, timeZone: TimeZone) -> [Boundary] {
+        guard !ended else { return [] }
         if cache == nil || cache!.timeZone != timeZone.identifier || after < cache!.from || through > cache!.through {
             let upTo = max(through, after + 3 * Self.horizonSeconds)
             cache = BoundaryCache(timeZone: timeZone.identifier, from: after, through: upTo, list: boundaries(after: after, through: upTo, timeZone: timeZone))

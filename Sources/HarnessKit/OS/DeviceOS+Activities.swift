@@ -75,7 +75,10 @@ extension DeviceOS {
         case .end:
             activities[name]?.interval = nil
             makeCall(.monitor(.intervalDidEnd, activity: name, event: nil), label: label, &out)
-            // `repeats: false` is done after its one interval (nothing more will come from it).
+            // `repeats: false` is done after its one interval: nothing more comes from it, even when
+            // a later time zone change moves its local times to an interval still to come (Apple:
+            // the extension "stops receiving callbacks when the interval ends for the first time").
+            if activities[name]?.record.schedule.repeats == false { activities[name]?.ended = true }
         }
     }
 

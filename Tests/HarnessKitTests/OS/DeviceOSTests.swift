@@ -134,6 +134,27 @@ import Testing
         #expect(os.journal.contains(.clock(now: Self.t0 + 7 * 3600)))
     }
 
+    /// A one-off interval that ended is done: a move west afterwards, which puts its local times
+    /// 30 minutes later (still to come), brings no second interval. A repeating one's next interval
+    /// moves with the zone and runs.
+    @Test func aOneOffIntervalThatEndedIsNotRunAgainAfterATimeZoneChange() {
+        for repeats in [false, true] {
+            var os = DeviceOS(
+                configuration: .init(timeZone: "Asia/Kolkata", extensionPoints: Set(ExtensionPoint.allCases), backgroundGraceSeconds: 10, hostLifecycle: true, faults: [], seed: 7),
+                now: Self.t0)
+            // 08:00 UTC is 13:30 in Kolkata: 13:35-13:40, ended by 13:45 (08:15 UTC).
+            var r = Self.registration("a", Self.hm(13, 35), Self.hm(13, 40), repeats: repeats)
+            r.timeZone = "Asia/Kolkata"
+            _ = os.apply(.registrations([r]))
+            var calls = Self.monitorCalls(Self.run(&os, until: Self.t0 + 15 * 60))
+            #expect(calls == ["intervalDidStart a", "intervalDidEnd a"])
+            // Karachi is 30 minutes behind: 08:15 UTC is 13:15 there, and 13:35 is 20 minutes on.
+            _ = os.apply(.timeZone("Asia/Karachi"))
+            calls = Self.monitorCalls(Self.run(&os, until: Self.t0 + 3600))
+            #expect(calls == (repeats ? ["intervalDidStart a", "intervalDidEnd a"] : []), "repeats: \(repeats)")
+        }
+    }
+
     // MARK: Event thresholds (cumulative frontmost use within the interval, once)
 
     @Test func aThresholdFiresOnceWhenTheCumulativeUseReachesIt() {
