@@ -16,14 +16,15 @@ package struct FuzzPlan: Sendable, Equatable {
 }
 
 /// AFL's havoc, with a scenario's plan as the input: one change to a plan that reached new code —
-/// an action moved, repeated soon after itself, dropped; a fault moved, lengthened or shortened,
+/// an action moved, repeated soon after itself, dropped, or made with another choice (which
+/// button); a fault moved, lengthened or shortened,
 /// dropped, or copied onto another moment; the second half of another plan spliced in; the seed
 /// changed. Pure: the same generator gives the same mutation. What the pack accepts is checked
 /// when the scenario is read (an entry it cannot take makes that input fail to load, and it is
 /// skipped); the packs' checkers judge the run from its history as any other.
 package enum PlanMutator {
     package static let operators = [
-        "move-action", "repeat-action", "drop-action", "move-fault", "stretch-fault", "drop-fault", "copy-fault", "splice", "reseed",
+        "move-action", "repeat-action", "drop-action", "other-choice", "move-fault", "stretch-fault", "drop-fault", "copy-fault", "splice", "reseed",
     ]
 
     /// One mutation of `plan` (`other`: another plan of the corpus, for `splice`), within a run of
@@ -66,6 +67,7 @@ package enum PlanMutator {
             switch op {
             case "move-action", "repeat-action", "drop-action": return !p.actions.isEmpty
             case "move-fault", "stretch-fault", "drop-fault", "copy-fault": return !p.faults.isEmpty
+            case "other-choice": return !choices(p, other: other).isEmpty
             case "splice": return other != nil && other != plan
             default: return true
             }
@@ -92,6 +94,11 @@ package enum PlanMutator {
             let i = Int.random(in: 0..<p.actions.count, using: &g)
             p.actions.remove(at: i)
             return (p, "drop-action \(i)")
+        case "other-choice":
+            let all = choices(p, other: other)
+            let c = all[Int.random(in: 0..<all.count, using: &g)]
+            p.actions[c.index] = withChoice(p.actions[c.index], c.key, c.value)
+            return (p, "other-choice \(c.index) \(c.key) → \(c.value)")
         case "move-fault":
             let i = Int.random(in: 0..<p.faults.count, using: &g)
             let (at, hold) = faultTimes(p.faults[i])
@@ -130,6 +137,35 @@ package enum PlanMutator {
             p.seed = g.next() % 1_000_000
             return (p, "reseed \(p.seed)")
         }
+    }
+
+    /// Which button: every (action, field, value) where a text field of the action — its kind, a
+    /// button, an app, a notification's action — could take a value the same field has in another
+    /// action of this plan or of `other` (the generator's own words: a choice the pack knows), in
+    /// a stable order. A value the action cannot take makes the pack refuse the plan (counted).
+    static func choices(_ plan: FuzzPlan, other: FuzzPlan?) -> [(index: Int, key: String, value: String)] {
+        var vocabulary: [String: Set<String>] = [:]
+        for line in plan.actions + (other?.actions ?? []) {
+            for (k, v) in (object(line)["action"] as? [String: Any]) ?? [:] { if let v = v as? String { vocabulary[k, default: []].insert(v) } }
+        }
+        var out: [(Int, String, String)] = []
+        for (i, line) in plan.actions.enumerated() {
+            let action = (object(line)["action"] as? [String: Any]) ?? [:]
+            for key in action.keys.sorted() {
+                guard let current = action[key] as? String else { continue }
+                for value in (vocabulary[key] ?? []).sorted() where value != current { out.append((i, key, value)) }
+            }
+        }
+        return out
+    }
+
+    static func withChoice(_ line: String, _ key: String, _ value: String) -> String {
+        var o = object(line)
+        var action = (o["action"] as? [String: Any]) ?? [:]
+        action[key] = value
+        o["action"] = action
+        guard let d = try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys, .withoutEscapingSlashes]) else { return line }
+        return String(decoding: d, as: UTF8.self)
     }
 
     static func object(_ line: String) -> [String: Any] {

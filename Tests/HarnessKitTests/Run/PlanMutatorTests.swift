@@ -62,6 +62,34 @@ import Testing
         }
     }
 
+    /// Which button: `other-choice` gives one field of one action a value that field has elsewhere
+    /// in the plans (here: the kinds, and the other plan's `tapAction`), and changes nothing else.
+    @Test func otherChoiceTakesAnotherValueOfTheSameFieldFromThePlans() {
+        let other = FuzzPlan(actions: [#"{"action":{"kind":"tapNotification","press":1,"tapAction":"later"},"atDeviceOffsetSeconds":700}"#], faults: [], seed: 2)
+        let plan = FuzzPlan(
+            actions: [
+                #"{"action":{"kind":"pressWorkout","press":1},"atDeviceOffsetSeconds":10}"#,
+                #"{"action":{"kind":"tapNotification","press":1,"tapAction":"default"},"atDeviceOffsetSeconds":600}"#,
+            ], faults: [], seed: 1)
+        var made = Set<String>()
+        for seed in UInt64(0)..<300 {
+            var g = SeededGenerator(seed: seed)
+            let (p, what) = PlanMutator.mutate(plan, other: other, durationSeconds: Self.duration, generator: &g)
+            guard what.hasPrefix("other-choice") else { continue }
+            let changed = zip(plan.actions, p.actions).filter { $0 != $1 }
+            #expect(changed.count == 1, "\(what)")
+            guard let (before, after) = changed.first else { continue }
+            let a = PlanMutator.object(before)["action"] as? [String: Any] ?? [:], b = PlanMutator.object(after)["action"] as? [String: Any] ?? [:]
+            let keys = Set(a.keys).union(b.keys).filter { "\(a[$0] ?? "")" != "\(b[$0] ?? "")" }
+            #expect(keys.count == 1, "\(what): \(keys)")
+            #expect(PlanMutator.actionTime(before) == PlanMutator.actionTime(after))
+            made.insert("\(keys.first ?? "") \(b[keys.first ?? ""] ?? "")")
+        }
+        // Every choice the plans offer, and no other: a press becomes the tap, the tap a press,
+        // the default tap LATER.
+        #expect(made == ["kind tapNotification", "kind pressWorkout", "tapAction later"], "\(made)")
+    }
+
     @Test func theSameGeneratorGivesTheSameMutation() {
         var a = SeededGenerator(seed: 77)
         var b = SeededGenerator(seed: 77)
