@@ -67,6 +67,8 @@ import Testing
         #expect(effects.contains(.removeShields), "inside the window: the shield is lifted")
         #expect(!effects.contains { $0.isTrace("intervention_shown") })
         #expect(host.unlockedUntil == 180)
+        // Finished once: no longer pending, so the next launch does not finish it again.
+        #expect(effects.contains(.setPrivateDefaults([.remove(ExitHost.PrivateKeys.pendingApp), .remove(ExitHost.PrivateKeys.pendingSince)], atomic: true)))
         #expect(host.handle(.pollTick(now: 181, day: "2026-03-02", store: [ExitKeys.monitoredApps: .string("[\"a\"]")])).contains(.applyShields(["a"])))
     }
 

@@ -115,12 +115,12 @@ public struct ExitHost: Sendable {
         out += dayCheck(now: now, day: day, store: store)
         // H5: the monitor's registration again (idempotent) instead of a heartbeat guess.
         if let apps = Self.monitoredApps(store), !apps.isEmpty { out.append(Self.registerDaily()) }
-        // H2: an intervention the user had not finished when the process died is shown again —
-        // unless its unlock had already landed (killed after the write): then finish the unlock.
+        // H2: an intervention the user had not finished when the process died is shown again — unless its
+        // unlock had already landed (killed after the write): then finish it, pending record too (once).
         if let app = privateStore[PrivateKeys.pendingApp]?.stringValue {
             let since = privateStore[PrivateKeys.pendingSince]?.doubleValue ?? 0
             if let u = store[ExitKeys.unlockTimestamp]?.doubleValue, u >= since {
-                out += unlockAftermath(unlock: u, now: now, store: store)
+                out += unlockAftermath(unlock: u, now: now, store: store) + [.setPrivateDefaults([.remove(PrivateKeys.pendingApp), .remove(PrivateKeys.pendingSince)], atomic: true)]
                 out.append(.trace("intervention_finished", ["outcome": "completed", "app": app, "day": day, "at": String(u), "recovered": "true"]))
             } else {
                 onScreen = app
