@@ -84,6 +84,35 @@ import Testing
         #expect(PushinChecker.check(late.finished()).violations(of: "workout-press-prompted").map(\.subject?.id) == ["a"])
     }
 
+    /// Press b replaces a's waiting notification, and b's App Group write is torn (its signal never
+    /// lands): b's notification, which the user is shown, still answers a. One a press added
+    /// before a does not.
+    @Test func aLaterPressesNotificationAnswersAnEarlierSignalWhenItsOwnWriteWasLost() {
+        func run(addedAt: Double) -> CheckReport {
+            var h = H()
+            h.notificationsAllowed()
+            if addedAt < 100 {
+                h.pid += 1
+                h.line("shield-action-extension", "callback_begin", at: addedAt, pid: h.pid, ["action": "primaryButtonPressed", "delivery": "x"])
+                h.line("shield-action-extension", "notification_added", at: addedAt, pid: h.pid, ["identifier": "b"])
+            }
+            h.workoutPress("a", at: 100)
+            if addedAt >= 100 {
+                h.pid += 1
+                h.line("shield-action-extension", "callback_begin", at: addedAt, pid: h.pid, ["action": "primaryButtonPressed", "delivery": "b"])
+                h.line("shield-action-extension", "notification_added", at: addedAt, pid: h.pid, ["identifier": "b"])
+                h.line("shield-action-extension", "defaults_fault", at: addedAt, pid: h.pid, ["kind": "torn_write", "landed": "last_scheduled_notification_id"])
+                h.line("shield-action-extension", "responded", at: addedAt, pid: h.pid, ["response": "none"])
+            }
+            h.delivered("b", at: 200)
+            return PushinChecker.check(h.finished())
+        }
+        let later = run(addedAt: 150)
+        #expect(later.violations(of: "workout-press-prompted").isEmpty, "\(later.violations.map(\.explanation))")
+        #expect(later.result("workout-press-prompted")?.checkedCount == 1)
+        #expect(run(addedAt: 50).violations(of: "workout-press-prompted").map(\.subject?.id) == ["a"])
+    }
+
     @Test func anEarlierSignalsPromptDoesNotAnswerALaterOne() {
         var h = H()
         h.notificationsAllowed()

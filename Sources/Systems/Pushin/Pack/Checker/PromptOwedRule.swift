@@ -5,7 +5,7 @@ import History
 /// the user gets a prompt (a notification iOS shows, or the in-app prompt) between the signal and
 /// its `notification_expires_at` ("Expiration: 5 minutes from creation"), for it or for a later
 /// signal (the seed keeps one `pending_notification_id`: a later press supersedes an earlier one,
-/// and one prompt answers both). Not judged: a signal whose expiry is after the run, and — when iOS
+/// and one prompt answers both) — or a later press's notification whose signal's write was lost. Not judged: a signal whose expiry is after the run, and — when iOS
 /// did not allow notifications, so only the in-app prompt can answer ("Permission Denied") — one
 /// during which the user never opened Pushin. A host suspended by iOS is no excuse: the seed
 /// promises "notify and guide" while the user is in the blocked app.
@@ -20,7 +20,10 @@ enum PromptOwedRule {
         var samples: [String: [Int64]] = [:]
         for s in run.signals {
             if let end = run.finished, s.expiresAt > end.t { continue }
+            // A later press's notification answers too when the App Group write of its signal was
+            // lost (a torn write): the user was shown a workout prompt after this press all the same.
             let answering = Set(run.signals.filter { $0.mono >= s.mono }.map(\.id))
+                .union(run.workoutCallAdds.filter { $0.value >= s.mono }.map(\.key))
             if let p = run.prompts.first(where: { $0.mono >= s.mono && $0.t <= s.expiresAt && answering.contains($0.id) }) {
                 outcome.checkedCount += 1
                 let series = PushinChecker.series(forHostState: run.hostState(at: s.mono))
