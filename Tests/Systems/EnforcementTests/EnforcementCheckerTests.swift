@@ -98,6 +98,25 @@ import Testing
         #expect(v.explanation.contains("waited for its delivery 7"), "\(v.explanation)")
     }
 
+    /// The formula letting go of the app later (the mode's end at 12:00, 3 hours on) excuses no
+    /// more than the time after it: an app left unshielded from its grant's end until then is a
+    /// violation. Let go of within the minute the app had (the mode turned off at t=330), nothing is
+    /// left to judge.
+    @Test func aLaterLetGoOfTheAppExcusesOnlyTheTimeAfterIt() throws {
+        let h = Self.base()
+        let report = EnforcementChecker.check(h.finished(at: 3 * 3600 + 100))
+        let v = try #require(report.violations.first { $0.invariant == "grant-end-reshields" }, "\(report.violations.map(\.explanation))")
+        #expect(v.subject?.id == "g1")
+        #expect(v.explanation.contains("until the formula let go of it at t=\(Self.t0 + 3 * 3600)"), "\(v.explanation)")
+        #expect(v.explanation.contains("\(3 * 3600 - 310) s after"), "\(v.explanation)")
+        var off = Self.base()
+        off.line(330, "host", "mode_enabled", ["mode": "focus", "modes": Rules.json([Mode]())])
+        off.shields(330, "")
+        let offReport = EnforcementChecker.check(off.finished(at: 3 * 3600 + 100))
+        #expect(offReport.violations.first { $0.invariant == "grant-end-reshields" } == nil, "\(offReport.violations.map(\.explanation))")
+        #expect(offReport.latency("reshield-latency")?.excluded("formula changed first") == 1)
+    }
+
     @Test func aLostCallbackWithTheAppShieldedInTimeAnywayPasses() {
         var h = Self.base()
         h.line(310, "harness", "callback_dropped", ["activity": "grant.g1", "callback": "intervalWillEndWarning"])

@@ -122,23 +122,27 @@ enum GrantEndRule {
             if let before, (before["apps"] ?? "").split(separator: ",").contains(Substring(g.app)) { back = before }
             if back == nil { back = after.first { ($0["apps"] ?? "").split(separator: ",").contains(Substring(g.app)) } }
             let r = back.map { max($0.t, e) }
-            // The formula let go of the app before it came back: nothing left to judge.
-            if run.changeInstants.contains(where: { $0 > e && $0 < (r ?? run.end) && !run.expected(g.app, atT: $0) }) {
-                excluded["formula changed first", default: 0] += 1
-                continue
-            }
+            // The formula let go of the app before it came back (a mode ended, another grant): from
+            // then on the app may stay unshielded, so only the time before that is judged.
+            let letGo = run.changeInstants.first { $0 > e && $0 < (r ?? run.end) && !run.expected(g.app, atT: $0) }
             guard let (deadline, late) = Due.deadline(run, change: e, activityPrefix: "grant.", back: r) else {
                 excluded["callback lost, no fallback trigger yet", default: 0] += 1
                 continue
             }
+            // Let go of within the time the app had to shield it: nothing left to judge.
+            if let letGo, letGo <= deadline {
+                excluded["formula changed first", default: 0] += 1
+                continue
+            }
             let why = "its grant ended at t=\(e)" + late
             outcome.checkedCount += 1
-            if let r { samples.append(Int64((r - e) * 1e9)) }
+            if let r, letGo == nil { samples.append(Int64((r - e) * 1e9)) }
             if let r, r <= deadline { continue }
             let refused = run.events.first { $0.process == EnforcementRoles.host && $0.event == "monitoring_error" && $0.mono > written.mono && $0.t <= e }
+            let until = letGo.map { " (until the formula let go of it at t=\($0))" } ?? (r == nil ? " (to the run's end)" : " (shielded again at t=\(r!))")
             outcome.fail(
                 g.id,
-                "\(g.app) was still unshielded \(Int((r ?? run.end) - e)) s after \(why)" + (r == nil ? " (to the run's end)" : " (shielded again at t=\(r!))")
+                "\(g.app) was still unshielded \(Int((letGo ?? r ?? run.end) - e)) s after \(why)" + until
                     + (refused.map { "; the host's one-off schedule was refused: \($0["error"] ?? "")" } ?? ""),
                 [written, refused, back, run.finished])
         }
