@@ -55,6 +55,7 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
     private struct Queued {
         var input: AppInput?
         var consumed: (name: String, generation: UInt64)?
+        var isTap: Bool { if case .user? = input { true } else { false } }
     }
     private var inputs: [Queued] = []
     nonisolated(unsafe) static var terminate: sig_atomic_t = 0
@@ -239,13 +240,19 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
             startTimer(Self.heartbeatTimer, .every(seconds: heartbeat.intervalSeconds))
         }
         feed(.launched)
-        // The taps that arrived while we were not running, or while we launched — behind any the
-        // notify thread has queued meanwhile, so they are handled in the order they were put in
-        // the inbox. Taken straight into `receive`, a tap the notify thread had just queued waited
-        // for the loop while a later one was handled first (a start before its pick: a fixed-rate
-        // run's host, both taps made while it launched).
+        // The taps that arrived while we were not running, or while we launched, now: those the
+        // notify thread has queued meanwhile first, so they are handled in the order they were put
+        // in the inbox. Taken straight into `receive`, a tap the notify thread had just queued
+        // waited for the loop while a later one was handled first (a start before its pick: a
+        // fixed-rate run's host, both taps made while it launched). What else is queued — a reply
+        // already in (inside the harness a request is answered as it is sent), a notification, a
+        // wake — waits for the loop, as it always did.
         queueInbox()
-        for q in takeQueued() { handle(q) }
+        cond.lock()
+        let taps = inputs.filter(\.isTap)
+        inputs.removeAll(where: \.isTap)
+        cond.unlock()
+        for q in taps { handle(q) }
     }
 
     /// One queued input: handled, and the generation it was called for taken in.
