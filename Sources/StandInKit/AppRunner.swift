@@ -299,7 +299,7 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
     func takeInbox() -> [AppInput] {
         inboxTaking.lock()
         defer { inboxTaking.unlock() }
-        return inbox.take(onMalformed: { [context] in context.trace.log("inbox_malformed", ["file": $0]) }).map { .user($0) }
+        return inboxMessages()
     }
 
     /// Takes the inbox's messages into the input queue (on the notify thread, or at launch), in
@@ -308,7 +308,12 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
     func queueInbox() {
         inboxTaking.lock()
         defer { inboxTaking.unlock() }
-        for m in inbox.take(onMalformed: { [context] in context.trace.log("inbox_malformed", ["file": $0]) }) { enqueue(.user(m)) }
+        for i in inboxMessages() { enqueue(i) }
+    }
+
+    /// The inbox's messages, taken out of it (the caller holds `inboxTaking`).
+    private func inboxMessages() -> [AppInput] {
+        inbox.take(onMalformed: { [context] in context.trace.log("inbox_malformed", ["file": $0]) }).map { .user($0) }
     }
 
     func receive(_ input: AppInput) {

@@ -27,6 +27,8 @@ public struct HistoryIndex: Sendable {
     public let shields: ShieldTimeline
     /// The device's time zone at the start (`run_started` `timeZone`) and each move (`time_zone`).
     public let timeZones: [(mono: Int64, zone: TimeZone)]
+    /// iOS's FamilyControls (Screen Time) `authorization` lines, in order: answers and revocations.
+    public let screenTimeAuthorizations: [HistoryEvent]
     private let lives: [String: [ProcessLifetime]]
 
     public init(_ history: [HistoryEvent]) {
@@ -37,6 +39,7 @@ public struct HistoryIndex: Sendable {
         var started: HistoryEvent?, finished: HistoryEvent?, quiesce: HistoryEvent?
         var users: [HistoryEvent] = [], states: [HistoryEvent] = [], writes: [DefaultsWrite] = []
         var zones: [(mono: Int64, zone: TimeZone)] = []
+        var screenTime: [HistoryEvent] = []
         var lives: [String: [ProcessLifetime]] = [:]
         var tapsLost: [Int] = []
         for (i, e) in events.enumerated() {
@@ -54,6 +57,7 @@ public struct HistoryIndex: Sendable {
             case .quiesce?: if quiesce == nil { quiesce = e }
             case .userAction?: users.append(e)
             case .hostState?: states.append(e)
+            case .authorization?: if e["kind"] == "familyControls" { screenTime.append(e) }
             case .userTapLost?: tapsLost.append(i)
             case .timeZone?: if let z = e["timeZone"].flatMap(TimeZone.init(identifier:)) { zones.append((e.mono, z)) }
             case .spawn?, .exit?, .signal?:
@@ -71,9 +75,18 @@ public struct HistoryIndex: Sendable {
         }
         (runStarted, runFinished, self.quiesce) = (started, finished, quiesce)
         (userActions, hostStates, defaultsWrites, timeZones, self.lives) = (users, states, writes, zones, lives)
+        screenTimeAuthorizations = screenTime
         deliveries = CallbackDelivery.deliveries(in: events)
         shields = ShieldTimeline(events)
         lostTaps = Self.lostTaps(at: tapsLost, in: events)
+    }
+
+    /// The user's revocation of Screen Time access in force just before `mono` (the latest
+    /// FamilyControls line before it is a revocation: iOS lifted every shield then, EMULATED-IOS.md
+    /// §10.3); nil when access was not revoked or was given back since.
+    public func screenTimeRevocation(before mono: Int64) -> HistoryEvent? {
+        guard let last = screenTimeAuthorizations.last(where: { $0.mono < mono }), last["status"] == "denied", last["why"] == "revoked" else { return nil }
+        return last
     }
 
     /// Device time at the end of the history: `run_finished`'s, else the last line's.

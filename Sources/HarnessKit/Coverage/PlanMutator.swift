@@ -62,12 +62,13 @@ package enum PlanMutator {
         _ plan: FuzzPlan, other: FuzzPlan?, durationSeconds: Double, generator g: inout SeededGenerator
     ) -> (plan: FuzzPlan, what: String) {
         var p = plan
+        let choices = choices(p, other: other)
         // Operators that cannot apply to this plan are not drawn.
         let usable = operators.filter { op in
             switch op {
             case "move-action", "repeat-action", "drop-action": return !p.actions.isEmpty
             case "move-fault", "stretch-fault", "drop-fault", "copy-fault": return !p.faults.isEmpty
-            case "other-choice": return !choices(p, other: other).isEmpty
+            case "other-choice": return !choices.isEmpty
             case "splice": return other != nil && other != plan
             default: return true
             }
@@ -95,8 +96,7 @@ package enum PlanMutator {
             p.actions.remove(at: i)
             return (p, "drop-action \(i)")
         case "other-choice":
-            let all = choices(p, other: other)
-            let c = all[Int.random(in: 0..<all.count, using: &g)]
+            let c = choices[Int.random(in: 0..<choices.count, using: &g)]
             p.actions[c.index] = withChoice(p.actions[c.index], c.key, c.value)
             return (p, "other-choice \(c.index) \(c.key) → \(c.value)")
         case "move-fault":

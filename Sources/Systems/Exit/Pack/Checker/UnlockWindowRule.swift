@@ -36,8 +36,7 @@ enum UnlockWindowRule {
         // The user turning Screen Time access off lifts every shield at once (EMULATED-IOS.md
         // §10.3): iOS's doing, not an unlock by the app, and no app can shield again until access is
         // given back — judged from the next shield on.
-        let revocations = run.events.filter { $0.isHarnessLine("authorization") && $0["kind"] == "familyControls" && $0["why"] == "revoked" }
-        func liftedByRevocation(_ line: HistoryEvent) -> Bool { revocations.contains { $0.t == line.t && $0.mono < line.mono } }
+        func liftedByRevocation(_ line: HistoryEvent) -> Bool { run.index.screenTimeRevocation(before: line.mono)?.t == line.t }
         for app in run.monitoredApps {
             var wasShielded = false
             var openedAt: HistoryEvent?

@@ -14,9 +14,7 @@ extension FocusPledgeChecker {
         static let hostTaps: Set<String> = ["open_host", "select_apps", "start_session", "stop_session"]
 
         static func revocation(before v: UserViolation, in run: FocusPledgeRun) -> HistoryEvent? {
-            guard let last = run.events.last(where: {
-                $0.isHarnessLine("authorization") && $0["kind"] == "familyControls" && $0.mono < v.action.mono
-            }), last["status"] == "denied", last["why"] == "revoked" else { return nil }
+            guard let last = run.index.screenTimeRevocation(before: v.action.mono) else { return nil }
             // In front: iOS put it there, or the user tapped in it.
             let hostWasInFront = run.events.contains {
                 $0.mono > last.mono && $0.mono < v.action.mono

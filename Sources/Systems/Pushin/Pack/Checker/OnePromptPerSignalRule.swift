@@ -26,7 +26,7 @@ enum OnePromptPerSignalRule {
             guard let s = run.signal(id) else {
                 // A workout press's own call added it and died before its signal landed (H9): the
                 // press's prompt, once.
-                if run.addedByWorkoutCall.contains(id) {
+                if run.workoutCallAdds[id] != nil {
                     if prompts.count > 1 { outcome.fail(id, "workout notification \(id) got \(prompts.count) prompts", prompts.prefix(4).map { Optional($0.line) }) }
                     continue
                 }

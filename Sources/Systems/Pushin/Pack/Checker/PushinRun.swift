@@ -43,11 +43,9 @@ struct PushinRun {
     var signals: [Signal] = []
     var prompts: [Prompt] = []
     var calls: [ExtensionCall] = []
-    /// Notifications a workout press's own shield-action call added (hardened H9 adds it before
-    /// the signal: a call killed in between leaves the notification without a signal).
-    var addedByWorkoutCall: Set<String> = []
-    /// The same notifications, each with when its call added it (`notification_added`'s mono):
-    /// a press's prompt even when the App Group write of its signal was lost.
+    /// Notifications a workout press's own shield-action call added, each with when it did
+    /// (`notification_added`'s mono; hardened H9 adds it before the signal: a call killed in
+    /// between, or a torn write of the signal, leaves the notification without one).
     var workoutCallAdds: [String: Int64] = [:]
     /// Every write of `emergency_unlocks_remaining`, any process, in history order.
     var unlockWrites: [(value: Int, pid: Int32, process: String, line: HistoryEvent)] = []
@@ -79,7 +77,6 @@ struct PushinRun {
                 if let i = callIndex[e.pid] { calls[i].responded = e }
             case (Self.shieldExtension, "notification_added"):
                 if let i = callIndex[e.pid], calls[i].action == Self.workoutAction, let id = e["identifier"] {
-                    addedByWorkoutCall.insert(id)
                     workoutCallAdds[id] = workoutCallAdds[id] ?? e.mono
                 }
             case (_, "defaults_set") where e.process == Self.shieldExtension || e.process == Self.host:
