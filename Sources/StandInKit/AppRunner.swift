@@ -52,12 +52,20 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
     /// Held while the inbox is taken: by the notify thread, at launch, and by the loop at TERM.
     private let inboxTaking = NSLock()
     /// An input, or only a marker that a notification generation has been taken in.
-    private struct Queued {
+    struct Queued {
         var input: AppInput?
         var consumed: (name: String, generation: UInt64)?
         var isTap: Bool { if case .user? = input { true } else { false } }
     }
     private var inputs: [Queued] = []
+    /// Answers come back and not handled yet, in the order they came (under stepped time one
+    /// worker sends the requests one after another, so that is the order they were sent). The
+    /// loop hands one over only when nothing else is queued: after the work at hand and what it
+    /// queued itself (a completion it delivers later), after a notification posted before and
+    /// after the timers due — so when in that sequence the answer happened to arrive never
+    /// changes the order (a settle answer arriving while the host's start tap waited for its
+    /// authorization was handled before or after the answer, run to run).
+    private var replies: [(requestId: Int, reply: HTTPReply)] = []
     nonisolated(unsafe) static var terminate: sig_atomic_t = 0
 
     /// Stepped virtual time: the scheduler FIFO, and what this process has consumed so far.
@@ -111,6 +119,24 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
         scheduler = context.clock.isStepped ? SchedulerChannel.open(deviceRoot: context.root) : nil
         device.host = self
         DeviceTime.install(context.clock)
+    }
+
+    /// An answer to request `requestId` (or its transport error) came back: handed to the loop
+    /// when it has nothing else to do (`takeReply`).
+    func answered(_ requestId: Int, _ reply: HTTPReply) {
+        cond.lock()
+        replies.append((requestId, reply))
+        cond.signal()
+        cond.unlock()
+    }
+
+    /// The first answer come back, when nothing else is queued (the caller goes on to it).
+    func takeReply() -> AppInput? {
+        cond.lock()
+        defer { cond.unlock() }
+        guard inputs.isEmpty, !replies.isEmpty else { return nil }
+        let r = replies.removeFirst()
+        return .httpReply(requestId: r.requestId, r.reply)
     }
 
     func enqueue(_ i: AppInput?, consumed: (String, UInt64)? = nil) {
@@ -208,13 +234,17 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
             heldSince = nil
             if Self.terminationPending() { break }
             fireDueTimers()
+            if let reply = takeReply() {
+                receive(reply)
+                continue
+            }
             cond.lock()
-            if inputs.isEmpty {
+            if inputs.isEmpty && replies.isEmpty {
                 cond.unlock()
                 reportIdle()
                 cond.lock()
             }
-            if inputs.isEmpty {
+            if inputs.isEmpty && replies.isEmpty {
                 let wait = min(Self.maxSleepSeconds, secondsUntilNextTimer())
                 if wait > 0 { cond.wait(until: Date(timeIntervalSinceNow: wait)) }
             }
@@ -244,9 +274,8 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
         // notify thread has queued meanwhile first, so they are handled in the order they were put
         // in the inbox. Taken straight into `receive`, a tap the notify thread had just queued
         // waited for the loop while a later one was handled first (a start before its pick: a
-        // fixed-rate run's host, both taps made while it launched). What else is queued — a reply
-        // already in (inside the harness a request is answered as it is sent), a notification, a
-        // wake — waits for the loop, as it always did.
+        // fixed-rate run's host, both taps made while it launched). What else is queued — a
+        // notification, a wake — waits for the loop, as it always did.
         queueInbox()
         cond.lock()
         let taps = inputs.filter(\.isTap)
@@ -262,7 +291,7 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
     }
 
     /// The inputs queued so far (taken out of the queue).
-    private func takeQueued() -> [Queued] {
+    func takeQueued() -> [Queued] {
         cond.lock()
         defer { cond.unlock() }
         let pending = inputs
@@ -462,27 +491,28 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
 
     public func send(requestId: Int, _ call: HTTPCall) {
         let label = "\(call.service) \(call.method) \(call.path)"
+        // Awaited from here on: an answer (or error) for it is handed to the machine exactly once.
+        httpInFlight[requestId] = (call.service, nil)
+        httpLabels[requestId] = label
         // A crash point before the request leaves; an `error` failpoint = it could not be sent.
         do { try CrashPoints.pass("http.send:" + label) } catch {
-            enqueue(.httpReply(requestId: requestId, .transportError("\(error)")))
+            answered(requestId, .transportError("\(error)"))
             return
         }
         if inProcess != nil {
             // The request leaves at once, as a process's worker sends it while the app goes on
             // (a kill right after the send does not take it back: the server has it); the answer
-            // is read after the work at hand, as the process's loop takes it.
-            httpInFlight[requestId] = (call.service, nil)
-            httpLabels[requestId] = label
+            // is handed over when the loop has nothing else, as the process's loop does.
             let portFile = StandInContext.portFile(runDirectory: context.runDirectory, service: call.service)
             let reply = LoopbackHTTPClient.perform(call, portFile: portFile, timeout: Self.httpSteppedWallCap, giveUp: { false })
-            enqueue(.httpReply(requestId: requestId, reply))
+            answered(requestId, reply)
             return
         }
         cond.lock()
         let busy = inFlight
         cond.unlock()
         guard busy < Self.maxInFlight else {
-            enqueue(.httpReply(requestId: requestId, .transportError("too many requests in flight")))
+            answered(requestId, .transportError("too many requests in flight"))
             return
         }
         adjustInFlight(+1)
@@ -493,7 +523,6 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
         // run loop gives it up at that instant (fireDueTimers), never the thread on its own.
         let giveUpAt = stepped ? clock.nowUnixSeconds() + Self.httpTimeoutDeviceSeconds : nil
         httpInFlight[requestId] = (call.service, giveUpAt)
-        httpLabels[requestId] = label
         http.run { [weak self] in
             let reply: HTTPReply
             if let giveUpAt {
@@ -505,7 +534,7 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
             guard let self else { return }
             self.adjustInFlight(-1)
             if stepped, case .transportError(let message) = reply, message.hasSuffix(LoopbackHTTPClient.gaveUpMessage) { return }
-            self.enqueue(.httpReply(requestId: requestId, reply))
+            self.answered(requestId, reply)
         }
     }
 
@@ -555,6 +584,10 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
             for q in pending { handle(q) }
             if notified || !pending.isEmpty { continue }
             fireDueTimers()
+            if let reply = takeReply() {
+                receive(reply)
+                continue
+            }
             cond.lock()
             let queued = !inputs.isEmpty
             cond.unlock()

@@ -125,4 +125,37 @@ import Testing
         runner.startTimer("t0", .after(seconds: 600))
         #expect((runner.timers["t0"]?.next ?? 0) > runner.context.clock.nowUnixSeconds() + 500)
     }
+
+    /// An answer that came back while the app was still at work — here, while a tap's handler
+    /// waited for its authorization, whose answer it then delivers to itself — is handed over only
+    /// when nothing else is queued: after that answer, whichever thread got there first (a settle
+    /// answer raced the authorization's, and replays of one seed differed).
+    @Test func anAnswerWaitsUntilNothingElseIsQueued() throws {
+        let t = try TestDevice()
+        let adapter = ScriptedAdapter()
+        let runner = try Self.runner(t, adapter)
+        runner.httpInFlight[1] = ("server", nil)
+        runner.answered(1, .transportError("refused"))  // the worker thread, first
+        runner.deliverLater(.launched)  // the handler's own completion, after it
+        #expect(runner.takeReply() == nil)
+        let queued = runner.takeQueued()
+        #expect(queued.map(\.input) == [.launched])
+        #expect(runner.takeReply() == .httpReply(requestId: 1, .transportError("refused")))
+        #expect(runner.takeReply() == nil)
+    }
+
+    /// A request that could not leave (an `error` failpoint at `http.send`, or too many in flight)
+    /// is answered with its transport error — the machine is never left waiting for an answer
+    /// to a request it was told nothing about.
+    @Test func aRequestThatCannotLeaveIsAnsweredWithItsError() throws {
+        let t = try TestDevice()
+        let adapter = ScriptedAdapter()
+        let runner = try Self.runner(t, adapter)
+        runner.inFlight = AppRunner.maxInFlight
+        runner.send(requestId: 4, HTTPCall(service: "server", method: "POST", path: "/x"))
+        let reply = try #require(runner.takeReply())
+        runner.receive(reply)
+        #expect(adapter.inputs == [.httpReply(requestId: 4, .transportError("too many requests in flight"))])
+        #expect(runner.httpInFlight.isEmpty)
+    }
 }
