@@ -1,37 +1,44 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// Layers (docs/PROTOCOL.md, docs/LAYOUT.md), bottom to top. The core imports no system pack;
-// a test (NoCoreImportsAPackTests) keeps it that way.
+// Layers, bottom to top, one folder of Sources/ each (docs/LAYOUT.md draws the graph): a module
+// depends only on modules of its own folder or of one below (scripts/module-graph --check). The
+// core imports no system pack; a test (NoCoreImportsAPackTests) keeps it that way.
 //
-// Core
+// Sources/Core: the App Group product and the history's words
 //   CSystemShims                 C seams onto the kernel (inotify, openat, pipe2, prctl, fork+exec)
-//   CInotifyTools, TreeWatch     libinotifytools: a whole tree watched recursively (harness watch, tamper)
 //   PropertyList                 pure leaf: the values a suite holds
 //   DeviceProtocol               the device root's on-disk protocol: safe files, clock, scheduler wire, notify names, heartbeat records
 //   FaultInjection               crash points, failpoints, defaults faults
 //   AppGroup                     the iOS-shaped App Group (suites, Darwin notifications, heartbeats); re-exports the three above
 //   History                      trace lines (the one trace writer) and the merged history
-//   SystemKit                    pure: what every pack's machines speak (Effect, extension calls, an in-memory device);
-//                                a pack's model imports only it, PropertyList and ScreenTimeModel (LayeringTests)
-//   StandInRuntime               effects carried out on a device (the interpreter), the in-process registry
-//   StandInKit                   the stand-in shells: app run loop, extension runner, live device
-//   Supervision                  children that die with us
-//   RunReport                    report.html and the suite index (history.jsonl -> Mustache -> HTML + SVG)
-//   HarnessKit                   SystemPack, scenarios, runner (OS, process table, merge), checker kit, reports
-//   harness                      the CLI
-// Emulated iOS (docs/EMULATED-IOS.md: what app code calls, and the OS's side of system/)
+// Sources/EmulatedIOS (docs/EMULATED-IOS.md: what app code calls, and the OS's side of system/)
 //   ScreenTimeModel              pure: system/ record types (the app inbox's messages too), opaque tokens, Apple's schedule rules
 //   SystemFiles                  the one reader/writer of system/ files (bounded, atomic, posts), the app inbox
 //   Frameworks/*                 app-facing, Apple-named: FamilyControls, ManagedSettings,
 //                                ManagedSettingsUI, DeviceActivity, UserNotifications (+ UIKit's
 //                                colors and images, CoreFoundation's Darwin notify center)
 //   ScreenTimeOS                 harness side of system/: read registrations and stores (the shields as bundle ids), answer prompts
-// Systems (Sources/Systems/<Name>/, one folder per seed system)
+// Sources/Runtime: the stand-in runtime
+//   SystemKit                    pure: what every pack's machines speak (Effect, extension calls, an in-memory device);
+//                                a pack's model imports only it, PropertyList and ScreenTimeModel (LayeringTests)
+//   StandInRuntime               effects carried out on a device (the interpreter), the in-process registry
+//   StandInKit                   the stand-in shells: app run loop, extension runner, live device
+//   CDeviceTime                  clock_gettime interposed: device time for app code (stand-ins only, and the harness's in-process ones)
+// Sources/Harness: runs, judges, reports
+//   Supervision                  children that die with us
+//   CInotifyTools, TreeWatch     libinotifytools: a whole tree watched recursively (harness watch, tamper)
+//   RunReport                    report.html and the suite index (history.jsonl -> Mustache -> HTML + SVG)
+//   HarnessKit                   SystemPack, scenarios, runner (OS, process table, merge), checker kit, reports
+//   HarnessCLI                   every verb of the CLI, as a library (HarnessCLI.main(systems:))
+// Sources/Systems (one folder per seed system, the seeds' own Swift, and the executable that bundles them)
 //   FocusPledge                  seed 000: Model (machines, keys, wire), Server, StandIns, Pack, executables
 //   Pushin                       seed 002: Model (host and shield machines), StandIns (+ the seed's Swift), Pack
 //   Enforcement                  seed 001: Model (rules engine, host and extension machines), Store (GRDB mirror), StandIns, Pack
+//   Until, Exit, Rally           seeds 003 and 004, and the example pack (docs/ADDING-A-SYSTEM.md)
+//   SeedCode                     the seeds' Swift blocks, compiled as written
 //   SystemRegistry               the list of packs the harness ships
+//   harness                      the CLI with the bundled packs
 let package = Package(
     name: "ScreenTimeHarness",
     products: [
@@ -62,7 +69,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
         // Tests only: property-based generators with shrinking, for the fuzz tests (Tests/Fuzz).
         .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
-        // report.html is rendered from Mustache templates (Sources/RunReport/ReportTemplates.swift).
+        // report.html is rendered from Mustache templates (Sources/Harness/RunReport/ReportTemplates.swift).
         .package(url: "https://github.com/hummingbird-project/swift-mustache", exact: "2.1.1"),
         // Seed 001's host mirrors the selected app ids into SQLite (the Enforcement pack only;
         // links the system libsqlite3: libsqlite3-dev, which scripts/lib.sh installs).
@@ -70,36 +77,36 @@ let package = Package(
     ],
     targets: [
         // MARK: Core
-        .target(name: "CSystemShims", path: "Sources/CSystemShims"),
+        .target(name: "CSystemShims", path: "Sources/Core/CSystemShims"),
         // libinotifytools (libinotifytools0-dev, which scripts/lib.sh installs): the recursive
         // watch of a device root, for the harness only — participants' notify watchers read
         // inotify(7) themselves (one directory, the hot path).
-        .systemLibrary(name: "CInotifyTools", path: "Sources/CInotifyTools", providers: [.apt(["libinotifytools0-dev"])]),
-        .target(name: "TreeWatch", dependencies: ["CInotifyTools"], path: "Sources/TreeWatch"),
+        .systemLibrary(name: "CInotifyTools", path: "Sources/Harness/CInotifyTools", providers: [.apt(["libinotifytools0-dev"])]),
+        .target(name: "TreeWatch", dependencies: ["CInotifyTools"], path: "Sources/Harness/TreeWatch"),
         // Date() in app code is device time: clock_gettime(CLOCK_REALTIME) interposed for the
         // threads that run app code (StandInKit.DeviceTime). Linked into the stand-ins, and into
         // `harness` too: explore's fast path runs stand-ins inside it (`--in-process`), whose app
         // code must read device time as in its own process; on every other thread of the harness it
         // passes the call through (a thread-local depth, 0 outside app code).
-        .target(name: "CDeviceTime", path: "Sources/CDeviceTime", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("m")]),
+        .target(name: "CDeviceTime", path: "Sources/Runtime/CDeviceTime", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("m")]),
         // A pure leaf: the values a property list (and so a suite) holds; pack models read no more of the App Group.
-        .target(name: "PropertyList", path: "Sources/PropertyList"),
+        .target(name: "PropertyList", path: "Sources/Core/PropertyList"),
         // The device root's on-disk protocol: safe files, the clock, the scheduler wire, notify names, heartbeat records.
-        .target(name: "DeviceProtocol", dependencies: ["CSystemShims", "PropertyList"], path: "Sources/DeviceProtocol"),
+        .target(name: "DeviceProtocol", dependencies: ["CSystemShims", "PropertyList"], path: "Sources/Core/DeviceProtocol"),
         // What the harness injects into a stand-in: crash points, failpoints, defaults faults.
-        .target(name: "FaultInjection", dependencies: ["DeviceProtocol"], path: "Sources/FaultInjection"),
+        .target(name: "FaultInjection", dependencies: ["DeviceProtocol"], path: "Sources/Core/FaultInjection"),
         // The iOS-shaped App Group (containers, suites, Darwin notifications, heartbeats), re-exporting the three below.
-        .target(name: "AppGroup", dependencies: ["CSystemShims", "DeviceProtocol", "FaultInjection", "PropertyList"], path: "Sources/AppGroup"),
-        .target(name: "History", path: "Sources/History"),
+        .target(name: "AppGroup", dependencies: ["CSystemShims", "DeviceProtocol", "FaultInjection", "PropertyList"], path: "Sources/Core/AppGroup"),
+        .target(name: "History", path: "Sources/Core/History"),
         // report.html and the suite index, from history.jsonl (+ report.json's verdicts): no system named.
         .target(
             name: "RunReport", dependencies: ["AppGroup", "History", .product(name: "Mustache", package: "swift-mustache")],
-            path: "Sources/RunReport"),
+            path: "Sources/Harness/RunReport"),
         // Pure: what a pack's machines speak (effects, extension calls, the wire's values, an in-memory device).
-        .target(name: "SystemKit", dependencies: ["PropertyList", "ScreenTimeModel"], path: "Sources/SystemKit"),
+        .target(name: "SystemKit", dependencies: ["PropertyList", "ScreenTimeModel"], path: "Sources/Runtime/SystemKit"),
         // What runs a machine's effects in a stand-in: the interpreter, the in-process registry, the command line.
-        .target(name: "StandInRuntime", dependencies: ["AppGroup", "ScreenTimeModel", "SystemKit"], path: "Sources/StandInRuntime"),
-        .target(name: "Supervision", dependencies: ["CSystemShims"], path: "Sources/Supervision"),
+        .target(name: "StandInRuntime", dependencies: ["AppGroup", "ScreenTimeModel", "SystemKit"], path: "Sources/Runtime/StandInRuntime"),
+        .target(name: "Supervision", dependencies: ["CSystemShims"], path: "Sources/Harness/Supervision"),
         .target(
             name: "StandInKit",
             dependencies: [
@@ -108,7 +115,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "Sources/StandInKit"
+            path: "Sources/Runtime/StandInKit"
         ),
         .target(
             name: "HarnessKit",
@@ -118,7 +125,7 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
-            path: "Sources/HarnessKit"
+            path: "Sources/Harness/HarnessKit"
         ),
         // Every verb of the CLI, as a library: `HarnessCLI.main(systems:)` in a team's own executable.
         .target(
@@ -127,14 +134,14 @@ let package = Package(
                 "AppGroup", "Supervision", "HarnessKit", "History", "RunReport", "TreeWatch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Sources/HarnessCLI",
+            path: "Sources/Harness/HarnessCLI",
             // What `harness init` writes: embedded by scripts/gen-init-template (InitTemplateFiles.swift).
             exclude: ["Init/Template"]
         ),
         // This package's own harness: HarnessCLI with the bundled seed packs.
-        .executableTarget(name: "harness", dependencies: ["HarnessCLI", "SystemRegistry"], path: "Sources/harness"),
+        .executableTarget(name: "harness", dependencies: ["HarnessCLI", "SystemRegistry"], path: "Sources/Systems/harness"),
         // The baseline the notify benchmark is measured against: raw temp+rename+inotify in C.
-        .executableTarget(name: "notify-pingpong-c", path: "Sources/notify-pingpong-c"),
+        .executableTarget(name: "notify-pingpong-c", path: "Sources/Harness/notify-pingpong-c"),
         // Small executable the tests spawn as a separate process (writers, observers, heartbeats,
         // ping-pong, the OS probe written against the Apple-named frameworks).
         .executableTarget(
@@ -143,36 +150,36 @@ let package = Package(
                 "AppGroup", "Supervision", "ScreenTimeModel", "StandInKit", "SystemKit", "DeviceActivity", "FamilyControls", "ManagedSettings",
                 "ManagedSettingsUI", "UIKit", "UserNotifications",
             ],
-            path: "Sources/sth-test-helper"),
+            path: "Sources/Harness/sth-test-helper"),
 
         // MARK: Emulated iOS — the shared model, the system/ files, the Apple-named frameworks, the harness side
-        .target(name: "ScreenTimeModel", path: "Sources/ScreenTimeModel"),
-        .target(name: "SystemFiles", dependencies: ["AppGroup", "ScreenTimeModel"], path: "Sources/SystemFiles"),
+        .target(name: "ScreenTimeModel", path: "Sources/EmulatedIOS/ScreenTimeModel"),
+        .target(name: "SystemFiles", dependencies: ["AppGroup", "ScreenTimeModel"], path: "Sources/EmulatedIOS/SystemFiles"),
         // Foundation as an app in an App Group sees it: `UserDefaults(suiteName: "group.…")` is the
         // App Group. Every Apple-named module re-exports it (and Foundation, as Apple's do).
-        .target(name: "AppGroupFoundation", dependencies: ["AppGroup", "CFDarwinNotify"], path: "Sources/Frameworks/AppGroupFoundation"),
-        .target(name: "UIKit", dependencies: ["AppGroupFoundation", "_Testing_UIKit"], path: "Sources/Frameworks/UIKit"),
+        .target(name: "AppGroupFoundation", dependencies: ["AppGroup", "CFDarwinNotify"], path: "Sources/EmulatedIOS/Frameworks/AppGroupFoundation"),
+        .target(name: "UIKit", dependencies: ["AppGroupFoundation", "_Testing_UIKit"], path: "Sources/EmulatedIOS/Frameworks/UIKit"),
         // The cross-import overlay Swift Testing declares for UIKit (Overlay.swift says why).
-        .target(name: "_Testing_UIKit", path: "Sources/Frameworks/_Testing_UIKit"),
+        .target(name: "_Testing_UIKit", path: "Sources/EmulatedIOS/Frameworks/_Testing_UIKit"),
         // Apple's unified logging: `Logger` and `os_log` lines land in the process's trace.
-        .target(name: "OSLog", dependencies: ["AppGroupFoundation"], path: "Sources/Frameworks/OSLog"),
+        .target(name: "OSLog", dependencies: ["AppGroupFoundation"], path: "Sources/EmulatedIOS/Frameworks/OSLog"),
         // `import os` (Apple's base module of the same logging API).
-        .target(name: "os", dependencies: ["OSLog"], path: "Sources/Frameworks/os"),
-        .target(name: "CFDarwinNotify", dependencies: ["AppGroup"], path: "Sources/Frameworks/CFDarwinNotify"),
+        .target(name: "os", dependencies: ["OSLog"], path: "Sources/EmulatedIOS/Frameworks/os"),
+        .target(name: "CFDarwinNotify", dependencies: ["AppGroup"], path: "Sources/EmulatedIOS/Frameworks/CFDarwinNotify"),
         .target(
             name: "ManagedSettings", dependencies: ["AppGroup", "AppGroupFoundation", "ScreenTimeModel", "SystemFiles"],
-            path: "Sources/Frameworks/ManagedSettings"),
-        .target(name: "ManagedSettingsUI", dependencies: ["ManagedSettings", "UIKit"], path: "Sources/Frameworks/ManagedSettingsUI"),
+            path: "Sources/EmulatedIOS/Frameworks/ManagedSettings"),
+        .target(name: "ManagedSettingsUI", dependencies: ["ManagedSettings", "UIKit"], path: "Sources/EmulatedIOS/Frameworks/ManagedSettingsUI"),
         .target(
             name: "FamilyControls", dependencies: ["AppGroup", "AppGroupFoundation", "ManagedSettings", "ScreenTimeModel", "SystemFiles"],
-            path: "Sources/Frameworks/FamilyControls"),
+            path: "Sources/EmulatedIOS/Frameworks/FamilyControls"),
         .target(
             name: "DeviceActivity", dependencies: ["AppGroup", "AppGroupFoundation", "ManagedSettings", "ScreenTimeModel", "SystemFiles"],
-            path: "Sources/Frameworks/DeviceActivity"),
+            path: "Sources/EmulatedIOS/Frameworks/DeviceActivity"),
         .target(
             name: "UserNotifications", dependencies: ["AppGroup", "AppGroupFoundation", "ScreenTimeModel", "SystemFiles"],
-            path: "Sources/Frameworks/UserNotifications"),
-        .target(name: "ScreenTimeOS", dependencies: ["AppGroup", "ScreenTimeModel", "SystemFiles"], path: "Sources/ScreenTimeOS"),
+            path: "Sources/EmulatedIOS/Frameworks/UserNotifications"),
+        .target(name: "ScreenTimeOS", dependencies: ["AppGroup", "ScreenTimeModel", "SystemFiles"], path: "Sources/EmulatedIOS/ScreenTimeOS"),
 
         // MARK: Systems — FocusPledge (seed 000); its as-written extensions and authorization run the seed's Swift (Seed000)
         .target(name: "FocusPledge", dependencies: ["PropertyList", "SystemKit"], path: "Sources/Systems/FocusPledge/Model"),
@@ -278,26 +285,26 @@ let package = Package(
             name: "SystemRegistry", dependencies: ["HarnessKit", "StandInKit", "StandInRuntime", "SystemKit", "FocusPledgePack", "FocusPledgeStandIns", "FocusPledgeServer", "ExitStandIns", "RallyPack", "UntilPack", "ExitPack", "PushinPack", "EnforcementPack"],
             path: "Sources/Systems/Registry"),
 
-        // MARK: Seed code — the seeds' Swift blocks compiled against the frameworks (Sources/SeedCode, EDITS.md)
+        // MARK: Seed code — the seeds' Swift blocks compiled against the frameworks (Sources/Systems/SeedCode, EDITS.md)
         // Stand-ins for what the seeds' apps link besides Screen Time (UIKit's app lifecycle, Flutter,
         // SwiftUI, React Native); compile-only. One module per seed: seeds reuse class names.
-        .target(name: "SeedPlatform", path: "Sources/SeedCode/Stubs/SeedPlatform"),
+        .target(name: "SeedPlatform", path: "Sources/Systems/SeedCode/Stubs/SeedPlatform"),
         // Not named SwiftUI / React: a team's own package may have targets of those names.
-        .target(name: "SeedSwiftUI", dependencies: ["SeedPlatform"], path: "Sources/SeedCode/Stubs/SeedSwiftUI"),
-        .target(name: "SeedReact", path: "Sources/SeedCode/Stubs/SeedReact"),
+        .target(name: "SeedSwiftUI", dependencies: ["SeedPlatform"], path: "Sources/Systems/SeedCode/Stubs/SeedSwiftUI"),
+        .target(name: "SeedReact", path: "Sources/Systems/SeedCode/Stubs/SeedReact"),
         .target(
             name: "Seed000", dependencies: ["AppGroup", "DeviceActivity", "FamilyControls", "ManagedSettings", "SeedPlatform", "SeedSwiftUI"],
-            path: "Sources/SeedCode/Seed000", swiftSettings: [.swiftLanguageMode(.v5)]),
+            path: "Sources/Systems/SeedCode/Seed000", swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(
             name: "Seed002", dependencies: ["AppGroup", "ManagedSettings", "SeedPlatform", "UserNotifications"],
-            path: "Sources/SeedCode/Seed002", swiftSettings: [.swiftLanguageMode(.v5)]),
+            path: "Sources/Systems/SeedCode/Seed002", swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(
             name: "Seed003", dependencies: ["AppGroup", "CFDarwinNotify", "DeviceActivity", "FamilyControls", "ManagedSettings", "SeedReact"],
-            path: "Sources/SeedCode/Seed003", swiftSettings: [.swiftLanguageMode(.v5)]),
+            path: "Sources/Systems/SeedCode/Seed003", swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(
             name: "Seed004",
             dependencies: ["AppGroup", "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "SeedReact", "SeedSwiftUI"],
-            path: "Sources/SeedCode/Seed004", swiftSettings: [.swiftLanguageMode(.v5)]),
+            path: "Sources/Systems/SeedCode/Seed004", swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
             name: "SeedCodeCompileTests", dependencies: ["AppGroup", "Seed000", "Seed002", "Seed003", "Seed004"],
             path: "Tests/SeedCode/CompileTests"),

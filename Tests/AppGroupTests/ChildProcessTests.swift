@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 
-/// Supervision's promises (Sources/Supervision): children die with us (PR_SET_PDEATHSIG), a whole
+/// Supervision's promises (Sources/Harness/Supervision): children die with us (PR_SET_PDEATHSIG), a whole
 /// process group can be killed, exit statuses are what the kernel said, waits are bounded.
 /// Here (not in a target of their own) because these tests start the same helper executable.
 @Suite(.timeLimit(.minutes(3))) struct ChildProcessTests {

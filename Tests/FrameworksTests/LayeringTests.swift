@@ -8,7 +8,7 @@ import Testing
 
     @Test func frameworksImportNothingHarnessSide() throws {
         let forbidden: Set<String> = ["ScreenTimeOS", "StandInRuntime", "StandInKit", "HarnessKit", "SystemKit", "History", "Supervision"]
-        let dir = Self.root.appendingPathComponent("Sources/Frameworks")
+        let dir = Self.root.appendingPathComponent("Sources/EmulatedIOS/Frameworks")
         var offenders: [String] = []
         var scanned = 0
         for case let file as URL in FileManager.default.enumerator(at: dir, includingPropertiesForKeys: nil)! where file.pathExtension == "swift" {
@@ -35,12 +35,12 @@ import Testing
         ]
         var offenders: [String] = []
         for (module, allowed) in below {
-            let imports = try Self.imports(in: "Sources/\(module)")
+            let imports = try Self.imports(in: "Sources/Core/\(module)")
             #expect(!imports.isEmpty, "\(module) has no sources")
             offenders += imports.filter { !allowed.contains($0.module) }.map { "\(module)/\($0.file): import \($0.module)" }
         }
         #expect(offenders.isEmpty, "a layer imports one above it: \(offenders)")
-        let exports = try String(contentsOf: Self.root.appendingPathComponent("Sources/AppGroup/Exports.swift"), encoding: .utf8)
+        let exports = try String(contentsOf: Self.root.appendingPathComponent("Sources/Core/AppGroup/Exports.swift"), encoding: .utf8)
         for module in ["PropertyList", "DeviceProtocol", "FaultInjection"] {
             #expect(exports.contains("@_exported import \(module)"), "AppGroup does not re-export \(module)")
         }
@@ -68,7 +68,7 @@ import Testing
     /// harness — so a machine can be tested in memory and cannot reach the device behind its effects.
     @Test func packModelsAndWhatTheySpeakArePure() throws {
         let pure: Set<String> = ["Foundation", "PropertyList", "ScreenTimeModel", "SystemKit"]
-        var dirs = ["Sources/PropertyList", "Sources/ScreenTimeModel", "Sources/SystemKit"]
+        var dirs = ["Sources/Core/PropertyList", "Sources/EmulatedIOS/ScreenTimeModel", "Sources/Runtime/SystemKit"]
         let systems = Self.root.appendingPathComponent("Sources/Systems")
         for name in try FileManager.default.contentsOfDirectory(atPath: systems.path).sorted()
         where FileManager.default.fileExists(atPath: systems.appendingPathComponent("\(name)/Model").path) {

@@ -31,7 +31,7 @@ import Testing
             `sqlite_mirror`): those are documented in its README. A checker reads these lines through
             `HistoryIndex` (CheckerKit) and `HistoryEvent.harnessLine`.
 
-            Generated from `HarnessLine` (Sources/HarnessKit/CheckerKit/HarnessLine.swift), the only
+            Generated from `HarnessLine` (Sources/Harness/HarnessKit/CheckerKit/HarnessLine.swift), the only
             names the harness's recorder takes, by `Tests/HarnessKitTests/Checker/HarnessLineCatalogTests.swift`
             (`STH_UPDATE_DOCS=1 swift test --skip-build --filter HarnessLineCatalogTests` rewrites it).
 

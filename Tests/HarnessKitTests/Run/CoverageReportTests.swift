@@ -7,7 +7,7 @@ import Testing
 /// are, and what is listed as never reached (pure: a hand-made export).
 @Suite(.timeLimit(.minutes(1))) struct CoverageReportTests {
     static let root = "/pkg"
-    static let filter = AppCodeFilter(excluded: ["/h/Sources/AppGroup/", "/h/Sources/Frameworks/"], ignored: ["/Generated/"])
+    static let filter = AppCodeFilter(excluded: ["/h/Sources/Core/AppGroup/", "/h/Sources/EmulatedIOS/Frameworks/"], ignored: ["/Generated/"])
 
     /// A region: [lineStart, colStart, lineEnd, colEnd, count, fileId, expandedFileId, kind].
     static func r(_ ls: Int, _ cs: Int, _ le: Int, _ ce: Int, _ count: Int, file: Int = 0, kind: Int = 0) -> [Int] { [ls, cs, le, ce, count, file, 0, kind] }
@@ -26,9 +26,25 @@ import Testing
         return try CoverageExport.decode(JSONSerialization.data(withJSONObject: json))
     }
 
+    /// The standard filter on this checkout: the four layer folders below the systems are the
+    /// harness's, the bundled systems and the seeds' own Swift are the app's, the seeds' stubs not.
+    @Test func theStandardFilterKeepsTheSystemsAndTheSeedsSwiftOnly() throws {
+        let root = CoverageBuild.harnessRoot
+        #expect(FileManager.default.fileExists(atPath: root + "/Package.swift"), "\(root)")
+        let f = AppCodeFilter.standard()
+        for core in ["Core/AppGroup/SharedDefaults.swift", "EmulatedIOS/Frameworks/DeviceActivity/DeviceActivityCenter.swift",
+                     "Runtime/StandInKit/AppRunner.swift", "Harness/HarnessKit/Coverage/CoverageBuild.swift",
+                     "Systems/SeedCode/Stubs/SeedPlatform/Stubs.swift"] {
+            #expect(!f.isAppCode(root + "/Sources/" + core), "\(core)")
+        }
+        for app in ["Systems/FocusPledge/Model/Machines/HostApp.swift", "Systems/SeedCode/Seed000/Seed000_MonitorExtension.swift"] {
+            #expect(f.isAppCode(root + "/Sources/" + app), "\(app)")
+        }
+    }
+
     @Test func theAppsFilesOnlyAndTheirSum() throws {
         let e = try Self.export(
-            [], files: [("/pkg/Sources/App/Model.swift", 10, 7), ("/h/Sources/AppGroup/X.swift", 100, 1), ("/pkg/.build/checkouts/a/B.swift", 50, 0),
+            [], files: [("/pkg/Sources/App/Model.swift", 10, 7), ("/h/Sources/Core/AppGroup/X.swift", 100, 1), ("/pkg/.build/checkouts/a/B.swift", 50, 0),
                         ("/pkg/Sources/App/Generated/G.swift", 5, 0), ("/pkg/Sources/App/Host.swift", 4, 4)])
         let (files, totals) = CoverageReport.files(e, filter: Self.filter, base: Self.root)
         #expect(files.map(\.file) == ["Sources/App/Host.swift", "Sources/App/Model.swift"])
@@ -48,7 +64,7 @@ import Testing
             ("generic1", 1, [Self.r(50, 1, 60, 2, 1), Self.r(52, 1, 53, 2, 0)], [file]),
             ("generic2", 2, [Self.r(50, 1, 60, 2, 2), Self.r(52, 1, 53, 2, 2)], [file]),
             // Not the app's: never listed.
-            ("core", 0, [Self.r(1, 1, 2, 2, 0)], ["/h/Sources/AppGroup/X.swift"]),
+            ("core", 0, [Self.r(1, 1, 2, 2, 0)], ["/h/Sources/Core/AppGroup/X.swift"]),
             // A skipped region (kind 2) is not code.
             ("skipped", 1, [Self.r(70, 1, 80, 2, 1), Self.r(72, 1, 73, 2, 0, kind: 2)], [file]),
         ])

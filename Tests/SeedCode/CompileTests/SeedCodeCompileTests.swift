@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 // The seeds' Swift compiles against the frameworks (the build is the real test: see
-// Sources/SeedCode/EDITS.md). One trivial runtime check per extracted file keeps this a real test
+// Sources/Systems/SeedCode/EDITS.md). One trivial runtime check per extracted file keeps this a real test
 // target: it instantiates something from the file, or calls it where that touches no device root
 // (code that opens an App Group suite or a framework store is only referenced: this process has
 // no SCREENTIME_DEVICE_ROOT, and the env-based device is opened once per process). `@testable`:

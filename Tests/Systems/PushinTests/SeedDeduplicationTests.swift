@@ -5,7 +5,7 @@ import Pushin
 import Testing
 
 /// The as-written host's `shouldScheduleNotification` is the seed's, line for line: the same
-/// answers as the seed's own compiled Swift (`Seed002NotificationManager`, Sources/SeedCode) on the
+/// answers as the seed's own compiled Swift (`Seed002NotificationManager`, Sources/Systems/SeedCode) on the
 /// same store. The seed reads `Date()`; the cases keep 2 s from every boundary.
 @Suite(.timeLimit(.minutes(1))) struct SeedDeduplicationTests {
     @Test(arguments: [nil, "n-1", "n-2"], [-1.0, 0, 30, 58, 62, 1000, 1e9])

@@ -3,7 +3,7 @@ import Foundation
 import SystemKit
 
 // The hardened variant's extensions, pure. (As-written runs the seed's own Swift for all three:
-// Sources/SeedCode/Seed004, through `Seed004Principals`.)
+// Sources/Systems/SeedCode/Seed004, through `Seed004Principals`.)
 
 /// What a shield says: ManagedSettingsUI's `ShieldConfiguration` in plain values.
 public struct ShieldText: Sendable, Equatable {

@@ -8,7 +8,7 @@ import Seed004
 import StandInKit
 import SystemKit
 
-// Seed 004's extensions as iOS runs them. As-written: the seed's own classes (Sources/SeedCode/
+// Seed 004's extensions as iOS runs them. As-written: the seed's own classes (Sources/Systems/SeedCode/
 // Seed004, `Seed004Principals`), untouched. Hardened: principal classes that hand each call to
 // the pure machines of `ExitExtensions.swift`.
 

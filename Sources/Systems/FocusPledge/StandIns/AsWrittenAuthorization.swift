@@ -3,7 +3,7 @@ import Seed000
 import SystemKit
 
 /// As-written's Screen Time authorization (README, A16): the seed's own MethodChannel methods 2
-/// and 1 (`getAuthorizationStatus`, `requestAuthorization`; Sources/SeedCode/Seed000), called as
+/// and 1 (`getAuthorizationStatus`, `requestAuthorization`; Sources/Systems/SeedCode/Seed000), called as
 /// the Dart side would before the app picker. The seed shows no Dart that reads either answer, so
 /// nothing follows from them: each is only traced, as the Flutter engine hands it over.
 enum AsWrittenAuthorization {

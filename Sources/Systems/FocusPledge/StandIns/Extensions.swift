@@ -11,7 +11,7 @@ import SystemKit
 // `DeviceActivityMonitor`, `ShieldActionDelegate` and `ShieldConfigurationDataSource`, read like
 // the seed's Swift, and hand every decision to the pure machines (`MonitorExtension`,
 // `FocusPledge.ShieldActionExtension`, `ShieldConfigurationExtension`). As-written runs the seed's
-// own classes instead (`Principals`, Sources/SeedCode/Seed000), except the shield-configuration
+// own classes instead (`Principals`, Sources/Systems/SeedCode/Seed000), except the shield-configuration
 // extension, which the seed does not have (README, A12). `FrameworkExtension.run` makes the one
 // call iOS makes and traces the answer.
 

@@ -5,8 +5,8 @@ import Seed000
 import StandInKit
 
 /// Which principal object iOS instantiates for an extension call, per variant. As-written: seed
-/// 000's own classes, compiled from the seed's text (Sources/SeedCode/Seed000, with only the edits
-/// Sources/SeedCode/EDITS.md lists) — their App Group writes are the seed's `AppGroupStorage`'s
+/// 000's own classes, compiled from the seed's text (Sources/Systems/SeedCode/Seed000, with only the edits
+/// Sources/Systems/SeedCode/EDITS.md lists) — their App Group writes are the seed's `AppGroupStorage`'s
 /// `UserDefaults(suiteName:)` calls, traced as `defaults_set` (the pack asks for it). Hardened: ours,
 /// handing each call to the pure machines (Extensions.swift).
 enum Principals {

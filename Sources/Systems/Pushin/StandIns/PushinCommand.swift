@@ -37,7 +37,7 @@ struct HostAppCommand: ParsableCommand {
 
 /// `ios/ShieldAction/ShieldActionExtension.swift` as iOS instantiates it. The primary button is the
 /// workout action, the secondary the emergency unlock (A8). As-written, a workout action runs the
-/// seed's own "Signal Flow 1" (`seed002ShieldExtensionSignal`, Sources/SeedCode/Seed002) on the App
+/// seed's own "Signal Flow 1" (`seed002ShieldExtensionSignal`, Sources/Systems/SeedCode/Seed002) on the App
 /// Group suite and answers `.none` ("Change `completionHandler(.close)` to `completionHandler(.none)`
 /// for workout actions"); everything else goes to the pure `ShieldActionMachine`.
 final class PushinShieldActionExtension: ShieldActionDelegate {

@@ -6,7 +6,7 @@ import Foundation
 /// machine handles one event (more only in tests); `state` is that process's memory.
 ///
 /// The hardened process runs this machine. The as-written process runs the seed's own class
-/// (Sources/SeedCode/Seed000, StandIns/Principals.swift); the `.asWritten` branch here is its model,
+/// (Sources/Systems/SeedCode/Seed000, StandIns/Principals.swift); the `.asWritten` branch here is its model,
 /// for tests on `InMemoryDevice`.
 public struct MonitorExtension: Sendable {
     public typealias Snapshot = [String: PropertyListValue]

@@ -5,7 +5,7 @@ import Foundation
 /// Seed 000's optional `ShieldActionExtension`: the user pressed a button on a shield.
 ///
 /// The hardened process runs this machine. The as-written process runs the seed's own class
-/// (Sources/SeedCode/Seed000, StandIns/Principals.swift); the `.asWritten` branch here is its model,
+/// (Sources/Systems/SeedCode/Seed000, StandIns/Principals.swift); the `.asWritten` branch here is its model,
 /// for tests on `InMemoryDevice`.
 public struct ShieldActionExtension: Sendable {
     public typealias Snapshot = [String: PropertyListValue]
@@ -16,7 +16,7 @@ public struct ShieldActionExtension: Sendable {
     public enum Event: Sendable, Equatable {
         /// `handle(action:for application:completionHandler:)`. `appBundleId` is what the seed's
         /// `application.bundleIdentifier` gives — `Application(token:).bundleIdentifier`, which is
-        /// nil outside a shield-configuration extension (Apple; Sources/SeedCode/EDITS.md).
+        /// nil outside a shield-configuration extension (Apple; Sources/Systems/SeedCode/EDITS.md).
         case handle(action: Action, appBundleId: String?, now: Date, store: Snapshot)
     }
 

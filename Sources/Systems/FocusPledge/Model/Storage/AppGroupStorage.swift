@@ -243,7 +243,7 @@ public enum AppGroupStorage {
 
     /// What every extension does on a violation (seed: `markSessionFailed(reason: "app_opened", …)`).
     /// as-written: the seed's writes and nothing else — the model of the seed's Swift, which is
-    /// what the as-written processes run (Sources/SeedCode/Seed000); it posts nothing and traces
+    /// what the as-written processes run (Sources/Systems/SeedCode/Seed000); it posts nothing and traces
     /// nothing. hardened: the failure record, the Darwin notification (A2) and a `failure_recorded`
     /// trace, for the monitor, the shield-action and the shield-configuration extension.
     public static func recordViolation(appBundleId: String?, now: Date, variant: Variant, sessionId: String?) -> [Effect] {
