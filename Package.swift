@@ -14,7 +14,7 @@ import PackageDescription
 //   History                      trace lines (the one trace writer) and the merged history
 // Sources/EmulatedIOS (docs/EMULATED-IOS.md: what app code calls, and the OS's side of system/)
 //   ScreenTimeModel              pure: system/ record types (the app inbox's messages too), opaque tokens, Apple's schedule rules
-//   SystemFiles                  the one reader/writer of system/ files (bounded, atomic, posts), the app inbox
+//   OSFiles                  the one reader/writer of system/ files (bounded, atomic, posts), the app inbox
 //   Frameworks/*                 app-facing, Apple-named: FamilyControls, ManagedSettings,
 //                                ManagedSettingsUI, DeviceActivity, UserNotifications (+ UIKit's
 //                                colors and images, CoreFoundation's Darwin notify center)
@@ -111,7 +111,7 @@ let package = Package(
             name: "StandInKit",
             dependencies: [
                 "AppGroup", "History", "ScreenTimeModel", "StandInRuntime", "SystemKit", "CSystemShims", "CDeviceTime",
-                "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "OSLog", "SystemFiles", "UserNotifications",
+                "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "OSLog", "OSFiles", "UserNotifications",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -121,7 +121,7 @@ let package = Package(
             name: "HarnessKit",
             dependencies: [
                 "AppGroup", "Supervision", "CSystemShims", "History", "StandInRuntime", "SystemKit",
-                "ScreenTimeModel", "ScreenTimeOS", "SystemFiles", "RunReport", "TreeWatch",
+                "ScreenTimeModel", "ScreenTimeOS", "OSFiles", "RunReport", "TreeWatch",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
@@ -154,7 +154,7 @@ let package = Package(
 
         // MARK: Emulated iOS — the shared model, the system/ files, the Apple-named frameworks, the harness side
         .target(name: "ScreenTimeModel", path: "Sources/EmulatedIOS/ScreenTimeModel"),
-        .target(name: "SystemFiles", dependencies: ["AppGroup", "ScreenTimeModel"], path: "Sources/EmulatedIOS/SystemFiles"),
+        .target(name: "OSFiles", dependencies: ["AppGroup", "ScreenTimeModel"], path: "Sources/EmulatedIOS/OSFiles"),
         // Foundation as an app in an App Group sees it: `UserDefaults(suiteName: "group.…")` is the
         // App Group. Every Apple-named module re-exports it (and Foundation, as Apple's do).
         .target(name: "AppGroupFoundation", dependencies: ["AppGroup", "CFDarwinNotify"], path: "Sources/EmulatedIOS/Frameworks/AppGroupFoundation"),
@@ -167,19 +167,19 @@ let package = Package(
         .target(name: "os", dependencies: ["OSLog"], path: "Sources/EmulatedIOS/Frameworks/os"),
         .target(name: "CFDarwinNotify", dependencies: ["AppGroup"], path: "Sources/EmulatedIOS/Frameworks/CFDarwinNotify"),
         .target(
-            name: "ManagedSettings", dependencies: ["AppGroup", "AppGroupFoundation", "ScreenTimeModel", "SystemFiles"],
+            name: "ManagedSettings", dependencies: ["AppGroup", "AppGroupFoundation", "ScreenTimeModel", "OSFiles"],
             path: "Sources/EmulatedIOS/Frameworks/ManagedSettings"),
         .target(name: "ManagedSettingsUI", dependencies: ["ManagedSettings", "UIKit"], path: "Sources/EmulatedIOS/Frameworks/ManagedSettingsUI"),
         .target(
-            name: "FamilyControls", dependencies: ["AppGroup", "AppGroupFoundation", "ManagedSettings", "ScreenTimeModel", "SystemFiles"],
+            name: "FamilyControls", dependencies: ["AppGroup", "AppGroupFoundation", "ManagedSettings", "ScreenTimeModel", "OSFiles"],
             path: "Sources/EmulatedIOS/Frameworks/FamilyControls"),
         .target(
-            name: "DeviceActivity", dependencies: ["AppGroup", "AppGroupFoundation", "ManagedSettings", "ScreenTimeModel", "SystemFiles"],
+            name: "DeviceActivity", dependencies: ["AppGroup", "AppGroupFoundation", "ManagedSettings", "ScreenTimeModel", "OSFiles"],
             path: "Sources/EmulatedIOS/Frameworks/DeviceActivity"),
         .target(
-            name: "UserNotifications", dependencies: ["AppGroup", "AppGroupFoundation", "ScreenTimeModel", "SystemFiles"],
+            name: "UserNotifications", dependencies: ["AppGroup", "AppGroupFoundation", "ScreenTimeModel", "OSFiles"],
             path: "Sources/EmulatedIOS/Frameworks/UserNotifications"),
-        .target(name: "ScreenTimeOS", dependencies: ["AppGroup", "ScreenTimeModel", "SystemFiles"], path: "Sources/EmulatedIOS/ScreenTimeOS"),
+        .target(name: "ScreenTimeOS", dependencies: ["AppGroup", "ScreenTimeModel", "OSFiles"], path: "Sources/EmulatedIOS/ScreenTimeOS"),
 
         // MARK: Systems — FocusPledge (seed 000); its as-written extensions and authorization run the seed's Swift (Seed000)
         .target(name: "FocusPledge", dependencies: ["PropertyList", "SystemKit"], path: "Sources/Systems/FocusPledge/Model"),
@@ -324,7 +324,7 @@ let package = Package(
         .testTarget(
             name: "FrameworksTests",
             dependencies: [
-                "AppGroup", "ScreenTimeModel", "SystemFiles", "ScreenTimeOS", "StandInRuntime", "StandInKit", "SystemKit",
+                "AppGroup", "ScreenTimeModel", "OSFiles", "ScreenTimeOS", "StandInRuntime", "StandInKit", "SystemKit",
                 "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "DeviceActivity", "UserNotifications", "CFDarwinNotify",
                 "AppGroupFoundation", "OSLog",
             ],

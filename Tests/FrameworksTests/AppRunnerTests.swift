@@ -2,7 +2,7 @@ import AppGroup
 import Foundation
 @testable import StandInKit
 import ScreenTimeModel
-import SystemFiles
+import OSFiles
 import SystemKit
 import Testing
 

@@ -3,7 +3,7 @@ import AppGroup
 import Foundation
 import ScreenTimeModel
 import ScreenTimeOS
-import SystemFiles
+import OSFiles
 import Testing
 @_spi(ScreenTimeHarness) import UserNotifications
 
@@ -43,7 +43,7 @@ func fakeOS(_ seconds: Double = 3, answer: @escaping @Sendable () throws -> Bool
         let t = try TestDevice()
         let center = AuthorizationCenter(device: t.device)
         center.answerWallCapSeconds = 0.3
-        await #expect(throws: SystemFileError.self) { try await bounded(30) { try await center.requestAuthorization(for: .individual) } }
+        await #expect(throws: OSFileError.self) { try await bounded(30) { try await center.requestAuthorization(for: .individual) } }
         let os = t.device
         center.answerWallCapSeconds = 5
         // The unanswered request stays on disk; the OS answers the app's next one.
@@ -87,7 +87,7 @@ func fakeOS(_ seconds: Double = 3, answer: @escaping @Sendable () throws -> Bool
         do {
             try bounded(30) { try center.requestAuthorizationBlocking(for: .individual) }
             Issue.record("an unanswered prompt returned")
-        } catch SystemFileError.noAnswer(_, let device, let wall) {
+        } catch OSFileError.noAnswer(_, let device, let wall) {
             #expect(device >= 1800 && wall < 10, "device \(device) s, wall \(wall) s")
         }
         #expect(ContinuousClock.now - started < .seconds(10))

@@ -3,7 +3,7 @@ import Foundation
 @_spi(ScreenTimeHarness) import ManagedSettings
 import ScreenTimeModel
 import ScreenTimeOS
-import SystemFiles
+import OSFiles
 import Testing
 
 @Suite(.timeLimit(.minutes(3))) struct DeviceActivityTests {
@@ -33,7 +33,7 @@ import Testing
         let t = try TestDevice()
         let center = DeviceActivity.DeviceActivityCenter(device: t.device)
         #expect(throws: MonitoringError.intervalTooShort) { try center.startMonitoring(DeviceActivityName("short"), during: schedule(9, 0, 9, 14)) }
-        let filed = try t.device.area(SystemPaths.deviceActivityRefusals).readAll(MonitoringRefusalRecord.self)
+        let filed = try t.device.area(OSPaths.deviceActivityRefusals).readAll(MonitoringRefusalRecord.self)
         #expect(filed.errors.isEmpty)
         #expect(filed.records.map(\.record.activity) == ["short"])
         #expect(filed.records.first?.record.error == "intervalTooShort")

@@ -4,7 +4,7 @@ import ScreenTimeModel
 import ScreenTimeOS
 import StandInKit
 import StandInRuntime
-import SystemFiles
+import OSFiles
 import SystemKit
 import Testing
 

@@ -2,7 +2,7 @@ import Foundation
 @_spi(ScreenTimeHarness) import ManagedSettings
 import ScreenTimeModel
 import ScreenTimeOS
-import SystemFiles
+import OSFiles
 import Testing
 
 /// `ManagedSettingsStore`'s groups besides `shield`: each through the store's one file, the
@@ -196,7 +196,7 @@ import Testing
     /// keeps the old shield.
     @Test func anOldRecordWithoutTheNewKeysStillDecodes() throws {
         let t = try TestDevice()
-        let area = try t.device.area(SystemPaths.managedSettings)
+        let area = try t.device.area(OSPaths.managedSettings)
         let social = OpaqueToken.encode(.application, "com.social.feed")
         let old = """
             {"shield": {"applicationCategories": {"categories": [], "except": [], "policy": "all"}, "applications": ["\(social)"]},
@@ -232,7 +232,7 @@ import Testing
     /// report, and a setter does not overwrite the file (it reports instead).
     @Test func aMalformedGroupValueIsReportedAndNotOverwritten() throws {
         let t = try TestDevice()
-        let area = try t.device.area(SystemPaths.managedSettings)
+        let area = try t.device.area(OSPaths.managedSettings)
         let app = OpaqueToken.encode(.application, "com.blocked")
         let bad: [(String, String)] = [
             ("\"account\": {\"lockAccounts\": \"yes\"}", "account.lockAccounts"),
@@ -259,7 +259,7 @@ import Testing
             store.siri.denySiri = true
             store.application.denyAppRemoval = true
             #expect(t.file("system/managedsettings/default.json") == text, "a setter leaves the malformed file as it is")
-            #expect(throws: SystemFileError.self) { try store.updateShield { $0.applications = [] } }
+            #expect(throws: OSFileError.self) { try store.updateShield { $0.applications = [] } }
         }
     }
 

@@ -90,7 +90,7 @@ import Testing
 
     @Test func aCorruptStoreIsReportedNotCrashed() throws {
         let t = try TestDevice()
-        let area = try t.device.area(SystemPaths.managedSettings)
+        let area = try t.device.area(OSPaths.managedSettings)
         try area.directory.writeAtomically("default.json", bytes: Array("{nope".utf8), fsync: false)
         let r = ManagedSettingsReader.stores(on: t.device)
         #expect(r.records.isEmpty)

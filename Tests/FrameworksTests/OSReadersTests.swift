@@ -41,7 +41,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: run) }
         let start = Date(timeIntervalSince1970: 1_772_442_000)
         try live.startMonitoring(activity: "good", start: start, end: start.addingTimeInterval(1800), repeats: false)
-        try Data("{\"version\":1,\"activity\":".utf8).write(to: URL(fileURLWithPath: t.path + "/" + SystemPaths.deviceActivity + "/bad.json"))
+        try Data("{\"version\":1,\"activity\":".utf8).write(to: URL(fileURLWithPath: t.path + "/" + OSPaths.deviceActivity + "/bad.json"))
         let read = DeviceActivityReader.registrations(on: t.device)
         #expect(read.records.map(\.activity) == ["good"])
         #expect(read.errors.count == 1)

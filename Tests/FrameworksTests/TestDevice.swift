@@ -1,6 +1,6 @@
 import AppGroup
 import Foundation
-import SystemFiles
+import OSFiles
 
 #if canImport(Glibc)
 import Glibc

@@ -14,13 +14,13 @@ import Testing
 
     @Test func fileNamesRoundTrip() {
         for n in ["focuspledge_s-1", "a/b", ".hidden", "ümlaut id", "x.y"] {
-            let f = SystemFileName.encode(n)
+            let f = OSFileName.encode(n)
             #expect(f != nil && !f!.hasPrefix(".") && !f!.contains("/"))
-            #expect(SystemFileName.decode(f!) == n)
+            #expect(OSFileName.decode(f!) == n)
         }
-        #expect(SystemFileName.encode("focuspledge_s-1") == "focuspledge_s-1.json")
-        #expect(SystemFileName.encode("") == nil)
-        #expect(SystemFileName.encode(String(repeating: "/", count: 100)) == nil)
+        #expect(OSFileName.encode("focuspledge_s-1") == "focuspledge_s-1.json")
+        #expect(OSFileName.encode("") == nil)
+        #expect(OSFileName.encode(String(repeating: "/", count: 100)) == nil)
     }
 
     @Test func theShieldUnionAppliesCategoryPolicies() {
@@ -45,9 +45,9 @@ import Testing
             events: ["e": ActivityEventRecord(applications: ["t"], threshold: ScheduleComponents(minute: 5))], registeredAt: Date(timeIntervalSince1970: 1_771_300_000),
             timeZone: "UTC", registeredBy: WriterRecord(pid: 1, process: "host-app"),
             firstInterval: IntervalRecord(start: Date(timeIntervalSince1970: 1), end: Date(timeIntervalSince1970: 2)))
-        let bytes = try SystemJSON.encode(r)
+        let bytes = try OSJSON.encode(r)
         #expect(String(decoding: bytes, as: UTF8.self).contains("\"registeredAt\":1771300000"))
-        #expect(try SystemJSON.decode(ActivityRegistrationRecord.self, from: bytes) == r)
+        #expect(try OSJSON.decode(ActivityRegistrationRecord.self, from: bytes) == r)
     }
 
     @Test func notificationTriggers() {

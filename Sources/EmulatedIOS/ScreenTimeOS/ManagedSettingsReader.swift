@@ -1,15 +1,15 @@
 import ScreenTimeModel
-import SystemFiles
+import OSFiles
 
 /// Harness side of `system/managedsettings/` (EMULATED-IOS.md §7.2): every store's settings, and what
 /// they shield, block and restrict together.
 public enum ManagedSettingsReader {
-    public static func stores(on device: EmulatedDevice) -> SystemReadout<ManagedSettingsStoreRecord> {
+    public static func stores(on device: EmulatedDevice) -> OSReadout<ManagedSettingsStoreRecord> {
         do {
-            let (records, errors) = try device.area(SystemPaths.managedSettings).readAll(ManagedSettingsStoreRecord.self)
-            return SystemReadout(records: records.map(\.record), errors: errors.map(\.description))
+            let (records, errors) = try device.area(OSPaths.managedSettings).readAll(ManagedSettingsStoreRecord.self)
+            return OSReadout(records: records.map(\.record), errors: errors.map(\.description))
         } catch {
-            return SystemReadout(errors: [error.description])
+            return OSReadout(errors: [error.description])
         }
     }
 

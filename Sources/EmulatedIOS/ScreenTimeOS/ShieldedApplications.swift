@@ -7,7 +7,7 @@ extension ManagedSettingsReader {
     /// `system/managedsettings/<store>.json` (EMULATED-IOS.md §7.2) through the device root's one
     /// harness-side `EmulatedDevice`; empty when the root's notify center cannot be opened.
     public static func shieldedApplications(deviceRoot: DeviceRoot) -> Set<String> {
-        guard let device = SystemDevices.device(for: deviceRoot) else { return [] }
+        guard let device = OSDevices.device(for: deviceRoot) else { return [] }
         return shieldUnion(on: device).union.applications
     }
 }

@@ -1,5 +1,5 @@
 import ScreenTimeModel
-import SystemFiles
+import OSFiles
 import SystemKit
 
 /// Everything that can happen to a running app, as its run loop hands it to the pack's adapter.

@@ -4,7 +4,7 @@ import Foundation
 import History
 import ScreenTimeModel
 import StandInRuntime
-import SystemFiles
+import OSFiles
 import SystemKit
 
 #if canImport(Glibc)
@@ -182,7 +182,7 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
             waiter.start()
         }
         context.trace.log("launched", ["variant": context.variant])
-        let inboxName = SystemPaths.inboxPosted(context.process)
+        let inboxName = OSPaths.inboxPosted(context.process)
         do {
             try observe(inboxName) { [weak self] in
                 self?.queueInbox()
@@ -553,7 +553,7 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
     func runInProcess(_ p: InProcessStandIns.Current) -> Never {
         inProcess = p
         context.trace.log("launched", ["variant": context.variant])
-        let inboxName = SystemPaths.inboxPosted(context.process)
+        let inboxName = OSPaths.inboxPosted(context.process)
         observedNames = [inboxName] + adapter.observedNotifications
         let atLaunch = context.center.generationSnapshot()
         for name in observedNames { consumed[name] = atLaunch(name) }

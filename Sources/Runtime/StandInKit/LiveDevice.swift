@@ -4,7 +4,7 @@ import AppGroup
 import Foundation
 @_spi(ScreenTimeHarness) import ManagedSettings
 import ScreenTimeModel
-import SystemFiles
+import OSFiles
 import SystemKit
 @_spi(ScreenTimeHarness) import UserNotifications
 

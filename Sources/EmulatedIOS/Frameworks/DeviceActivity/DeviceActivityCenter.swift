@@ -1,7 +1,7 @@
 import AppGroup
 import Foundation
 import ScreenTimeModel
-import SystemFiles
+import OSFiles
 
 /// Apple's `DeviceActivityCenter`: which activities the app and its extensions monitor. The
 /// registrations are the OS's (`system/deviceactivity/<activity>.json`, EMULATED-IOS.md §7.3); every
@@ -64,10 +64,10 @@ public struct DeviceActivityCenter: Sendable {
         }
     }
 
-    private let device: Result<EmulatedDevice, SystemFileError>
+    private let device: Result<EmulatedDevice, OSFileError>
 
     public init() {
-        device = Result(catching: { () throws(SystemFileError) -> EmulatedDevice in try EmulatedDevice.current() })
+        device = Result(catching: { () throws(OSFileError) -> EmulatedDevice in try EmulatedDevice.current() })
     }
 
     @_spi(ScreenTimeHarness) public init(device: EmulatedDevice) { self.device = .success(device) }
@@ -75,7 +75,7 @@ public struct DeviceActivityCenter: Sendable {
     /// Apple's `startMonitoring(_:during:events:)`. Validates with the shared rules (the
     /// schedule, then the 20-activity limit) and writes nothing when they fail; otherwise replaces
     /// the activity's registration and posts `system.deviceactivity.changed`. Errors beyond
-    /// Apple's (`SystemFileError`) mean the device itself could not be written.
+    /// Apple's (`OSFileError`) mean the device itself could not be written.
     public func startMonitoring(
         _ activity: DeviceActivityName, during schedule: DeviceActivitySchedule, events: [DeviceActivityEvent.Name: DeviceActivityEvent] = [:]
     ) throws {
@@ -92,14 +92,14 @@ public struct DeviceActivityCenter: Sendable {
     /// On iOS the OS refuses, so it knows; here the framework files the refusal for the OS
     /// (`system/deviceactivity-refused/`, EMULATED-IOS.md §7.3), bounded by the directory limit.
     private func fileRefusal(_ activity: String, _ e: MonitoringError) {
-        guard let device = try? device.get(), let area = try? device.area(SystemPaths.deviceActivityRefusals),
-            ((try? area.recordNames().count) ?? 0) < SystemPaths.maxRecordsPerDirectory
+        guard let device = try? device.get(), let area = try? device.area(OSPaths.deviceActivityRefusals),
+            ((try? area.recordNames().count) ?? 0) < OSPaths.maxRecordsPerDirectory
         else { return }
         let name = "\(Int64(device.now().timeIntervalSince1970 * 1000))-\(UUID().uuidString.prefix(8)).json"
         let record = MonitoringRefusalRecord(
             activity: activity, error: e.caseName, detail: e.description, refusedAt: device.now(),
             refusedBy: WriterRecord(pid: device.writer.pid, process: device.writer.process))
-        do { try area.write(record, name, post: SystemPaths.deviceActivityChanged) } catch {
+        do { try area.write(record, name, post: OSPaths.deviceActivityChanged) } catch {
             EmulatedDevice.report("DeviceActivityCenter.startMonitoring (filing the refusal)", error)
         }
     }
@@ -108,7 +108,7 @@ public struct DeviceActivityCenter: Sendable {
         _ activity: DeviceActivityName, during schedule: DeviceActivitySchedule, events: [DeviceActivityEvent.Name: DeviceActivityEvent]
     ) throws {
         let device = try device.get()
-        guard let file = SystemFileName.encode(activity.rawValue) else { throw SystemFileError.invalidName(kind: "DeviceActivityName", name: activity.rawValue) }
+        guard let file = OSFileName.encode(activity.rawValue) else { throw OSFileError.invalidName(kind: "DeviceActivityName", name: activity.rawValue) }
         if try Self.authorizationRefused(device) { throw MonitoringError.unauthorized }
         let now = device.now()
         let timeZone = device.timeZone
@@ -122,17 +122,17 @@ public struct DeviceActivityCenter: Sendable {
         } catch {
             throw MonitoringError(error)
         }
-        let area = try device.area(SystemPaths.deviceActivity)
+        let area = try device.area(OSPaths.deviceActivity)
         let record = ActivityRegistrationRecord(
             activity: activity.rawValue, schedule: spec, events: eventRecords, registeredAt: now, timeZone: timeZone.identifier,
             registeredBy: WriterRecord(pid: device.writer.pid, process: device.writer.process), firstInterval: IntervalRecord(first))
-        let admitted = try area.withLock { () throws(SystemFileError) -> Bool in
+        let admitted = try area.withLock { () throws(OSFileError) -> Bool in
             // Counted under the lock: two processes cannot both register the 20th activity.
-            let monitored = Set(try area.recordNames().compactMap(SystemFileName.decode))
+            let monitored = Set(try area.recordNames().compactMap(OSFileName.decode))
             do { try ActivityLimit.check(monitored: monitored, adding: activity.rawValue) } catch {
                 return false
             }
-            try area.write(record, file, post: SystemPaths.deviceActivityChanged)
+            try area.write(record, file, post: OSPaths.deviceActivityChanged)
             return true
         }
         if !admitted { throw MonitoringError.excessiveActivities }
@@ -149,16 +149,16 @@ public struct DeviceActivityCenter: Sendable {
     /// `stopMonitoring(_:)` with the error (stand-ins trace it).
     @_spi(ScreenTimeHarness) public func stopMonitoringThrowing(_ activities: [DeviceActivityName]) throws {
         try CrashPoints.pass("monitoring.stop:" + activities.map(\.rawValue).joined(separator: ","))
-        let area = try device.get().area(SystemPaths.deviceActivity)
-        let files = activities.isEmpty ? try area.recordNames() : activities.compactMap { SystemFileName.encode($0.rawValue) }
+        let area = try device.get().area(OSPaths.deviceActivity)
+        let files = activities.isEmpty ? try area.recordNames() : activities.compactMap { OSFileName.encode($0.rawValue) }
         for f in files { area.directory.remove(f) }
-        try area.post(SystemPaths.deviceActivityChanged)
+        try area.post(OSPaths.deviceActivityChanged)
     }
 
     /// Apple's `activities`: the activities monitored now.
     public var activities: [DeviceActivityName] {
         do {
-            return try device.get().area(SystemPaths.deviceActivity).recordNames().compactMap(SystemFileName.decode).map { DeviceActivityName($0) }
+            return try device.get().area(OSPaths.deviceActivity).recordNames().compactMap(OSFileName.decode).map { DeviceActivityName($0) }
         } catch {
             EmulatedDevice.report("DeviceActivityCenter.activities", error)
             return []
@@ -180,8 +180,8 @@ public struct DeviceActivityCenter: Sendable {
 
     private func registration(_ activity: DeviceActivityName) -> ActivityRegistrationRecord? {
         do {
-            guard let file = SystemFileName.encode(activity.rawValue) else { return nil }
-            return try device.get().area(SystemPaths.deviceActivity).read(ActivityRegistrationRecord.self, file)
+            guard let file = OSFileName.encode(activity.rawValue) else { return nil }
+            return try device.get().area(OSPaths.deviceActivity).read(ActivityRegistrationRecord.self, file)
         } catch {
             EmulatedDevice.report("DeviceActivityCenter registration \(activity.rawValue)", error)
             return nil
@@ -191,8 +191,8 @@ public struct DeviceActivityCenter: Sendable {
     /// FamilyControls authorization is the OS's: once it models authorization (the status file
     /// exists), anything but `approved` refuses monitoring. Without the file the harness does not
     /// model authorization and monitoring is allowed (EMULATED-IOS.md §7.4).
-    static func authorizationRefused(_ device: EmulatedDevice) throws(SystemFileError) -> Bool {
-        guard let status = try device.area(SystemPaths.authorization).read(AuthorizationStatusRecord.self, SystemPaths.familyControlsStatus) else {
+    static func authorizationRefused(_ device: EmulatedDevice) throws(OSFileError) -> Bool {
+        guard let status = try device.area(OSPaths.authorization).read(AuthorizationStatusRecord.self, OSPaths.familyControlsStatus) else {
             return false
         }
         return status.status != "approved"

@@ -1,6 +1,6 @@
 import Foundation
 import ScreenTimeModel
-import SystemFiles
+import OSFiles
 
 /// Apple's `DeviceActivitySchedule`: when to monitor, as date components evaluated in the
 /// device's time zone (EMULATED-IOS.md §7.3 for the rules: an end earlier than the start wraps past

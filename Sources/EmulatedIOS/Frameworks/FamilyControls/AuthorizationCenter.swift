@@ -1,7 +1,7 @@
 import AppGroup
 import Foundation
 import ScreenTimeModel
-import SystemFiles
+import OSFiles
 
 /// Apple's `AuthorizationCenter` (FamilyControls). The status is the OS's:
 /// `system/authorization/familycontrols.json` (absent = `notDetermined`); a request is a file the
@@ -11,14 +11,14 @@ public final class AuthorizationCenter: @unchecked Sendable {
     public static var shared: AuthorizationCenter { StandInEnvironment.perIncarnation { AuthorizationCenter() } ?? processShared }
     private static let processShared = AuthorizationCenter()
 
-    private let device: Result<EmulatedDevice, SystemFileError>
+    private let device: Result<EmulatedDevice, OSFileError>
 
     /// How long `requestAuthorization` waits for the OS: an hour of device time (a user who
     /// ignores the prompt), and never more than 10 s of real time.
     @_spi(ScreenTimeHarness) public var answerDeviceSeconds: Double = 3600
     @_spi(ScreenTimeHarness) public var answerWallCapSeconds: Double = 10
 
-    init() { device = Result(catching: { () throws(SystemFileError) -> EmulatedDevice in try EmulatedDevice.current() }) }
+    init() { device = Result(catching: { () throws(OSFileError) -> EmulatedDevice in try EmulatedDevice.current() }) }
 
     @_spi(ScreenTimeHarness) public init(device: EmulatedDevice) { self.device = .success(device) }
 
@@ -33,7 +33,7 @@ public final class AuthorizationCenter: @unchecked Sendable {
     /// Apple's `requestAuthorization(for:)`: returns at once when approved; otherwise asks the
     /// OS (writes `familycontrols-request.json`, posts `system.authorization.changed`) and waits,
     /// bounded, for the answer. `denied` throws `FamilyControlsError.authorizationCanceled`; no
-    /// answer throws `SystemFileError.noAnswer`.
+    /// answer throws `OSFileError.noAnswer`.
     public func requestAuthorization(for member: FamilyControlsMember) async throws {
         try await withCheckedThrowingContinuation { (k: CheckedContinuation<Void, any Error>) in
             Thread.detachNewThread { [self] in
@@ -52,30 +52,30 @@ public final class AuthorizationCenter: @unchecked Sendable {
         CrashPoints.passNonThrowing("authorization:screenTime")  // a prompt is answered, never failed
         let device = try device.get()
         if try currentStatus().status == .approved { return }
-        let area = try device.area(SystemPaths.authorization)
+        let area = try device.area(OSPaths.authorization)
         let request = AuthorizationRequestRecord(
             id: UUID().uuidString, member: member.rawValue, requestedAt: device.now(),
             requestedBy: WriterRecord(pid: device.writer.pid, process: device.writer.process))
-        try area.write(request, SystemPaths.familyControlsRequest, post: SystemPaths.authorizationChanged)
+        try area.write(request, OSPaths.familyControlsRequest, post: OSPaths.authorizationChanged)
         let answer = try AnswerWait.wait(
-            for: "FamilyControls requestAuthorization(for: .\(member.rawValue))", on: device, notification: SystemPaths.authorizationChanged,
+            for: "FamilyControls requestAuthorization(for: .\(member.rawValue))", on: device, notification: OSPaths.authorizationChanged,
             deviceSeconds: answerDeviceSeconds, wallCapSeconds: answerWallCapSeconds
         ) { () -> AuthorizationStatusRecord? in
-            guard let s = try? area.read(AuthorizationStatusRecord.self, SystemPaths.familyControlsStatus), s.answeredRequest == request.id else { return nil }
+            guard let s = try? area.read(AuthorizationStatusRecord.self, OSPaths.familyControlsStatus), s.answeredRequest == request.id else { return nil }
             return s
         }
         switch AuthorizationStatus(rawValue: answer.status) {
         case .approved?: return
         case .denied?: throw FamilyControlsError.authorizationCanceled
-        default: throw SystemFileError.malformed(path: "\(SystemPaths.authorization)/\(SystemPaths.familyControlsStatus)", reason: "answer \(answer.status) is not approved or denied")
+        default: throw OSFileError.malformed(path: "\(OSPaths.authorization)/\(OSPaths.familyControlsStatus)", reason: "answer \(answer.status) is not approved or denied")
         }
     }
 
     private func currentStatus() throws -> (status: AuthorizationStatus, record: AuthorizationStatusRecord?) {
-        let area = try device.get().area(SystemPaths.authorization)
-        guard let r = try area.read(AuthorizationStatusRecord.self, SystemPaths.familyControlsStatus) else { return (.notDetermined, nil) }
+        let area = try device.get().area(OSPaths.authorization)
+        guard let r = try area.read(AuthorizationStatusRecord.self, OSPaths.familyControlsStatus) else { return (.notDetermined, nil) }
         guard let s = AuthorizationStatus(rawValue: r.status) else {
-            throw SystemFileError.malformed(path: "\(SystemPaths.authorization)/\(SystemPaths.familyControlsStatus)", reason: "unknown status \(r.status)")
+            throw OSFileError.malformed(path: "\(OSPaths.authorization)/\(OSPaths.familyControlsStatus)", reason: "unknown status \(r.status)")
         }
         return (s, r)
     }

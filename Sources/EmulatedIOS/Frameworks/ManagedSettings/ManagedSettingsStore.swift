@@ -1,7 +1,7 @@
 import AppGroup
 import Foundation
 import ScreenTimeModel
-import SystemFiles
+import OSFiles
 
 /// Apple's `ManagedSettingsStore`: settings the OS enforces, kept by the OS across every process
 /// (here: `system/managedsettings/<store>.json`, EMULATED-IOS.md §7.2). Stores with the same name are
@@ -22,13 +22,13 @@ public final class ManagedSettingsStore: @unchecked Sendable {
     }
 
     public let name: Name
-    private let device: Result<EmulatedDevice, SystemFileError>
+    private let device: Result<EmulatedDevice, OSFileError>
 
     public convenience init() { self.init(named: .default) }
 
     public init(named name: Name) {
         self.name = name
-        self.device = Result(catching: { () throws(SystemFileError) -> EmulatedDevice in try EmulatedDevice.current() })
+        self.device = Result(catching: { () throws(OSFileError) -> EmulatedDevice in try EmulatedDevice.current() })
     }
 
     /// A store on an explicit device (stand-ins with a context, tests).
@@ -112,7 +112,7 @@ public final class ManagedSettingsStore: @unchecked Sendable {
     @_spi(ScreenTimeHarness) public func clearAllSettingsThrowing() throws {
         try CrashPoints.pass("shield.clear:" + name.rawValue)
         let (area, file) = try location()
-        try area.withLock { () throws(SystemFileError) in try area.remove(file, post: SystemPaths.managedSettingsChanged) }
+        try area.withLock { () throws(OSFileError) in try area.remove(file, post: OSPaths.managedSettingsChanged) }
     }
 
     /// Several shield properties in one write, with the error (stand-ins trace it).
@@ -141,12 +141,12 @@ public final class ManagedSettingsStore: @unchecked Sendable {
 
     // MARK: Files
 
-    private func location() throws(SystemFileError) -> (SystemArea, String) {
-        guard let file = SystemFileName.encode(name.rawValue) else { throw .invalidName(kind: "ManagedSettingsStore", name: name.rawValue) }
-        return (try device.get().area(SystemPaths.managedSettings), file)
+    private func location() throws(OSFileError) -> (OSArea, String) {
+        guard let file = OSFileName.encode(name.rawValue) else { throw .invalidName(kind: "ManagedSettingsStore", name: name.rawValue) }
+        return (try device.get().area(OSPaths.managedSettings), file)
     }
 
-    private func current<G: StoredSettingsGroup>() throws(SystemFileError) -> G {
+    private func current<G: StoredSettingsGroup>() throws(OSFileError) -> G {
         let (area, file) = try location()
         let record = try area.read(ManagedSettingsStoreRecord.self, file)
         return G(record.map(G.stored(in:)) ?? G.emptyRecord)
@@ -154,10 +154,10 @@ public final class ManagedSettingsStore: @unchecked Sendable {
 
     /// One read-modify-write of the store's file under the area's lock: the group's properties
     /// changed since `value` was read replace the file's, every other group is kept as it is.
-    private func commit<G: StoredSettingsGroup>(_ value: G) throws(SystemFileError) {
+    private func commit<G: StoredSettingsGroup>(_ value: G) throws(OSFileError) {
         let (area, file) = try location()
         let device = try device.get()
-        try area.withLock { () throws(SystemFileError) in
+        try area.withLock { () throws(OSFileError) in
             let writer = WriterRecord(pid: device.writer.pid, process: device.writer.process)
             var record =
                 try area.read(ManagedSettingsStoreRecord.self, file)
@@ -169,7 +169,7 @@ public final class ManagedSettingsStore: @unchecked Sendable {
             record.store = name.rawValue
             record.writtenAt = device.now()
             record.writtenBy = writer
-            try area.write(record, file, post: SystemPaths.managedSettingsChanged)
+            try area.write(record, file, post: OSPaths.managedSettingsChanged)
         }
     }
 }

@@ -1,7 +1,7 @@
 import AppGroup
 import Foundation
 import ScreenTimeModel
-import SystemFiles
+import OSFiles
 
 /// Apple's `UNUserNotificationCenter` over `system/notifications/` (EMULATED-IOS.md §7.5). The app
 /// writes what it asks for (authorization requests, pending requests, categories, removals) and
@@ -10,7 +10,7 @@ import SystemFiles
 ///
 /// Completion handlers run on a global queue, as Apple's run on a background queue.
 open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
-    private let device: Result<EmulatedDevice, SystemFileError>
+    private let device: Result<EmulatedDevice, OSFileError>
     private let lock = NSLock()
     private weak var _delegate: (any UNUserNotificationCenterDelegate)?
 
@@ -28,17 +28,17 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     open class func current() -> UNUserNotificationCenter {
         // Inside the harness: one per stand-in launch (a process's own memory).
         if let mine = StandInEnvironment.perIncarnation({
-            UNUserNotificationCenter(device: Result(catching: { () throws(SystemFileError) -> EmulatedDevice in try EmulatedDevice.current() }))
+            UNUserNotificationCenter(device: Result(catching: { () throws(OSFileError) -> EmulatedDevice in try EmulatedDevice.current() }))
         }) { return mine }
         sharedLock.lock()
         defer { sharedLock.unlock() }
         if let shared { return shared }
-        let c = UNUserNotificationCenter(device: Result(catching: { () throws(SystemFileError) -> EmulatedDevice in try EmulatedDevice.current() }))
+        let c = UNUserNotificationCenter(device: Result(catching: { () throws(OSFileError) -> EmulatedDevice in try EmulatedDevice.current() }))
         shared = c
         return c
     }
 
-    private init(device: Result<EmulatedDevice, SystemFileError>) { self.device = device }
+    private init(device: Result<EmulatedDevice, OSFileError>) { self.device = device }
 
     /// A center on an explicit device (stand-ins with a context, tests).
     @_spi(ScreenTimeHarness) public convenience init(device: EmulatedDevice) { self.init(device: .success(device)) }
@@ -60,7 +60,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     static func deviceNow() -> Date { (try? EmulatedDevice.current().now()) ?? Date() }
     static func deviceTimeZone() -> TimeZone { (try? EmulatedDevice.current().timeZone) ?? .current }
 
-    private func area(_ path: String = SystemPaths.notifications) throws -> SystemArea { try device.get().area(path) }
+    private func area(_ path: String = OSPaths.notifications) throws -> OSArea { try device.get().area(path) }
 
     private func writer() throws -> WriterRecord {
         let d = try device.get()
@@ -95,24 +95,24 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
         let (status, _) = try currentAuthorization()
         if status != .notDetermined { return status.isGranted }
         let request = AuthorizationRequestRecord(id: UUID().uuidString, options: options.names, requestedAt: device.now(), requestedBy: try writer())
-        try area.write(request, SystemPaths.notificationAuthorizationRequest, post: SystemPaths.notificationsChanged)
+        try area.write(request, OSPaths.notificationAuthorizationRequest, post: OSPaths.notificationsChanged)
         let answer = try AnswerWait.wait(
-            for: "UNUserNotificationCenter.requestAuthorization(options: \(options.names))", on: device, notification: SystemPaths.notificationsChanged,
+            for: "UNUserNotificationCenter.requestAuthorization(options: \(options.names))", on: device, notification: OSPaths.notificationsChanged,
             deviceSeconds: answerDeviceSeconds, wallCapSeconds: answerWallCapSeconds
         ) { () -> AuthorizationStatusRecord? in
-            guard let s = try? area.read(AuthorizationStatusRecord.self, SystemPaths.notificationAuthorization), s.answeredRequest == request.id else { return nil }
+            guard let s = try? area.read(AuthorizationStatusRecord.self, OSPaths.notificationAuthorization), s.answeredRequest == request.id else { return nil }
             return s
         }
         guard let s = UNAuthorizationStatus(name: answer.status) else {
-            throw SystemFileError.malformed(path: "\(SystemPaths.notifications)/\(SystemPaths.notificationAuthorization)", reason: "unknown status \(answer.status)")
+            throw OSFileError.malformed(path: "\(OSPaths.notifications)/\(OSPaths.notificationAuthorization)", reason: "unknown status \(answer.status)")
         }
         return s.isGranted
     }
 
     private func currentAuthorization() throws -> (UNAuthorizationStatus, UNAuthorizationOptions) {
-        guard let r = try area().read(AuthorizationStatusRecord.self, SystemPaths.notificationAuthorization) else { return (.notDetermined, []) }
+        guard let r = try area().read(AuthorizationStatusRecord.self, OSPaths.notificationAuthorization) else { return (.notDetermined, []) }
         guard let s = UNAuthorizationStatus(name: r.status) else {
-            throw SystemFileError.malformed(path: "\(SystemPaths.notifications)/\(SystemPaths.notificationAuthorization)", reason: "unknown status \(r.status)")
+            throw OSFileError.malformed(path: "\(OSPaths.notifications)/\(OSPaths.notificationAuthorization)", reason: "unknown status \(r.status)")
         }
         return (s, UNAuthorizationOptions(names: r.options ?? []))
     }
@@ -161,14 +161,14 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
         identifier: String, content: NotificationContentRecord, trigger: NotificationTriggerRecord?
     ) throws {
         try CrashPoints.pass("notification.add:" + identifier)
-        guard let file = SystemFileName.encode(identifier) else {
+        guard let file = OSFileName.encode(identifier) else {
             throw UNError(.notificationInvalidNoContent, "identifier \(String(reflecting: String(identifier.prefix(80)))) is empty or too long")
         }
         // The same rule RecordConversion applies to Apple-shaped triggers.
         if let p = trigger.flatMap(NotificationTriggerRules.problem) { throw UNError(.notificationInvalidNoDate, p) }
         let device = try device.get()
         let record = NotificationRequestRecord(identifier: identifier, content: content, trigger: trigger, addedAt: device.now(), addedBy: try writer())
-        try area(SystemPaths.pendingNotifications).write(record, file, post: SystemPaths.notificationsChanged)
+        try area(OSPaths.pendingNotifications).write(record, file, post: OSPaths.notificationsChanged)
     }
 
     open func getPendingNotificationRequests(completionHandler: @escaping @Sendable ([UNNotificationRequest]) -> Void) {
@@ -180,7 +180,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
 
     private func pendingNow() -> [UNNotificationRequest] {
         do {
-            let (records, errors) = try area(SystemPaths.pendingNotifications).readAll(NotificationRequestRecord.self)
+            let (records, errors) = try area(OSPaths.pendingNotifications).readAll(NotificationRequestRecord.self)
             for e in errors { EmulatedDevice.report("UNUserNotificationCenter.pendingNotificationRequests", e) }
             return records.map(\.record).sorted { ($0.addedAt, $0.identifier) < ($1.addedAt, $1.identifier) }.map(RecordConversion.request)
         } catch {
@@ -192,9 +192,9 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     open func removePendingNotificationRequests(withIdentifiers identifiers: [String]) {
         do {
             try CrashPoints.pass("notifications.remove")
-            let a = try area(SystemPaths.pendingNotifications)
-            for id in identifiers { if let f = SystemFileName.encode(id) { a.directory.remove(f) } }
-            try a.post(SystemPaths.notificationsChanged)
+            let a = try area(OSPaths.pendingNotifications)
+            for id in identifiers { if let f = OSFileName.encode(id) { a.directory.remove(f) } }
+            try a.post(OSPaths.notificationsChanged)
         } catch {
             EmulatedDevice.report("UNUserNotificationCenter.removePendingNotificationRequests", error)
         }
@@ -203,9 +203,9 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     open func removeAllPendingNotificationRequests() {
         do {
             try CrashPoints.pass("notifications.remove")
-            let a = try area(SystemPaths.pendingNotifications)
+            let a = try area(OSPaths.pendingNotifications)
             for f in try a.recordNames() { a.directory.remove(f) }
-            try a.post(SystemPaths.notificationsChanged)
+            try a.post(OSPaths.notificationsChanged)
         } catch {
             EmulatedDevice.report("UNUserNotificationCenter.removeAllPendingNotificationRequests", error)
         }
@@ -222,7 +222,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
 
     private func deliveredNow() -> [UNNotification] {
         do {
-            let r = try area().read(DeliveredNotificationsRecord.self, SystemPaths.deliveredNotifications)
+            let r = try area().read(DeliveredNotificationsRecord.self, OSPaths.deliveredNotifications)
             return (r?.notifications ?? []).map(RecordConversion.notification)
         } catch {
             EmulatedDevice.report("UNUserNotificationCenter.deliveredNotifications", error)
@@ -239,7 +239,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
         do {
             try CrashPoints.pass("notifications.remove")
             let r = NotificationRemovalRecord(delivered: ids, all: all, requestedAt: try device.get().now())
-            try area(SystemPaths.notificationRemovals).write(r, "\(Int64(r.requestedAt.timeIntervalSince1970 * 1000))-\(UUID().uuidString).json", post: SystemPaths.notificationsChanged)
+            try area(OSPaths.notificationRemovals).write(r, "\(Int64(r.requestedAt.timeIntervalSince1970 * 1000))-\(UUID().uuidString).json", post: OSPaths.notificationsChanged)
         } catch {
             EmulatedDevice.report("UNUserNotificationCenter.removeDeliveredNotifications", error)
         }
@@ -257,7 +257,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     @_spi(ScreenTimeHarness) public func setNotificationCategoriesThrowing(_ categories: [NotificationCategoryRecord]) throws {
         try CrashPoints.pass("notifications.categories")
         let r = NotificationCategoriesRecord(categories: categories.sorted { $0.identifier < $1.identifier })
-        try area().write(r, SystemPaths.notificationCategories, post: SystemPaths.notificationsChanged)
+        try area().write(r, OSPaths.notificationCategories, post: OSPaths.notificationsChanged)
     }
 
     open func getNotificationCategories(completionHandler: @escaping @Sendable (Set<UNNotificationCategory>) -> Void) {
@@ -269,7 +269,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
 
     private func categoriesNow() -> Set<UNNotificationCategory> {
         do {
-            return Set((try area().read(NotificationCategoriesRecord.self, SystemPaths.notificationCategories)?.categories ?? []).map(RecordConversion.category))
+            return Set((try area().read(NotificationCategoriesRecord.self, OSPaths.notificationCategories)?.categories ?? []).map(RecordConversion.category))
         } catch {
             EmulatedDevice.report("UNUserNotificationCenter.notificationCategories", error)
             return []
@@ -292,7 +292,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     @_spi(ScreenTimeHarness) public func setBadgeCountThrowing(_ newBadgeCount: Int) throws {
         try CrashPoints.pass("badge")
         guard newBadgeCount >= 0 else { throw UNError(.badgeInputInvalid, "badge count \(newBadgeCount) is negative") }
-        try area().write(BadgeRecord(count: newBadgeCount), SystemPaths.badge, post: SystemPaths.notificationsChanged)
+        try area().write(BadgeRecord(count: newBadgeCount), OSPaths.badge, post: OSPaths.notificationsChanged)
     }
 
     // MARK: Responses from the OS

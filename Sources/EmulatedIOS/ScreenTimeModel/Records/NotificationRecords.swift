@@ -187,7 +187,7 @@ public enum NotificationResponseMessage {
 
     /// The inbox fields for a response.
     public static func fields(actionIdentifier: String, notification: DeliveredNotificationRecord, userText: String? = nil) throws -> [String: String] {
-        var f = [actionIdentifierField: actionIdentifier, notificationField: String(decoding: try SystemJSON.encode(notification), as: UTF8.self)]
+        var f = [actionIdentifierField: actionIdentifier, notificationField: String(decoding: try OSJSON.encode(notification), as: UTF8.self)]
         if let userText { f[userTextField] = userText }
         return f
     }
@@ -197,7 +197,7 @@ public enum NotificationResponseMessage {
         guard let a = fields[actionIdentifierField], !a.isEmpty else { throw ParseError(reason: "no \(actionIdentifierField)") }
         guard let n = fields[notificationField] else { throw ParseError(reason: "no \(notificationField)") }
         do {
-            return (a, try SystemJSON.decode(DeliveredNotificationRecord.self, from: Array(n.utf8)), fields[userTextField])
+            return (a, try OSJSON.decode(DeliveredNotificationRecord.self, from: Array(n.utf8)), fields[userTextField])
         } catch {
             throw ParseError(reason: "\(notificationField) is not a delivered notification: \(error)")
         }

@@ -4,7 +4,7 @@ import History
 import ScreenTimeModel
 import ScreenTimeOS
 import Supervision
-import SystemFiles
+import OSFiles
 import SystemKit
 
 /// The apps' inboxes (EMULATED-IOS.md §7.7) as the harness writes them: one `AppInbox` per role, opened

@@ -4,7 +4,7 @@ import History
 import ScreenTimeModel
 import ScreenTimeOS
 import Supervision
-import SystemFiles
+import OSFiles
 import SystemKit
 
 #if canImport(Glibc)

@@ -422,7 +422,7 @@ package final class DeviceRootTamper {
 
     /// Why the file is not a record, or nil when it is one (absent meanwhile: nil, nothing to judge).
     static func notARecord(_ dirFd: Int32, _ name: String, size: Int) -> String? {
-        let limit = SystemPaths.maxRecordBytes
+        let limit = OSPaths.maxRecordBytes
         guard size <= limit else { return "over the \(limit) bytes a record may hold" }
         let fd = openat(dirFd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
@@ -497,7 +497,7 @@ extension LiveRun {
         for why in tamperWatch.takeNotes() { rec.record(.tamperScan, ["why": why]) }
         if let found { return found }
         // A system/ record the OS could not read: every writer of system/ goes through
-        // SystemFiles (bounded, valid JSON, temp + rename), so someone outside wrote it.
+        // OSFiles (bounded, valid JSON, temp + rename), so someone outside wrote it.
         if let error = emulated.files.systemFileErrors.first, tamperWatch.claim() {
             return ("system/", "a system/ record holds something no process of the system writes (\(Excerpt.inner(error, limit: 160))); someone outside the run wrote it")
         }

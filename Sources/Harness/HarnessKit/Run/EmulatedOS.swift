@@ -4,7 +4,7 @@ import History
 import ScreenTimeModel
 import ScreenTimeOS
 import Supervision
-import SystemFiles
+import OSFiles
 import SystemKit
 
 /// The runner's side of the emulated iOS (`DeviceOS`): it shows the OS what the apps' frameworks
@@ -118,15 +118,15 @@ extension LiveRun {
                     rec.record(.systemFileError, ["error": "\(error)"])
                 }
             case .clearManagedSettings:
-                clearArea(SystemPaths.managedSettings, post: SystemPaths.managedSettingsChanged)
+                clearArea(OSPaths.managedSettings, post: OSPaths.managedSettingsChanged)
             case .clearRegistrations:
-                clearArea(SystemPaths.deviceActivity, post: SystemPaths.deviceActivityChanged)
+                clearArea(OSPaths.deviceActivity, post: OSPaths.deviceActivityChanged)
             case .deliverNotification(let request):
                 do { try NotificationAuthority.deliver(request, at: Date(timeIntervalSince1970: now), on: device) } catch {
                     rec.record(.systemFileError, ["error": "\(error)"])
                 }
             case .discardNotification(let identifier):
-                if let f = SystemFileName.encode(identifier), let area = try? device.area(SystemPaths.pendingNotifications) {
+                if let f = OSFileName.encode(identifier), let area = try? device.area(OSPaths.pendingNotifications) {
                     area.directory.remove(f)
                 }
             case .notificationResponse(let identifier, let action):

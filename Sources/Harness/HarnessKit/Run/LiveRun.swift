@@ -4,7 +4,7 @@ import History
 import ScreenTimeModel
 import ScreenTimeOS
 import Supervision
-import SystemFiles
+import OSFiles
 import SystemKit
 
 #if canImport(Glibc)
@@ -117,8 +117,8 @@ final class LiveRun {
         self.center = center
         let osDirty = Flag()
         self.osDirty = osDirty
-        try center.addObserver(SystemPaths.deviceActivityChanged) { _ in osDirty.set() }
-        try center.addObserver(SystemPaths.managedSettingsChanged) { _ in osDirty.set() }
+        try center.addObserver(OSPaths.deviceActivityChanged) { _ in osDirty.set() }
+        try center.addObserver(OSPaths.managedSettingsChanged) { _ in osDirty.set() }
         device = EmulatedDevice(root: root, center: center, process: "harness")
         emulated = EmulatedOS(setup, start: start)
         // A prompt ends the wait for quiet at once (`answerPrompts`): the app that filed it waits
@@ -126,7 +126,7 @@ final class LiveRun {
         let promptsDirty = Flag()
         promptsDirty.set()
         self.promptsDirty = promptsDirty
-        for name in [SystemPaths.notificationsChanged, SystemPaths.authorizationChanged] {
+        for name in [OSPaths.notificationsChanged, OSPaths.authorizationChanged] {
             try center.addObserver(name) { _ in
                 osDirty.set()
                 promptsDirty.set()

@@ -4,7 +4,7 @@ import History
 import ScreenTimeModel
 import ScreenTimeOS
 import Supervision
-import SystemFiles
+import OSFiles
 import SystemKit
 
 /// The nemesis as the run carries it out: the planned faults still to come (`ScenarioPlan.faults`,

@@ -4,7 +4,7 @@ import History
 import ScreenTimeModel
 import ScreenTimeOS
 import Supervision
-import SystemFiles
+import OSFiles
 import SystemKit
 
 /// What the OS driver last showed the OS of the files the apps' frameworks write under `system/`
@@ -63,7 +63,7 @@ extension LiveRun {
 
     /// Refused `startMonitoring` calls the framework filed: shown to the OS once, then deleted.
     func osScanRefusals() {
-        guard let area = try? device.area(SystemPaths.deviceActivityRefusals) else { return }
+        guard let area = try? device.area(OSPaths.deviceActivityRefusals) else { return }
         let (records, errors) = area.readAll(MonitoringRefusalRecord.self)
         for e in errors { rec.record(.systemFileError, ["error": e.description]) }
         for (name, r) in records.sorted(by: { $0.name < $1.name }) {
@@ -89,7 +89,7 @@ extension LiveRun {
     @discardableResult
     func scanEmulatedOSIfNeeded() -> Bool {
         let generation = center.generationSnapshot()
-        let gens = [SystemPaths.deviceActivityChanged, SystemPaths.managedSettingsChanged, SystemPaths.notificationsChanged]
+        let gens = [OSPaths.deviceActivityChanged, OSPaths.managedSettingsChanged, OSPaths.notificationsChanged]
             .map(generation)
         let due = emulated.deadline.map { $0 <= virtualTime.now } ?? false
         guard gens != emulated.files.generations || due else { return false }
@@ -111,7 +111,7 @@ extension LiveRun {
         // `promptsDirty`): looking at the files at every wait for quiet was a read per name.
         guard promptsDirty.take() else { return false }
         let generation = center.generationSnapshot()
-        let gens = [SystemPaths.authorizationChanged, SystemPaths.notificationsChanged].map(generation)
+        let gens = [OSPaths.authorizationChanged, OSPaths.notificationsChanged].map(generation)
         guard gens != emulated.files.promptGenerations else { return false }
         emulated.files.promptGenerations = gens
         var answered = false

@@ -5,7 +5,7 @@ import RunReport
 import ScreenTimeModel
 import ScreenTimeOS
 import Supervision
-import SystemFiles
+import OSFiles
 import SystemKit
 
 #if canImport(Glibc)

@@ -4,7 +4,7 @@ import History
 import ScreenTimeModel
 import ScreenTimeOS
 import Supervision
-import SystemFiles
+import OSFiles
 import SystemKit
 
 /// Virtual time (PROTOCOL.md §9) as the run keeps it: the device time the harness last wrote to

@@ -1,9 +1,9 @@
 import ScreenTimeModel
-import SystemFiles
+import OSFiles
 
 /// Records read from one `system/` area, with the files that did not read (never dropped
 /// silently: the OS reports them, e.g. as history lines).
-public struct SystemReadout<Record: Sendable>: Sendable {
+public struct OSReadout<Record: Sendable>: Sendable {
     public var records: [Record]
     public var errors: [String]
 

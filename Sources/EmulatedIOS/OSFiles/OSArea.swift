@@ -5,7 +5,7 @@ import ScreenTimeModel
 /// One directory under `system/` and the notification its changes post: the only way the
 /// frameworks and the harness touch `system/` files. Reads are bounded and a bad file is an error
 /// naming it; writes are temp + rename followed by the post (PROTOCOL.md §1, EMULATED-IOS.md §7).
-public struct SystemArea: @unchecked Sendable {
+public struct OSArea: @unchecked Sendable {
     public let relativePath: String
     public let directory: SafeDirectory
     let center: DarwinNotificationCenter
@@ -19,7 +19,7 @@ public struct SystemArea: @unchecked Sendable {
     func path(_ name: String) -> String { "\(relativePath)/\(name)" }
 
     /// A record, nil when the file does not exist.
-    public func read<T: Decodable>(_ type: T.Type, _ name: String, limitBytes: Int = SystemPaths.maxRecordBytes) throws(SystemFileError) -> T? {
+    public func read<T: Decodable>(_ type: T.Type, _ name: String, limitBytes: Int = OSPaths.maxRecordBytes) throws(OSFileError) -> T? {
         let bytes: [UInt8]?
         do {
             bytes = try directory.readFile(name, limitBytes: limitBytes)
@@ -31,7 +31,7 @@ public struct SystemArea: @unchecked Sendable {
         }
         guard let bytes else { return nil }
         do {
-            return try SystemJSON.decode(type, from: bytes)
+            return try OSJSON.decode(type, from: bytes)
         } catch {
             throw .malformed(path: path(name), reason: Self.describe(error))
         }
@@ -39,13 +39,13 @@ public struct SystemArea: @unchecked Sendable {
 
     /// Replaces `name` with `value` (temp + rename, no fsync: a record is the OS's state, and a
     /// SIGKILL leaves the old or the new one), then posts `notification` if given.
-    /// A record over `SystemPaths.maxRecordBytes` is refused, not written: every reader (and the
+    /// A record over `OSPaths.maxRecordBytes` is refused, not written: every reader (and the
     /// harness's tamper check) holds records to that bound.
-    public func write<T: Encodable>(_ value: T, _ name: String, post notification: String?) throws(SystemFileError) {
+    public func write<T: Encodable>(_ value: T, _ name: String, post notification: String?) throws(OSFileError) {
         let bytes: [UInt8]
-        do { bytes = try SystemJSON.encode(value) } catch { throw .malformed(path: path(name), reason: "cannot encode: \(error)") }
-        guard bytes.count <= SystemPaths.maxRecordBytes else {
-            throw .malformed(path: path(name), reason: "not written: \(bytes.count) bytes, over the \(SystemPaths.maxRecordBytes) a record may hold")
+        do { bytes = try OSJSON.encode(value) } catch { throw .malformed(path: path(name), reason: "cannot encode: \(error)") }
+        guard bytes.count <= OSPaths.maxRecordBytes else {
+            throw .malformed(path: path(name), reason: "not written: \(bytes.count) bytes, over the \(OSPaths.maxRecordBytes) a record may hold")
         }
         do {
             try directory.writeAtomically(name, bytes: bytes, fsync: false)
@@ -58,12 +58,12 @@ public struct SystemArea: @unchecked Sendable {
     }
 
     /// Deletes `name` (absent is fine), then posts `notification` if given.
-    public func remove(_ name: String, post notification: String?) throws(SystemFileError) {
+    public func remove(_ name: String, post notification: String?) throws(OSFileError) {
         directory.remove(name)
         if let notification { try post(notification) }
     }
 
-    public func post(_ notification: String) throws(SystemFileError) {
+    public func post(_ notification: String) throws(OSFileError) {
         do { try center.post(notification) } catch let e as AppGroupError { throw .io(e) } catch { throw .noDevice("\(error)") }
     }
 
@@ -72,7 +72,7 @@ public struct SystemArea: @unchecked Sendable {
 
     /// `body` under this area's flock (`<area>/.lock`, PROTOCOL.md §1): for read-modify-write of
     /// a record, and for rules that count records (at most 20 activities).
-    public func withLock<T>(_ body: () throws(SystemFileError) -> T) throws(SystemFileError) -> T {
+    public func withLock<T>(_ body: () throws(OSFileError) -> T) throws(OSFileError) -> T {
         let lock: FileLock
         do {
             lock = try FileLock(directory: directory, name: ".lock")
@@ -86,11 +86,11 @@ public struct SystemArea: @unchecked Sendable {
         return try body()
     }
 
-    /// Record file names (`*.json`, no temp files), sorted; at most `SystemPaths.maxRecordsPerDirectory`.
-    public func recordNames() throws(SystemFileError) -> [String] {
+    /// Record file names (`*.json`, no temp files), sorted; at most `OSPaths.maxRecordsPerDirectory`.
+    public func recordNames() throws(OSFileError) -> [String] {
         do {
-            return try directory.entries(limit: SystemPaths.maxRecordsPerDirectory * 4).filter(SystemPaths.isRecordName).sorted()
-                .prefix(SystemPaths.maxRecordsPerDirectory).map { $0 }
+            return try directory.entries(limit: OSPaths.maxRecordsPerDirectory * 4).filter(OSPaths.isRecordName).sorted()
+                .prefix(OSPaths.maxRecordsPerDirectory).map { $0 }
         } catch let e as AppGroupError {
             throw .io(e)
         } catch {
@@ -99,9 +99,9 @@ public struct SystemArea: @unchecked Sendable {
     }
 
     /// Every record that decodes, and the errors of those that do not (never dropped silently).
-    public func readAll<T: Decodable>(_ type: T.Type) -> (records: [(name: String, record: T)], errors: [SystemFileError]) {
+    public func readAll<T: Decodable>(_ type: T.Type) -> (records: [(name: String, record: T)], errors: [OSFileError]) {
         var records: [(String, T)] = []
-        var errors: [SystemFileError] = []
+        var errors: [OSFileError] = []
         let names: [String]
         do { names = try recordNames() } catch { return ([], [error]) }
         for n in names {
@@ -128,11 +128,3 @@ public struct SystemArea: @unchecked Sendable {
     static func codingPath(_ p: [any CodingKey]) -> String { p.isEmpty ? "top level" : p.map(\.stringValue).joined(separator: ".") }
 }
 
-/// Names that become file names under `system/` (store names, activity names).
-public enum SystemName {
-    public static func validate(_ name: String, kind: String) throws(SystemFileError) {
-        if name.isEmpty || name.hasPrefix(".") || name.contains("/") || name.utf8.contains(0) || name.utf8.count > 200 {
-            throw .invalidName(kind: kind, name: name)
-        }
-    }
-}

@@ -4,7 +4,7 @@ import Foundation
 /// name under `system/`: every byte outside `[A-Za-z0-9_.-]`, and a leading `.`, is written
 /// `%XX` (upper-case hex), then `.json` is appended. `focuspledge_s-1` stays `focuspledge_s-1.json`;
 /// `a/b` becomes `a%2Fb.json`. Names whose file name would pass 250 bytes are refused.
-public enum SystemFileName {
+public enum OSFileName {
     public static let maxFileNameBytes = 250
 
     public static func encode(_ name: String) -> String? {
@@ -21,7 +21,7 @@ public enum SystemFileName {
 
     /// The name back from a record file name; nil when it is not one of ours.
     public static func decode(_ fileName: String) -> String? {
-        guard SystemPaths.isRecordName(fileName) else { return nil }
+        guard OSPaths.isRecordName(fileName) else { return nil }
         let body = Array(fileName.utf8.dropLast(5))
         var bytes: [UInt8] = []
         var i = 0

@@ -38,13 +38,13 @@ public final class EmulatedDevice: @unchecked Sendable {
     }
 
     private static let lock = NSLock()
-    nonisolated(unsafe) private static var cached: Result<EmulatedDevice, SystemFileError>?
+    nonisolated(unsafe) private static var cached: Result<EmulatedDevice, OSFileError>?
     /// In-process stand-ins' devices, by root and process (bounded).
     nonisolated(unsafe) private static var threadOwn: [String: EmulatedDevice] = [:]
 
     /// This process's device (`SCREENTIME_DEVICE_ROOT`, else the default root of PROTOCOL.md §1),
     /// opened once.
-    public static func current() throws(SystemFileError) -> EmulatedDevice {
+    public static func current() throws(OSFileError) -> EmulatedDevice {
         lock.lock()
         defer { lock.unlock() }
         if StandInEnvironment.isThreadOwn {
@@ -83,9 +83,9 @@ public final class EmulatedDevice: @unchecked Sendable {
     public var timeZone: TimeZone { clock.timeZone }
 
     /// A `system/` area of this device (created if missing).
-    public func area(_ relativePath: String) throws(SystemFileError) -> SystemArea {
+    public func area(_ relativePath: String) throws(OSFileError) -> OSArea {
         do {
-            return SystemArea(relativePath: relativePath, directory: try root.subdirectory(relativePath), center: center)
+            return OSArea(relativePath: relativePath, directory: try root.subdirectory(relativePath), center: center)
         } catch let e as AppGroupError {
             throw .io(e)
         } catch {

@@ -15,7 +15,7 @@ public final class AppInbox: @unchecked Sendable {
 
     public init(process: String, deviceRoot: DeviceRoot, center: DarwinNotificationCenter) throws {
         self.process = process
-        self.directory = try deviceRoot.subdirectory(SystemPaths.inbox(process))
+        self.directory = try deviceRoot.subdirectory(OSPaths.inbox(process))
         self.center = center
     }
 
@@ -26,7 +26,7 @@ public final class AppInbox: @unchecked Sendable {
         let enc = JSONEncoder()
         enc.outputFormatting = [.sortedKeys]
         try directory.writeAtomically(Self.fileName(m.seq), bytes: Array(try enc.encode(m)), fsync: false)
-        try center.post(SystemPaths.inboxPosted(process))
+        try center.post(OSPaths.inboxPosted(process))
     }
 
     /// Harness side: whether message `seq` is still in the inbox (the app has not taken it yet).

@@ -1,7 +1,7 @@
 /// Where the app-facing frameworks and the emulated OS meet: `<device-root>/system/`
 /// (EMULATED-IOS.md §7). Every file here is replaced by temp + rename and followed by a post of its
 /// area's Darwin notification; names starting with `.` are temp files or locks, never records.
-public enum SystemPaths {
+public enum OSPaths {
     // MARK: Directories (relative to the device root)
 
     public static let managedSettings = "system/managedsettings"
@@ -25,7 +25,7 @@ public enum SystemPaths {
     public static let notificationCategories = "categories.json"
     public static let deliveredNotifications = "delivered.json"
     public static let badge = "badge.json"
-    /// Stores, activities and notification requests are files named by `SystemFileName.encode`.
+    /// Stores, activities and notification requests are files named by `OSFileName.encode`.
 
     /// A record file: `<something>.json`, not a temp file, lock or quarantined file.
     public static func isRecordName(_ name: String) -> Bool { name.hasSuffix(".json") && !name.hasPrefix(".") && name.count > 5 }

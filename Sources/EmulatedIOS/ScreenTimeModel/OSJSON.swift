@@ -2,7 +2,7 @@ import Foundation
 
 /// The one JSON dialect of `system/` files: sorted keys (stable bytes for tests and diffs), dates
 /// as device unix seconds (the clock file's unit, PROTOCOL.md §2).
-public enum SystemJSON {
+public enum OSJSON {
     public static func encoder() -> JSONEncoder {
         let e = JSONEncoder()
         e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -5,14 +5,14 @@ import Foundation
 /// `answered` whenever `notification` is posted and at least every `sliceSeconds` of wall time,
 /// until it returns a value, `deviceSeconds` of device time pass, or `wallCapSeconds` of real
 /// time pass — whichever comes first. Never unbounded: a harness that does not script the answer
-/// turns into `SystemFileError.noAnswer`.
+/// turns into `OSFileError.noAnswer`.
 public enum AnswerWait {
     public static let sliceSeconds = 0.05
 
     public static func wait<T>(
         for what: String, on device: EmulatedDevice, notification: String, deviceSeconds: Double, wallCapSeconds: Double,
         _ answered: () -> T?
-    ) throws(SystemFileError) -> T {
+    ) throws(OSFileError) -> T {
         let woken = DispatchSemaphore(value: 0)
         let token = try? device.center.addObserver(notification) { _ in woken.signal() }
         defer { if let token { device.center.removeObserver(token) } }

@@ -3,7 +3,7 @@ import Foundation
 
 /// What can go wrong with a `system/` file, each with a message a user can act on. A bad file is
 /// reported, never a crash, and never silently treated as something else.
-public enum SystemFileError: Error, CustomStringConvertible, Sendable {
+public enum OSFileError: Error, CustomStringConvertible, Sendable {
     /// The record does not decode (wrong JSON, missing field), is over its size limit, or is not a regular file.
     case malformed(path: String, reason: String)
     /// The device root or a directory could not be opened or written.

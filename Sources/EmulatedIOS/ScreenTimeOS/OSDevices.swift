@@ -1,10 +1,10 @@
 import AppGroup
 import Foundation
-import SystemFiles
+import OSFiles
 
 /// One `EmulatedDevice` per device root for the harness-side readers (opening a notify center
 /// per scan would cost a lock file open each time).
-enum SystemDevices {
+enum OSDevices {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var devices: [String: EmulatedDevice] = [:]
     /// Runs open only a handful of roots; a bound keeps a long test process from hoarding fds.
