@@ -131,7 +131,45 @@ import Testing
         h.line(310, "harness", "callback_dropped", ["activity": "grant.g1", "callback": "intervalDidEnd"])
         let report = EnforcementChecker.check(h.finished(at: 700))
         #expect(report.result("grant-end-reshields")?.checkedCount == 0)
-        #expect(report.latency("reshield-latency")?.excluded("callback lost, no fallback trigger yet") == 1)
+        #expect(report.latency("reshield-latency")?.excluded("callback lost, not due within the run") == 1)
+    }
+
+    /// No unbounded excuse: iOS lost the grant's end callback and the seed's fallbacks all wait for
+    /// the user or a mode's boundary. A trigger within 15 device minutes excuses the time until it;
+    /// none by then (the host opened 20 minutes later, or never) and the app left unshielded is a
+    /// violation that says so.
+    @Test func aLossOfIOSsIsExcusedFifteenMinutesAtMost() throws {
+        var soon = Self.base()
+        soon.line(310, "harness", "callback_dropped", ["activity": "grant.g1", "callback": "intervalDidEnd"])
+        soon.line(1_000, "harness", "host_state", ["state": "foreground"])
+        soon.shields(1_001, "a,b")
+        let soonReport = EnforcementChecker.check(soon.finished(at: 3_000))
+        #expect(soonReport.violations.first { $0.invariant == "grant-end-reshields" } == nil, "\(soonReport.violations.map(\.explanation))")
+        #expect(soonReport.result("grant-end-reshields")?.checkedCount == 1)
+        for foregroundAt in [Double(310 + 1_200), nil] {
+            var late = Self.base()
+            late.line(310, "harness", "callback_dropped", ["activity": "grant.g1", "callback": "intervalDidEnd"])
+            if let foregroundAt {
+                late.line(foregroundAt, "harness", "host_state", ["state": "foreground"])
+                late.shields(foregroundAt + 1, "a,b")
+            }
+            let report = EnforcementChecker.check(late.finished(at: 3_000))
+            let v = try #require(report.violations.first { $0.invariant == "grant-end-reshields" }, "\(report.violations.map(\.explanation))")
+            #expect(v.explanation.contains("no fallback trigger came within 15 device minutes"), "\(v.explanation)")
+        }
+    }
+
+    /// The bound is on a design with no chance of its own: when the app had another callback
+    /// coming within the 15 minutes (hardened's interval end a minute after the warning) and iOS
+    /// lost that one too, no process of the app's could act — excused until the next trigger.
+    @Test func everyChanceTheAppHadLostByIOSIsExcusedUntilTheNextTrigger() {
+        var h = Self.base()
+        h.line(310, "harness", "callback_dropped", ["activity": "grant.g1", "callback": "intervalWillEndWarning"])
+        h.line(370, "harness", "callback_delivered", ["activity": "grant.g1", "callback": "intervalDidEnd", "delivery": "9", "childPid": "43"])
+        h.line(370, "harness", "callback_failed", ["callback": "intervalDidEnd", "delivery": "9", "status": "killed by iOS at launch"])
+        let report = EnforcementChecker.check(h.finished(at: 3_000))
+        #expect(report.violations.first { $0.invariant == "grant-end-reshields" } == nil, "\(report.violations.map(\.explanation))")
+        #expect(report.latency("reshield-latency")?.excluded("callback lost, not due within the run") == 1)
     }
 
     @Test func aGrantedAppShieldedInsideItsGrantIsAViolation() throws {

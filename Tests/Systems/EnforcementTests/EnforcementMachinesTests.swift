@@ -72,9 +72,29 @@ import Testing
             if case .startMonitoringSchedule(let activity, _, _) = e { return activity }
             return nil
         }
-        #expect(schedules == ["mode.focus", "grant.a"], "H6: every mode; H4: the running grant only")
+        #expect(schedules == ["mode.focus", "mode.focus.again", "grant.a"], "H6 + H8: every mode's two; H4: the running grant only")
         var asWritten = EnforcementHost(variant: .asWritten)
         #expect(asWritten.handle(.launched(now: Self.nine, timeZone: Self.berlin, store: store)).isEmpty)
+    }
+
+    /// H8: hardened registers each mode twice, the second schedule a minute behind the first (its
+    /// end wrapping past midnight), so a boundary whose callback iOS loses is reconciled a minute
+    /// later; as-written registers the one daily schedule the spec names.
+    @Test func hardenedGivesEveryModeBoundaryASecondChanceAMinuteLater() {
+        let mode = Mode(id: "late", name: "Late", apps: ["a"], startMinute: 22 * 60, endMinute: 23 * 60 + 59, precedence: 1)
+        func schedules(_ v: EnforcementVariant) -> [(String, MonitoringSchedule)] {
+            var host = EnforcementHost(variant: v)
+            return host.handle(.enableMode(mode, now: Self.nine, timeZone: Self.berlin, store: Self.store)).compactMap { e in
+                if case .startMonitoringSchedule(let activity, let schedule, _) = e { return (activity, schedule) }
+                return nil
+            }
+        }
+        #expect(schedules(.asWritten).map(\.0) == ["mode.late"])
+        let hardened = schedules(.hardened)
+        #expect(hardened.map(\.0) == ["mode.late", "mode.late.again"])
+        #expect(hardened.last?.1.intervalStart == DateComponents(hour: 22, minute: 1))
+        #expect(hardened.last?.1.intervalEnd == DateComponents(hour: 0, minute: 0), "23:59 + 1 minute wraps to midnight")
+        #expect(hardened.last?.1.repeats == true)
     }
 
     @Test func anOverrideIsWrittenThenAppliedAtOnceAndOnlyHardenedSchedulesItsEnd() throws {
@@ -122,7 +142,7 @@ import Testing
             if case .startMonitoringSchedule(let activity, _, _) = e { return activity }
             return nil
         }
-        #expect(schedules == ["mode.focus", "override.focus"], "H7: the running override only")
+        #expect(schedules == ["mode.focus", "mode.focus.again", "override.focus"], "H7: the running override only")
         var asWritten = EnforcementHost(variant: .asWritten)
         #expect(asWritten.handle(.launched(now: Self.nine, timeZone: Self.berlin, store: store)).isEmpty)
     }

@@ -54,7 +54,7 @@ public struct EnforcementHost: Sendable {
             // H7: and every override still running gets its end's schedule again (F4's lesson).
             let overrides = rules.overrides.filter { $0.endsTs > now }.sorted { $0.mode < $1.mode }
             return [.startTimer(Self.mirrorTimer, .after(seconds: 0))] + reconcile(now: now, timeZone: tz, store: store, why: "launch")
-                + rules.modes.sorted { $0.id < $1.id }.map(Self.modeSchedule)
+                + rules.modes.sorted { $0.id < $1.id }.flatMap { Self.modeSchedules($0, variant: .hardened) }
                 + running.map { Self.hardenedGrantSchedule(app: $0.app, start: now.rounded(.down), ends: $0.endsTs, timeZone: tz) }
                 + overrides.map { Self.overrideEndSchedule(mode: $0.mode, start: now.rounded(.down), ends: $0.endsTs, timeZone: tz) }
         case .becameActive(let now, let tz, let store):
@@ -96,15 +96,28 @@ public struct EnforcementHost: Sendable {
                 "modes": Rules.json(rules.modes),
             ]),
         ] + Self.reconcile(rules, now: now, timeZone: timeZone, why: "mode")
-            + [Self.modeSchedule(mode)]
+            + Self.modeSchedules(mode, variant: variant)
+    }
+
+    /// A mode's schedules: its repeating daily one; hardened (H8) a second one a minute behind it
+    /// (`mode.<id>.again`), so a boundary whose callback iOS loses is reconciled a minute later
+    /// by the other's — as H5 gives a grant's end a second chance. Two activities per mode stay
+    /// far below the 20-activity limit (a workload has two modes at most).
+    static func modeSchedules(_ mode: Mode, variant: EnforcementVariant) -> [Effect] {
+        guard variant == .hardened else { return [modeSchedule(mode)] }
+        let behind = { (minute: Int) in (minute + Int(secondChanceSeconds / 60)) % (24 * 60) }
+        var again = mode
+        again.startMinute = behind(mode.startMinute)
+        again.endMinute = behind(mode.endMinute)
+        return [modeSchedule(mode), modeSchedule(again, activity: EnforcementKeys.modeSecondChanceActivity(mode.id))]
     }
 
     /// A mode's repeating daily schedule (`DateComponents(hour:minute:)`).
-    static func modeSchedule(_ mode: Mode) -> Effect {
+    static func modeSchedule(_ mode: Mode, activity: String? = nil) -> Effect {
         let schedule = MonitoringSchedule(
             intervalStart: DateComponents(hour: mode.startMinute / 60, minute: mode.startMinute % 60),
             intervalEnd: DateComponents(hour: mode.endMinute / 60, minute: mode.endMinute % 60), repeats: true)
-        return .startMonitoringSchedule(activity: EnforcementKeys.modeActivity(mode.id), schedule: schedule, events: [:])
+        return .startMonitoringSchedule(activity: activity ?? EnforcementKeys.modeActivity(mode.id), schedule: schedule, events: [:])
     }
 
     /// "When a grant is created for app X: remove X from shields (allow it); schedule a re-shield

@@ -37,6 +37,8 @@ public enum EnforcementKeys {
 
     /// DeviceActivity names: one repeating schedule per mode, one one-off schedule per grant.
     public static func modeActivity(_ mode: String) -> String { "mode.\(mode)" }
+    /// Hardened (H8): the mode's second schedule, a minute behind the first.
+    public static func modeSecondChanceActivity(_ mode: String) -> String { "mode.\(mode).again" }
     /// As-written: one activity per grant (its id); hardened: one per app (H2).
     public static func grantActivity(_ id: String) -> String { "grant.\(id)" }
     /// Hardened only (H7): one one-off schedule per mode, ending at its override's end.

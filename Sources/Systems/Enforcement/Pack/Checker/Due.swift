@@ -10,10 +10,16 @@ import History
 ///   it ran;
 /// * iOS lost it (dropped, held back by a field fault, killed at launch or mid-call): a minute
 ///   after the spec's next fallback trigger — "app foreground", "mode boundary triggers", "next
-///   shield event" — or never, when none came before the run ended.
+///   shield event" — but never more than `lostCallbackBoundSeconds` after the change: the seed's
+///   triggers all wait for something else to happen (the user, a mode's boundary), so a loss left
+///   standing past the bound is the app's design, a finding, not iOS's (README, "Checker
+///   assumptions") — unless the app had callbacks of its own coming within the bound (each one
+///   reconciles the whole formula) and iOS lost every one of them too: then no process of the
+///   app's could act, and the next trigger is awaited as before. When the bound falls after the
+///   run's end, nothing is judged.
 /// A registration the app's own call made fail (the emulated iOS refused it) excuses nothing.
 struct Due {
-    /// nil: not due within the run (a lost callback and no fallback trigger yet).
+    /// nil: not due within the run (a lost callback, and the run ended before a fallback trigger or the bound).
     var at: Double?
     /// Why later than a minute after the change (empty: not later).
     var why: String
@@ -21,6 +27,10 @@ struct Due {
     var cause: HistoryEvent?
 
     static let monitorCallbacks: Set<String> = ["intervalDidStart", "intervalDidEnd", "intervalWillEndWarning"]
+    /// How long a loss of iOS's is excused when no fallback trigger comes: 15 device minutes,
+    /// Apple's shortest DeviceActivity interval — any app can have a callback of its own that soon
+    /// without the user (hardened's H5 has one a minute after a grant's end).
+    static let lostCallbackBoundSeconds = 15.0 * 60
     static let lostLines: Set<String> = ["callback_dropped", "callback_held", "callback_not_delivered"]
 
     static func of(_ run: EnforcementRun, change c: Double, activityPrefix: String) -> Due {
@@ -48,10 +58,32 @@ struct Due {
         let lost = run.events.first { $0.process == HistoryEvent.harnessProcessName && lostLines.contains($0.event) && inWindow($0) && matching($0["activity"]) }
             ?? calls.first { if case .failed = $0.outcome { return true } else { return false } }.flatMap(\.outcomeEvent)
         guard let lost else { return due }
-        guard let trigger = fallback(run, after: c) else { return Due(at: nil, why: "iOS lost the monitor's callback (\(lost.event))", cause: lost) }
-        let at = max(due.at ?? 0, trigger.t + S)
+        let bound = c + lostCallbackBoundSeconds
+        if let trigger = fallback(run, after: c), trigger.t <= bound {
+            return Due(
+                at: max(due.at ?? 0, trigger.t + S),
+                why: "iOS lost the monitor's callback (\(lost.event), t=\(lost.t)) and the next fallback trigger was \(describe(trigger)) at t=\(trigger.t)",
+                cause: lost)
+        }
+        let minutes = Int(lostCallbackBoundSeconds / 60)
+        // The app's other chances within the bound: every monitor callback iOS made after the lost
+        // one (any activity's reconciles the whole formula, A4). All lost as well: iOS's doing.
+        let later = run.deliveries.filter { d in
+            d.delivered.mono > lost.mono && d.delivered.t <= bound && monitorCallbacks.contains(d.callback ?? "")
+        }
+        if !later.isEmpty, !later.contains(where: \.isCompleted) {
+            let every = "iOS lost the monitor's callback (\(lost.event), t=\(lost.t)) and every one of the \(later.count) the app had within \(minutes) minutes after it"
+            guard let trigger = fallback(run, after: c) else { return Due(at: nil, why: every, cause: lost) }
+            return Due(at: max(due.at ?? 0, trigger.t + S), why: every + "; the next fallback trigger was \(describe(trigger)) at t=\(trigger.t)", cause: lost)
+        }
+        let at = max(due.at ?? 0, bound + S)
+        guard at <= run.end else {
+            return Due(at: nil, why: "iOS lost the monitor's callback (\(lost.event)); the run ended within the \(minutes)-minute bound", cause: lost)
+        }
         return Due(
-            at: at, why: "iOS lost the monitor's callback (\(lost.event), t=\(lost.t)) and the next fallback trigger was \(describe(trigger)) at t=\(trigger.t)",
+            at: at,
+            why: "iOS lost the monitor's callback (\(lost.event), t=\(lost.t)) and no fallback trigger came within \(minutes) device minutes "
+                + "(the bound on that excuse: the seed's triggers wait for the user or a mode's boundary)",
             cause: lost)
     }
 

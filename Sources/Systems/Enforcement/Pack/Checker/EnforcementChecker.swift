@@ -54,10 +54,13 @@ enum FormulaRule {
                 let change = run.lastChange(of: app, atOrBefore: t)
                 if want, let c = change, GrantEndRule.isGrantEnd(run, app: app, at: c) { continue }
                 if let c = change, OverrideEndRule.isOverrideEnd(run, at: c) { continue }
-                // A change the monitor's callback was lost for is due at the next fallback trigger.
+                // A change the monitor's callback was lost for is due at the next fallback trigger
+                // (15 device minutes at most).
+                var late = ""
                 if let c = change {
                     let due = Due.of(run, change: c, activityPrefix: "")
                     if !due.why.isEmpty, due.at.map({ t < $0 }) ?? true { continue }
+                    if !due.why.isEmpty { late = "; " + due.why }
                 }
                 outcome.checkedCount += 1
                 guard want != actual.contains(app) else { continue }
@@ -68,7 +71,7 @@ enum FormulaRule {
                     "at t=\(t) (\(sample.isHarnessLine("run_finished") ? "the run's end" : sample["action"] ?? "a user action")) \(app) should be "
                         + (want ? "shielded" : "unshielded") + " (effective mode \(r.effectiveMode(at: t, timeZone: run.timeZone)?.id ?? "none"), "
                         + "active grants \(r.grantedApps(at: t).sorted()), rules still since \(run.lastChange(of: app, atOrBefore: t).map { "t=\($0)" } ?? "the start")) "
-                        + "but the OS had shields \(actual.sorted())",
+                        + "but the OS had shields \(actual.sorted())" + late,
                     [run.states.last { $0.event.t <= t }?.event, run.shields.change(before: sample.mono), sample])
             }
         }
@@ -126,7 +129,7 @@ enum GrantEndRule {
             // then on the app may stay unshielded, so only the time before that is judged.
             let letGo = run.changeInstants.first { $0 > e && $0 < (r ?? run.end) && !run.expected(g.app, atT: $0) }
             guard let (deadline, late) = Due.deadline(run, change: e, activityPrefix: "grant.", back: r) else {
-                excluded["callback lost, no fallback trigger yet", default: 0] += 1
+                excluded["callback lost, not due within the run", default: 0] += 1
                 continue
             }
             // Let go of within the time the app had to shield it: nothing left to judge.

@@ -68,7 +68,7 @@ enum OverrideEndRule {
                 continue
             }
             guard let (deadline, late) = Due.deadline(run, change: e, activityPrefix: EnforcementKeys.overrideActivity(""), back: r) else {
-                excluded["callback lost, no fallback trigger yet", default: 0] += 1
+                excluded["callback lost, not due within the run", default: 0] += 1
                 continue
             }
             let why = "the override of \(o.mode) (\(o.on ? "on" : "off")) ended at t=\(e)" + late
