@@ -30,6 +30,8 @@ public enum UntilKeys {
     /// Hardened (H1): one App Group key per report, `appOpened.<timestamp ms>.<activity>.<event>`.
     public static let hardenedEventPrefix = "appOpened."
     /// Hardened (H2): the host's own store, the reports it has reminded of (newest last).
+    /// Hardened (H7): the picker's apps, kept in the host's own store until the reminder is saved.
+    public static let pickedApps = "pickedApps"
     public static let remindedEvents = "remindedEvents"
 }
 
