@@ -45,6 +45,8 @@ import Testing
         #expect(schedule.intervalStart.hour == 8 && schedule.intervalStart.minute == 51)
         #expect(schedule.intervalEnd.hour == 9 && schedule.intervalEnd.minute == 6)
         #expect(schedule.warningTime == DateComponents(hour: 0, minute: 1, second: 0), "the warning falls on the grant's end")
+        // H9: pinned to its instant: the components carry the zone they were made in.
+        #expect(schedule.intervalStart.timeZone == Self.berlin && schedule.intervalEnd.timeZone == Self.berlin)
         // A long grant starts now and ends a minute after it.
         var long = EnforcementHost(variant: .hardened)
         guard case .startMonitoringSchedule(_, let s30, _)? = Self.monitoring(
@@ -198,5 +200,25 @@ import Testing
         let action = EnforcementShieldAction.handle(action: .primaryButtonPressed, now: Self.nine, timeZone: Self.berlin, store: Self.store)
         #expect(action.last == .respond(.close))
         #expect(action.contains(.setShield(ShieldWrite(applications: .set(["a", "b"])))), "the next shield event reconciles")
+    }
+
+    /// H10: a mirror write that failed is retried 1, 2, 4, 8 and 16 s later, then left to the next
+    /// foreground (which writes it too) or launch; one that lands starts the count over. As-written
+    /// retries nothing.
+    @Test func hardenedRetriesAFailedMirrorWriteABoundedNumberOfTimes() {
+        var asWritten = EnforcementHost(variant: .asWritten)
+        #expect(asWritten.handle(.mirrorFailed).isEmpty)
+        var host = EnforcementHost(variant: .hardened)
+        var delays: [Double] = []
+        for _ in 0..<(EnforcementHost.maxMirrorRetries + 2) {
+            for case .startTimer(EnforcementHost.mirrorTimer, .after(let seconds)) in host.handle(.mirrorFailed) { delays.append(seconds) }
+        }
+        #expect(delays == [1, 2, 4, 8, 16])
+        _ = host.handle(.becameActive(now: Self.nine, timeZone: Self.berlin, store: Self.store))
+        #expect(host.mirrorRequested, "the next foreground writes the mirror again")
+        _ = host.handle(.mirrored)
+        _ = host.handle(.becameActive(now: Self.nine, timeZone: Self.berlin, store: Self.store))
+        #expect(!host.mirrorRequested)
+        #expect(host.handle(.mirrorFailed).contains(.startTimer(EnforcementHost.mirrorTimer, .after(seconds: 1))), "a landed write starts the count over")
     }
 }

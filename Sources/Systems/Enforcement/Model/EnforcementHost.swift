@@ -23,6 +23,10 @@ public struct EnforcementHost: Sendable {
         case setOverride(mode: String, on: Bool, minutes: Int, now: Double, timeZone: TimeZone, store: Snapshot)
         /// The mirror timer: copy the App Group's selection into SQLite (the adapter writes it).
         case mirrorDue
+        /// The adapter's write of the mirror failed (an I/O error: a full disk, a locked file).
+        case mirrorFailed
+        /// The adapter's write of the mirror landed.
+        case mirrored
     }
 
     public let variant: EnforcementVariant
@@ -32,6 +36,12 @@ public struct EnforcementHost: Sendable {
 
     /// The timer after which the selection is mirrored (0 s: after the App Group write landed).
     public static let mirrorTimer = "mirror"
+    /// Hardened (H10): failed mirror writes retried so far since the last that landed.
+    public private(set) var mirrorRetries = 0
+    /// H10: how many times a failed mirror write is retried (1, 2, 4, 8, 16 s after it: inside the
+    /// 10 s an app keeps running after the user leaves it, and a little past) before the host waits
+    /// for its next foreground, launch (H3) or selection.
+    public static let maxMirrorRetries = 5
     /// Apple: "The minimum interval length for monitoring device activity is fifteen minutes."
     public static let minimumIntervalSeconds = 15.0 * 60
 
@@ -58,7 +68,9 @@ public struct EnforcementHost: Sendable {
                 + running.map { Self.hardenedGrantSchedule(app: $0.app, start: now.rounded(.down), ends: $0.endsTs, timeZone: tz) }
                 + overrides.map { Self.overrideEndSchedule(mode: $0.mode, start: now.rounded(.down), ends: $0.endsTs, timeZone: tz) }
         case .becameActive(let now, let tz, let store):
-            // "Ensure shields are reconciled on: app foreground".
+            // "Ensure shields are reconciled on: app foreground". Hardened (H10): a mirror whose
+            // last write failed is written again.
+            if variant == .hardened && mirrorRetries > 0 { mirrorRequested = true }
             return reconcile(now: now, timeZone: tz, store: store, why: "foreground")
         case .selectApps(let apps):
             // "Store selection data under App Group container (native)" then "Mirror 'selected app
@@ -77,6 +89,19 @@ public struct EnforcementHost: Sendable {
             return setOverride(mode: mode, on: on, minutes: minutes, now: now, timeZone: tz, store: store)
         case .mirrorDue:
             mirrorRequested = true
+            return []
+        case .mirrorFailed:
+            // As-written: the spec says nothing of a failed write; the next selection mirrors again.
+            // Hardened (H10): retried on a timer, twice as late each time, a bounded number of times.
+            guard variant == .hardened, mirrorRetries < Self.maxMirrorRetries else { return [] }
+            mirrorRetries += 1
+            let delay = 1 << (mirrorRetries - 1)
+            return [
+                .trace("mirror_retry_scheduled", ["attempt": String(mirrorRetries), "inSeconds": String(delay)]),
+                .startTimer(Self.mirrorTimer, .after(seconds: Double(delay))),
+            ]
+        case .mirrored:
+            mirrorRetries = 0
             return []
         }
     }
@@ -196,8 +221,13 @@ public struct EnforcementHost: Sendable {
         let start = min(now, end - minimumIntervalSeconds)
         var c = Calendar(identifier: .gregorian)
         c.timeZone = timeZone
+        // H9: the components carry the time zone they were made in, so the schedule stays on its
+        // instant when the device changes zone (matched in the device's zone, a grant's end moved
+        // with local time: 30 minutes later flying from Kolkata to Karachi).
         func components(_ t: Double) -> DateComponents {
-            c.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: t))
+            var d = c.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: t))
+            d.timeZone = timeZone
+            return d
         }
         let warning = Int(secondChanceSeconds)
         let schedule = MonitoringSchedule(

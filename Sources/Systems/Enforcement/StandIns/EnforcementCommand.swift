@@ -111,9 +111,9 @@ public final class EnforcementHostAdapter: AppAdapter {
             try CrashPoints.pass("step:sqlite.selected_app")
             if mirror == nil { mirror = try SelectionMirror(path: Self.databasePath(deviceRoot: context.root.path)) }
             try mirror!.replace(with: ids)
-            return [.trace("selection_mirrored", ["apps": ids.joined(separator: ",")])]
+            return [.trace("selection_mirrored", ["apps": ids.joined(separator: ",")])] + machine.handle(.mirrored)
         } catch {
-            return [.trace("database_error", ["error": "\(error)"])]
+            return [.trace("database_error", ["error": "\(error)"])] + machine.handle(.mirrorFailed)
         }
     }
 }
