@@ -58,7 +58,7 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
         var isTap: Bool { if case .user? = input { true } else { false } }
     }
     private var inputs: [Queued] = []
-    /// Answers come back and not handled yet, in the order they came (under stepped time one
+    /// Answers that came back and are not handled yet, in the order they came (under stepped time one
     /// worker sends the requests one after another, so that is the order they were sent). The
     /// loop hands one over only when nothing else is queued: after the work at hand and what it
     /// queued itself (a completion it delivers later), after a notification posted before and
@@ -130,7 +130,7 @@ public final class AppRunner: LiveDeviceHost, @unchecked Sendable {
         cond.unlock()
     }
 
-    /// The first answer come back, when nothing else is queued (the caller goes on to it).
+    /// The first answer that came back, when nothing else is queued (the caller goes on to it).
     func takeReply() -> AppInput? {
         cond.lock()
         defer { cond.unlock() }
