@@ -59,7 +59,8 @@ struct Due {
             ?? calls.first { if case .failed = $0.outcome { return true } else { return false } }.flatMap(\.outcomeEvent)
         guard let lost else { return due }
         let bound = c + lostCallbackBoundSeconds
-        if let trigger = fallback(run, after: c), trigger.t <= bound {
+        let trigger = fallback(run, after: c)
+        if let trigger, trigger.t <= bound {
             return Due(
                 at: max(due.at ?? 0, trigger.t + S),
                 why: "iOS lost the monitor's callback (\(lost.event), t=\(lost.t)) and the next fallback trigger was \(describe(trigger)) at t=\(trigger.t)",
@@ -73,7 +74,7 @@ struct Due {
         }
         if !later.isEmpty, !later.contains(where: \.isCompleted) {
             let every = "iOS lost the monitor's callback (\(lost.event), t=\(lost.t)) and every one of the \(later.count) the app had within \(minutes) minutes after it"
-            guard let trigger = fallback(run, after: c) else { return Due(at: nil, why: every, cause: lost) }
+            guard let trigger else { return Due(at: nil, why: every, cause: lost) }
             return Due(at: max(due.at ?? 0, trigger.t + S), why: every + "; the next fallback trigger was \(describe(trigger)) at t=\(trigger.t)", cause: lost)
         }
         let at = max(due.at ?? 0, bound + S)
